@@ -1,0 +1,62 @@
+//! Herald's schema, one migration per file; the server runs `Migrator::up` at start-up.
+pub use sea_orm_migration::prelude::*;
+
+mod m20261121_000001_create_organization;
+mod m20261121_000002_create_user;
+mod m20261121_000003_create_membership;
+mod m20261121_000004_create_session;
+mod m20261121_000005_create_contact;
+mod m20261121_000006_create_contact_channel_opt_out;
+mod m20261121_000007_create_phone_number;
+mod m20261121_000008_create_message;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261121_000001_create_organization::Migration),
+            Box::new(m20261121_000002_create_user::Migration),
+            Box::new(m20261121_000003_create_membership::Migration),
+            Box::new(m20261121_000004_create_session::Migration),
+            Box::new(m20261121_000005_create_contact::Migration),
+            Box::new(m20261121_000006_create_contact_channel_opt_out::Migration),
+            Box::new(m20261121_000007_create_phone_number::Migration),
+            Box::new(m20261121_000008_create_message::Migration),
+        ]
+    }
+}
+
+/// A foreign key from `from_table.from_col` to `to_table.id`.
+pub(crate) fn fk(
+    from_table: &'static str,
+    from_col: &'static str,
+    to_table: &'static str,
+    on_delete: ForeignKeyAction,
+) -> ForeignKeyCreateStatement {
+    ForeignKey::create()
+        .name(format!("fk_{from_table}_{from_col}"))
+        .from(from_table, from_col)
+        .to(to_table, "id")
+        .on_delete(on_delete)
+        .to_owned()
+}
+
+/// A plain index over `cols` of `table`.
+pub(crate) fn index(
+    table: &'static str,
+    cols: &[&'static str],
+    unique: bool,
+) -> IndexCreateStatement {
+    let mut idx = Index::create();
+    idx.name(format!("idx_{table}_{}", cols.join("_")))
+        .table(table);
+    for c in cols {
+        idx.col(*c);
+    }
+    if unique {
+        idx.unique();
+    }
+    idx.to_owned()
+}

@@ -1,0 +1,37 @@
+//! The root component and the router: every page of Herald and the signed-in shell around them.
+use crate::views::*;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[derive(Routable, Clone, Debug, PartialEq)]
+#[rustfmt::skip]
+pub enum Route {
+    #[route("/signin")]
+    SignIn {},
+    #[route("/signup")]
+    SignUp {},
+    #[layout(Shell)]
+        #[route("/")]
+        Home {},
+        #[route("/messaging")]
+        Inbox {},
+        #[route("/messaging/:contact_id")]
+        Conversation { contact_id: Uuid },
+        #[route("/contacts")]
+        Contacts {},
+        #[route("/numbers")]
+        PhoneNumbers {},
+        #[route("/simulator")]
+        Simulator {},
+        #[route("/team")]
+        Team {},
+}
+
+#[allow(non_snake_case)]
+pub fn App() -> Element {
+    rsx! {
+        document::Title { "Herald" }
+        document::Stylesheet { href: asset!("/assets/main.css") }
+        Router::<Route> {}
+    }
+}

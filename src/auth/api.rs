@@ -1,0 +1,76 @@
+//! Server functions for signing up, in and out, and for the organisation's members.
+use crate::auth::model::{CurrentUser, MemberView, NewMemberForm, SignInForm, SignUpForm};
+use crate::error::AppError;
+use dioxus::prelude::*;
+
+#[post("/api/auth/sign_up")]
+pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
+    use crate::auth::{service, session};
+    crate::auth::model::validate_credentials(&form.email, &form.password)
+        .map_err(AppError::Validation)?;
+    let state = crate::server::AppState::current()?;
+    let (org_id, user_id) = service::create_organization_with_owner(
+        &state,
+        &form.organization_name,
+        &form.name,
+        &form.email,
+        &form.password,
+    )
+    .await?;
+    session::start_session(&state, user_id, org_id).await?;
+    let member = session::Member {
+        user_id,
+        organization_id: org_id,
+        role: crate::auth::model::Role::Owner,
+    };
+    service::current_user(&state, &member).await
+}
+
+#[post("/api/auth/sign_in")]
+pub async fn sign_in(form: SignInForm) -> Result<CurrentUser, AppError> {
+    use crate::auth::{service, session};
+    let state = crate::server::AppState::current()?;
+    let address = session::client_address();
+    if let Err(secs) = state.sign_in_limiter.check(&form.email, &address) {
+        tracing::warn!(%address, "sign-in rate limited");
+        return Err(AppError::RateLimited(format!(
+            "Too many sign-in attempts. Wait {secs} seconds and try again."
+        )));
+    }
+    let (user_id, org_id) = service::authenticate(&state, &form.email, &form.password).await?;
+    session::start_session(&state, user_id, org_id).await?;
+    let member = session::member_for(&state, user_id, org_id).await?;
+    service::current_user(&state, &member).await
+}
+
+#[post("/api/auth/sign_out")]
+pub async fn sign_out() -> Result<(), AppError> {
+    let state = crate::server::AppState::current()?;
+    crate::auth::session::end_session(&state).await
+}
+
+/// The signed-in user, or `None` when nobody is signed in.
+#[get("/api/auth/me")]
+pub async fn current_user() -> Result<Option<CurrentUser>, AppError> {
+    match crate::auth::session::require_member().await {
+        Ok((state, member)) => Ok(Some(
+            crate::auth::service::current_user(&state, &member).await?,
+        )),
+        Err(AppError::Unauthorized) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+#[get("/api/members")]
+pub async fn list_members() -> Result<Vec<MemberView>, AppError> {
+    let (state, member) = crate::auth::session::require_member().await?;
+    crate::auth::service::list_members(&state, &member).await
+}
+
+#[post("/api/members/add")]
+pub async fn add_member(form: NewMemberForm) -> Result<MemberView, AppError> {
+    crate::auth::model::validate_credentials(&form.email, &form.password)
+        .map_err(AppError::Validation)?;
+    let (state, member) = crate::auth::session::require_member().await?;
+    crate::auth::service::add_member(&state, &member, &form.name, &form.email, &form.password).await
+}

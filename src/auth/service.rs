@@ -1,0 +1,200 @@
+//! Creating organisations, users and memberships, and checking credentials.
+use crate::auth::entity::{membership, organization, user};
+use crate::auth::model::{CurrentUser, MemberView, Role};
+use crate::auth::password::{hash_password, verify_password};
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+    TransactionTrait,
+};
+use uuid::Uuid;
+
+pub fn normalize_email(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+/// Creates an organisation with its first user as owner, in one transaction.
+#[tracing::instrument(skip(state, password))]
+pub async fn create_organization_with_owner(
+    state: &AppState,
+    organization_name: &str,
+    name: &str,
+    email: &str,
+    password: &str,
+) -> AppResult<(Uuid, Uuid)> {
+    let email = normalize_email(email);
+    let org_name = organization_name.trim();
+    if org_name.is_empty() {
+        return Err(AppError::validation("Give the organisation a name."));
+    }
+    let hash = hash_password(password);
+    let txn = state.db.begin().await?;
+    let org_id = Uuid::new_v4();
+    organization::ActiveModel {
+        id: Set(org_id),
+        name: Set(org_name.to_owned()),
+        time_zone: Set("UTC".into()),
+        created_at: Set(Utc::now()),
+    }
+    .insert(&txn)
+    .await?;
+    let user_id = insert_user(&txn, name, &email, hash).await?;
+    insert_membership(&txn, user_id, org_id, Role::Owner).await?;
+    txn.commit().await?;
+    Ok((org_id, user_id))
+}
+
+async fn insert_user<C: ConnectionTrait>(
+    db: &C,
+    name: &str,
+    email: &str,
+    hash: String,
+) -> AppResult<Uuid> {
+    let exists = user::Entity::find()
+        .filter(user::Column::Email.eq(email))
+        .one(db)
+        .await?;
+    if exists.is_some() {
+        return Err(AppError::Conflict(
+            "An account with that email already exists.".into(),
+        ));
+    }
+    let id = Uuid::new_v4();
+    let display = if name.trim().is_empty() {
+        email.split('@').next().unwrap_or(email)
+    } else {
+        name.trim()
+    };
+    user::ActiveModel {
+        id: Set(id),
+        email: Set(email.to_owned()),
+        name: Set(display.to_owned()),
+        password_hash: Set(hash),
+        created_at: Set(Utc::now()),
+    }
+    .insert(db)
+    .await
+    .map_err(|e| {
+        if crate::server::db::is_unique_violation(&e) {
+            AppError::Conflict("An account with that email already exists.".into())
+        } else {
+            e.into()
+        }
+    })?;
+    Ok(id)
+}
+
+async fn insert_membership<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    org_id: Uuid,
+    role: Role,
+) -> AppResult<()> {
+    membership::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        user_id: Set(user_id),
+        organization_id: Set(org_id),
+        role: Set(role.as_str().to_owned()),
+        created_at: Set(Utc::now()),
+    }
+    .insert(db)
+    .await?;
+    Ok(())
+}
+
+/// Checks the password; answers the user's id and their first organisation.
+pub async fn authenticate(
+    state: &AppState,
+    email: &str,
+    password: &str,
+) -> AppResult<(Uuid, Uuid)> {
+    let email = normalize_email(email);
+    let wrong = || AppError::Validation("That email and password do not match an account.".into());
+    let Some(u) = user::Entity::find()
+        .filter(user::Column::Email.eq(&email))
+        .one(&state.db)
+        .await?
+    else {
+        // Spend the same time as a real check, so timing does not reveal which emails exist.
+        let _ = verify_password(password, &DUMMY_HASH);
+        return Err(wrong());
+    };
+    if !verify_password(password, &u.password_hash) {
+        return Err(wrong());
+    }
+    let m = membership::Entity::find()
+        .filter(membership::Column::UserId.eq(u.id))
+        .order_by_asc(membership::Column::CreatedAt)
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::Validation("This account belongs to no organisation.".into()))?;
+    Ok((u.id, m.organization_id))
+}
+
+static DUMMY_HASH: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| hash_password("not a real password"));
+
+pub async fn current_user(state: &AppState, member: &Member) -> AppResult<CurrentUser> {
+    let u = user::Entity::find_by_id(member.user_id)
+        .one(&state.db)
+        .await?
+        .ok_or(AppError::Unauthorized)?;
+    let org = organization::Entity::find_by_id(member.organization_id)
+        .one(&state.db)
+        .await?
+        .ok_or(AppError::Unauthorized)?;
+    Ok(CurrentUser {
+        user_id: u.id,
+        name: u.name,
+        email: u.email,
+        organization_id: org.id,
+        organization_name: org.name,
+        role: member.role,
+        simulator_enabled: state.config.simulator_enabled,
+    })
+}
+
+/// The owner adds a member with a first password.
+pub async fn add_member(
+    state: &AppState,
+    owner: &Member,
+    name: &str,
+    email: &str,
+    password: &str,
+) -> AppResult<MemberView> {
+    owner.require_owner()?;
+    let email = normalize_email(email);
+    let txn = state.db.begin().await?;
+    let user_id = insert_user(&txn, name, &email, hash_password(password)).await?;
+    insert_membership(&txn, user_id, owner.organization_id, Role::Member).await?;
+    txn.commit().await?;
+    Ok(MemberView {
+        user_id,
+        name: name.trim().to_owned(),
+        email,
+        role: Role::Member,
+    })
+}
+
+pub async fn list_members(state: &AppState, member: &Member) -> AppResult<Vec<MemberView>> {
+    let rows = membership::Entity::find()
+        .filter(membership::Column::OrganizationId.eq(member.organization_id))
+        .order_by_asc(membership::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for m in rows {
+        if let Some(u) = user::Entity::find_by_id(m.user_id).one(&state.db).await? {
+            out.push(MemberView {
+                user_id: u.id,
+                name: u.name,
+                email: u.email,
+                role: Role::parse(&m.role).unwrap_or(Role::Member),
+            });
+        }
+    }
+    Ok(out)
+}

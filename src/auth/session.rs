@@ -1,0 +1,173 @@
+//! Server-side sessions: the cookie, its stored hash, and `require_member` for every server function.
+use crate::auth::entity::{membership, session};
+use crate::auth::model::Role;
+use crate::error::{AppError, AppResult};
+use crate::server::AppState;
+use base64::Engine;
+use chrono::{Duration, Utc};
+use dioxus::fullstack::FullstackContext;
+use rand::RngCore;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+pub const SESSION_COOKIE: &str = "herald_session";
+const SESSION_DAYS: i64 = 30;
+
+/// The signed-in caller: every query a server function makes is scoped by `organization_id`.
+#[derive(Clone, Debug)]
+pub struct Member {
+    pub user_id: Uuid,
+    pub organization_id: Uuid,
+    pub role: Role,
+}
+
+impl Member {
+    pub fn require_owner(&self) -> AppResult<()> {
+        match self.role {
+            Role::Owner => Ok(()),
+            Role::Member => Err(AppError::Forbidden),
+        }
+    }
+}
+
+fn hash_token(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest)
+}
+
+/// Resolves the caller's session from the request cookie.
+pub async fn member_from_cookie_header(
+    state: &AppState,
+    cookie_header: Option<&str>,
+) -> AppResult<Member> {
+    let token = cookie_header
+        .into_iter()
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SESSION_COOKIE)
+        .map(|c| c.value().to_owned())
+        .ok_or(AppError::Unauthorized)?;
+    let row = session::Entity::find()
+        .filter(session::Column::TokenHash.eq(hash_token(&token)))
+        .filter(session::Column::ExpiresAt.gt(Utc::now()))
+        .one(&state.db)
+        .await?
+        .ok_or(AppError::Unauthorized)?;
+    member_for(state, row.user_id, row.organization_id).await
+}
+
+/// The membership of `user_id` in `organization_id`.
+pub async fn member_for(
+    state: &AppState,
+    user_id: Uuid,
+    organization_id: Uuid,
+) -> AppResult<Member> {
+    let m = membership::Entity::find()
+        .filter(membership::Column::UserId.eq(user_id))
+        .filter(membership::Column::OrganizationId.eq(organization_id))
+        .one(&state.db)
+        .await?
+        .ok_or(AppError::Unauthorized)?;
+    Ok(Member {
+        user_id: m.user_id,
+        organization_id: m.organization_id,
+        role: Role::parse(&m.role).unwrap_or(Role::Member),
+    })
+}
+
+/// The state and signed-in member for the server function being handled.
+pub async fn require_member() -> AppResult<(AppState, Member)> {
+    let state = AppState::current()?;
+    let ctx = FullstackContext::current().ok_or(AppError::Unauthorized)?;
+    let header = ctx
+        .parts_mut()
+        .headers
+        .get(axum::http::header::COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let member = member_from_cookie_header(&state, header.as_deref()).await?;
+    Ok((state, member))
+}
+
+/// Stores a new session and sets its cookie on the response.
+pub async fn start_session(
+    state: &AppState,
+    user_id: Uuid,
+    organization_id: Uuid,
+) -> AppResult<()> {
+    let mut raw = [0u8; 32];
+    rand::thread_rng().fill_bytes(&mut raw);
+    let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw);
+    let now = Utc::now();
+    session::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        token_hash: Set(hash_token(&token)),
+        user_id: Set(user_id),
+        organization_id: Set(organization_id),
+        created_at: Set(now),
+        expires_at: Set(now + Duration::days(SESSION_DAYS)),
+    }
+    .insert(&state.db)
+    .await?;
+    set_cookie(state, &token, time_max_age(SESSION_DAYS * 86_400));
+    Ok(())
+}
+
+/// Deletes the caller's session row and clears the cookie.
+pub async fn end_session(state: &AppState) -> AppResult<()> {
+    let ctx = FullstackContext::current().ok_or(AppError::Unauthorized)?;
+    let header = ctx
+        .parts_mut()
+        .headers
+        .get(axum::http::header::COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if let Some(token) = header
+        .as_deref()
+        .into_iter()
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SESSION_COOKIE)
+    {
+        session::Entity::delete_many()
+            .filter(session::Column::TokenHash.eq(hash_token(token.value())))
+            .exec(&state.db)
+            .await?;
+    }
+    set_cookie(state, "", time_max_age(0));
+    Ok(())
+}
+
+fn time_max_age(secs: i64) -> cookie::time::Duration {
+    cookie::time::Duration::seconds(secs)
+}
+
+fn set_cookie(state: &AppState, value: &str, max_age: cookie::time::Duration) {
+    let secure = state.config.public_url.starts_with("https://");
+    let c = cookie::Cookie::build((SESSION_COOKIE, value.to_owned()))
+        .path("/")
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .secure(secure)
+        .max_age(max_age)
+        .build();
+    if let (Some(ctx), Ok(v)) = (
+        FullstackContext::current(),
+        axum::http::HeaderValue::from_str(&c.to_string()),
+    ) {
+        ctx.add_response_header(axum::http::header::SET_COOKIE, v);
+    }
+}
+
+/// The client's address, for rate limiting.
+pub fn client_address() -> String {
+    FullstackContext::current()
+        .and_then(|ctx| {
+            ctx.parts_mut()
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|ci| ci.0.ip().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}

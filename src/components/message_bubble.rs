@@ -1,0 +1,45 @@
+//! One message in a conversation: body, time, delivery status and where it came from.
+use crate::components::short_time;
+use crate::messaging::model::{Direction, MessageView};
+use dioxus::prelude::*;
+
+#[component]
+pub fn MessageBubble(message: MessageView, number_label: String) -> Element {
+    let dir = match message.direction {
+        Direction::Inbound => "inbound",
+        Direction::Outbound => "outbound",
+    };
+    let when = short_time(message.created_at);
+    let keyword = message.keyword.as_deref().map(|k| match k {
+        "opt_out" => "Opted out",
+        "opt_in" => "Opted back in",
+        _ => "Asked for help",
+    });
+    rsx! {
+        div { class: "message {dir}", "data-message-id": "{message.id}",
+            div { class: "bubble",
+                if message.body.is_empty() && message.media_count > 0 {
+                    span { class: "muted", "📎 {message.media_count} attachment(s)" }
+                } else {
+                    "{message.body}"
+                }
+            }
+            div { class: "meta",
+                span { "{when}" }
+                span { class: "via", " · {number_label}" }
+                if message.direction == Direction::Outbound {
+                    span { class: "message-status status-{message.status}", " · {message.status}" }
+                }
+                if let Some(origin) = &message.ai_origin {
+                    span { class: "badge", " {origin}" }
+                }
+                if let Some(k) = keyword {
+                    span { class: "badge keyword", " {k}" }
+                }
+                if let Some(err) = &message.error {
+                    span { class: "message-error", " · {err}" }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! Shared pieces of UI used across pages.
+mod composer;
+mod message_bubble;
+
+pub use composer::Composer;
+pub use message_bubble::MessageBubble;
+
+use dioxus::prelude::*;
+
+/// A red banner with a user-facing error, or nothing.
+#[component]
+pub fn ErrorBanner(message: Option<String>) -> Element {
+    match message {
+        Some(m) => rsx! { div { class: "error-banner", role: "alert", "{m}" } },
+        None => rsx! {},
+    }
+}
+
+/// "3m ago"-style time, computed from UTC timestamps.
+pub fn short_time(at: chrono::DateTime<chrono::Utc>) -> String {
+    at.format("%b %-d, %H:%M").to_string()
+}

@@ -1,0 +1,172 @@
+//! CSV import (name, phone, email, tags): every row is checked first, then all go in one transaction or none do.
+use crate::contacts::entity::contact;
+use crate::contacts::model::{ContactInput, ImportReport, ImportRowError};
+use crate::contacts::service::{self, CleanContact};
+use crate::error::{AppError, AppResult};
+use crate::server::AppState;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, TransactionTrait};
+use std::collections::{HashMap, HashSet};
+use uuid::Uuid;
+
+pub const MAX_ROWS: usize = 20_000;
+
+/// Parses and validates the file; each bad row is reported with its line number.
+pub fn parse_csv(
+    text: &str,
+    region: &str,
+) -> Result<Vec<(usize, CleanContact)>, Vec<ImportRowError>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = match reader.headers() {
+        Ok(h) => h.iter().map(|h| h.to_lowercase()).collect::<Vec<_>>(),
+        Err(e) => {
+            return Err(vec![ImportRowError {
+                line: 1,
+                message: format!("Unreadable header: {e}"),
+            }])
+        }
+    };
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    let (name_i, phone_i, email_i, tags_i) = (col("name"), col("phone"), col("email"), col("tags"));
+    if name_i.is_none() && phone_i.is_none() {
+        return Err(vec![ImportRowError {
+            line: 1,
+            message: "The header must name the columns: name, phone, email, tags.".into(),
+        }]);
+    }
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, record) in reader.records().enumerate() {
+        let line = i + 2;
+        if rows.len() + errors.len() >= MAX_ROWS {
+            errors.push(ImportRowError {
+                line,
+                message: format!("A file may hold at most {MAX_ROWS} rows."),
+            });
+            break;
+        }
+        let record = match record {
+            Ok(r) => r,
+            Err(e) => {
+                errors.push(ImportRowError {
+                    line,
+                    message: format!("Unreadable row: {e}"),
+                });
+                continue;
+            }
+        };
+        let get = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or("").to_owned();
+        let input = ContactInput {
+            name: get(name_i),
+            phone: get(phone_i),
+            email: get(email_i),
+            tags: vec![get(tags_i)],
+            ..Default::default()
+        };
+        match service::clean(&input, region) {
+            Ok(c) => {
+                if let Some(p) = &c.phone {
+                    if let Some(first) = seen.insert(p.clone(), line) {
+                        errors.push(ImportRowError {
+                            line,
+                            message: format!("{p} is also on line {first}."),
+                        });
+                        continue;
+                    }
+                }
+                rows.push((line, c));
+            }
+            Err(e) => errors.push(ImportRowError {
+                line,
+                message: e.to_string(),
+            }),
+        }
+    }
+    if errors.is_empty() {
+        Ok(rows)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Imports the file into the organisation, or nothing with a report of every row's error.
+#[tracing::instrument(skip(state, text), fields(bytes = text.len()))]
+pub async fn import_csv(state: &AppState, org_id: Uuid, text: &str) -> AppResult<ImportReport> {
+    let rows = match parse_csv(text, &state.config.default_region) {
+        Ok(rows) => rows,
+        Err(errors) => {
+            return Ok(ImportReport {
+                imported: 0,
+                errors,
+            })
+        }
+    };
+    let phones: Vec<String> = rows.iter().filter_map(|(_, c)| c.phone.clone()).collect();
+    let mut existing = HashSet::new();
+    for chunk in phones.chunks(500) {
+        let found: Vec<Option<String>> = contact::Entity::find()
+            .select_only()
+            .column(contact::Column::Phone)
+            .filter(contact::Column::OrganizationId.eq(org_id))
+            .filter(contact::Column::Phone.is_in(chunk.iter().cloned()))
+            .into_tuple()
+            .all(&state.db)
+            .await?;
+        existing.extend(found.into_iter().flatten());
+    }
+    let errors: Vec<ImportRowError> = rows
+        .iter()
+        .filter_map(|(line, c)| {
+            c.phone
+                .as_ref()
+                .filter(|p| existing.contains(*p))
+                .map(|p| ImportRowError {
+                    line: *line,
+                    message: format!("A contact with {p} already exists."),
+                })
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Ok(ImportReport {
+            imported: 0,
+            errors,
+        });
+    }
+    let txn = state.db.begin().await?;
+    let count = rows.len();
+    for (line, c) in rows {
+        service::insert(&txn, org_id, c).await.map_err(|e| {
+            AppError::Validation(format!("Line {line}: {e}. Nothing was imported."))
+        })?;
+    }
+    txn.commit().await?;
+    Ok(ImportReport {
+        imported: count,
+        errors: vec![],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bad_row_is_reported_with_its_line() {
+        let csv = "name,phone,email,tags\nAda,+14155552671,ada@x.io,vip\nBad,12,,\nDup,(415) 555-2671,,\nNo Mail,+14155552672,nope,\n";
+        let errs = parse_csv(csv, "US").err().expect("errors");
+        let lines: Vec<usize> = errs.iter().map(|e| e.line).collect();
+        assert_eq!(lines, vec![3, 4, 5]);
+        assert!(errs[1].message.contains("line 2"));
+    }
+
+    #[test]
+    fn a_clean_file_parses() {
+        let rows = parse_csv("Name,Phone,Tags\nAda,415 555 2671,\"vip, lead\"\n", "US").unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].1.phone.as_deref(), Some("+14155552671"));
+        assert_eq!(rows[0].1.tags, vec!["vip", "lead"]);
+    }
+}

@@ -1,0 +1,14 @@
+//! Contacts: search, create, edit, tags, opt-outs and CSV import.
+pub mod api;
+pub mod model;
+
+#[cfg(feature = "server")]
+pub mod entity;
+#[cfg(feature = "server")]
+pub mod import;
+#[cfg(feature = "server")]
+pub mod opt_out;
+#[cfg(feature = "server")]
+pub mod phone;
+#[cfg(feature = "server")]
+pub mod service;

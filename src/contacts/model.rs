@@ -1,0 +1,64 @@
+//! Contact types shared by the contacts page and the server.
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContactView {
+    pub id: Uuid,
+    pub name: String,
+    pub phone: Option<String>,
+    pub email: Option<String>,
+    pub tags: Vec<String>,
+    pub custom_fields: serde_json::Map<String, serde_json::Value>,
+    pub notes: String,
+    pub time_zone: Option<String>,
+    pub opted_out: bool,
+    pub opt_out_source: Option<String>,
+}
+
+/// What the contact form sends; the phone may be in any common format.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContactInput {
+    pub name: String,
+    pub phone: String,
+    pub email: String,
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub custom_fields: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    pub notes: String,
+    #[serde(default)]
+    pub time_zone: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImportRowError {
+    /// 1-based line in the file, counting the header as line 1.
+    pub line: usize,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImportReport {
+    pub imported: usize,
+    pub errors: Vec<ImportRowError>,
+}
+
+/// Splits "a, b ,c" into clean, de-duplicated tags.
+pub fn parse_tags(raw: &str) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for t in raw.split([',', ';']).map(|t| t.trim().to_lowercase()) {
+        if !t.is_empty() && !tags.contains(&t) {
+            tags.push(t);
+        }
+    }
+    tags
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tags_are_trimmed_lowercased_and_unique() {
+        assert_eq!(super::parse_tags(" VIP, lead;vip ,, "), vec!["vip", "lead"]);
+    }
+}

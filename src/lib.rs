@@ -1,0 +1,14 @@
+//! Herald: an AI-agent SMS CRM. One crate serves the web app, the desktop build and the server.
+pub mod app;
+pub mod auth;
+pub mod components;
+pub mod contacts;
+pub mod error;
+pub mod messaging;
+pub mod phone_numbers;
+pub mod views;
+
+#[cfg(feature = "server")]
+pub mod ops;
+#[cfg(feature = "server")]
+pub mod server;

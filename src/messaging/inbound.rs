@@ -1,0 +1,256 @@
+//! Persisting an inbound text exactly once, applying opt-out keywords, then routing off the request path.
+use crate::contacts::opt_out::{self, OptOutSource};
+use crate::contacts::phone::normalize_phone;
+use crate::contacts::service as contacts;
+use crate::error::AppError;
+use crate::messaging::entity as message;
+use crate::messaging::keywords::{classify, Keyword};
+use crate::messaging::model::{Direction, LiveEvent};
+use crate::phone_numbers::service as numbers;
+use crate::server::db::is_unique_violation;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// Why a webhook delivery was refused.
+#[derive(thiserror::Error, Debug, PartialEq)]
+pub enum WebhookError {
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    #[error("invalid or missing X-Twilio-Signature")]
+    BadSignature,
+    #[error("server error: {0}")]
+    Internal(String),
+}
+
+impl From<AppError> for WebhookError {
+    fn from(e: AppError) -> Self {
+        WebhookError::Internal(e.to_string())
+    }
+}
+
+impl From<sea_orm::DbErr> for WebhookError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        WebhookError::Internal(e.to_string())
+    }
+}
+
+/// What happened to one delivery.
+#[derive(Debug, PartialEq)]
+pub enum InboundOutcome {
+    Stored { message_id: Uuid, contact_id: Uuid },
+    Duplicate,
+    UnknownNumber,
+}
+
+/// A parsed Twilio SMS webhook.
+#[derive(Debug)]
+pub struct InboundSms {
+    pub message_sid: String,
+    pub from: String,
+    pub to: String,
+    pub body: String,
+    pub media_urls: Vec<String>,
+}
+
+impl InboundSms {
+    pub fn from_params(params: &[(String, String)]) -> Result<Self, WebhookError> {
+        let map: HashMap<&str, &str> = params
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let req = |k: &str| {
+            map.get(k)
+                .map(|v| v.trim())
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| WebhookError::BadRequest(format!("missing {k}")))
+        };
+        let message_sid = req("MessageSid").or_else(|_| req("SmsSid"))?;
+        if message_sid.len() > 64 || !message_sid.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(WebhookError::BadRequest("malformed MessageSid".into()));
+        }
+        let num_media: usize = match map.get("NumMedia") {
+            None => 0,
+            Some(n) => n
+                .trim()
+                .parse()
+                .map_err(|_| WebhookError::BadRequest("NumMedia is not a number".into()))?,
+        };
+        if num_media > 10 {
+            return Err(WebhookError::BadRequest("NumMedia is over 10".into()));
+        }
+        let media_urls = (0..num_media)
+            .filter_map(|i| {
+                map.get(format!("MediaUrl{i}").as_str())
+                    .map(|u| u.to_string())
+            })
+            .collect();
+        Ok(Self {
+            message_sid,
+            from: req("From")?,
+            to: req("To")?,
+            body: map.get("Body").map(|b| b.to_string()).unwrap_or_default(),
+            media_urls,
+        })
+    }
+}
+
+/// Stores the text (once per MessageSid), records keyword opt-outs in the same transaction,
+/// and schedules routing in the background.
+#[tracing::instrument(skip_all, fields(sid = %sms.message_sid))]
+pub async fn persist_inbound(
+    state: &AppState,
+    sms: InboundSms,
+) -> Result<InboundOutcome, WebhookError> {
+    let region = &state.config.default_region;
+    let Ok(to) = normalize_phone(&sms.to, region) else {
+        tracing::warn!(to = %sms.to, "inbound text to an unparseable number; ignored");
+        return Ok(InboundOutcome::UnknownNumber);
+    };
+    let Some(number) = numbers::find_by_number(&state.db, &to).await? else {
+        tracing::warn!(%to, "inbound text to a number no organisation has; ignored");
+        return Ok(InboundOutcome::UnknownNumber);
+    };
+    let from = normalize_phone(&sms.from, region)
+        .map_err(|_| WebhookError::BadRequest("From is not a phone number".into()))?;
+    let already = message::Entity::find()
+        .filter(message::Column::ProviderSid.eq(&sms.message_sid))
+        .one(&state.db)
+        .await?;
+    if already.is_some() {
+        return Ok(InboundOutcome::Duplicate);
+    }
+    let org_id = number.organization_id;
+    let contact = contacts::find_or_create_by_phone(&state.db, org_id, &from).await?;
+    let keyword = classify(&sms.body);
+    let message_id = Uuid::new_v4();
+    let txn = state.db.begin().await?;
+    let inserted = message::ActiveModel {
+        id: Set(message_id),
+        organization_id: Set(org_id),
+        contact_id: Set(contact.id),
+        phone_number_id: Set(number.id),
+        direction: Set(Direction::Inbound.as_str().into()),
+        body: Set(sms.body.clone()),
+        media_count: Set(sms.media_urls.len() as i32),
+        media_urls: Set(serde_json::json!(sms.media_urls)),
+        provider_sid: Set(Some(sms.message_sid.clone())),
+        status: Set("received".into()),
+        ai_origin: Set(None),
+        keyword: Set(keyword.map(|k| k.as_str().to_owned())),
+        error: Set(None),
+        idempotency_key: Set(None),
+        read_at: Set(None),
+        created_at: Set(Utc::now()),
+    }
+    .insert(&txn)
+    .await;
+    match inserted {
+        Ok(_) => {}
+        Err(e) if is_unique_violation(&e) => return Ok(InboundOutcome::Duplicate),
+        Err(e) => return Err(e.into()),
+    }
+    match keyword {
+        Some(Keyword::OptOut) => {
+            opt_out::record_opt_out(&txn, contact.id, OptOutSource::Keyword).await?
+        }
+        Some(Keyword::OptIn) => opt_out::clear_opt_out(&txn, contact.id).await?,
+        Some(Keyword::Help) | None => {}
+    }
+    txn.commit().await?;
+    state.metrics.inbound_messages.inc();
+    let bg = state.clone();
+    let contact_id = contact.id;
+    state
+        .tasks
+        .spawn(async move { route_inbound(bg, org_id, contact_id, message_id).await });
+    Ok(InboundOutcome::Stored {
+        message_id,
+        contact_id,
+    })
+}
+
+/// Everything after persisting: live updates now; agents hook in here.
+#[tracing::instrument(skip(state))]
+pub async fn route_inbound(state: AppState, org_id: Uuid, contact_id: Uuid, message_id: Uuid) {
+    state.live.publish(
+        org_id,
+        LiveEvent::MessageCreated {
+            contact_id,
+            message_id,
+            direction: Direction::Inbound,
+        },
+    );
+}
+
+/// Applies a delivery status callback; a status never moves backwards.
+#[tracing::instrument(skip_all)]
+pub async fn apply_status_callback(
+    state: &AppState,
+    params: &[(String, String)],
+) -> Result<(), WebhookError> {
+    let map: HashMap<&str, &str> = params
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let sid = map
+        .get("MessageSid")
+        .or_else(|| map.get("SmsSid"))
+        .ok_or_else(|| WebhookError::BadRequest("missing MessageSid".into()))?;
+    let status = map
+        .get("MessageStatus")
+        .or_else(|| map.get("SmsStatus"))
+        .ok_or_else(|| WebhookError::BadRequest("missing MessageStatus".into()))?
+        .to_lowercase();
+    if status_rank(&status).is_none() {
+        return Err(WebhookError::BadRequest(format!(
+            "unknown MessageStatus {status}"
+        )));
+    }
+    let Some(row) = message::Entity::find()
+        .filter(message::Column::ProviderSid.eq(*sid))
+        .one(&state.db)
+        .await?
+    else {
+        tracing::warn!(%sid, "status callback for an unknown message; ignored");
+        return Ok(());
+    };
+    if status_rank(&status) < status_rank(&row.status) {
+        return Ok(());
+    }
+    let (org_id, contact_id, message_id) = (row.organization_id, row.contact_id, row.id);
+    let error_code = map.get("ErrorCode").map(|c| c.to_string());
+    // 21610: the recipient replied STOP to the carrier; never text them again.
+    if error_code.as_deref() == Some("21610") {
+        opt_out::record_opt_out(&state.db, contact_id, OptOutSource::Carrier).await?;
+    }
+    let mut am: message::ActiveModel = row.into();
+    am.status = Set(status.clone());
+    if let Some(code) = error_code {
+        am.error = Set(Some(format!("carrier error {code}")));
+    }
+    am.update(&state.db).await?;
+    state.live.publish(
+        org_id,
+        LiveEvent::MessageUpdated {
+            contact_id,
+            message_id,
+            status,
+        },
+    );
+    Ok(())
+}
+
+fn status_rank(status: &str) -> Option<u8> {
+    Some(match status {
+        "accepted" | "scheduled" | "queued" => 0,
+        "sending" => 1,
+        "sent" => 2,
+        "received" | "receiving" | "read" => 3,
+        "delivered" | "undelivered" | "failed" | "canceled" => 4,
+        _ => return None,
+    })
+}

@@ -1,0 +1,125 @@
+//! The Twilio webhooks: `POST /webhooks/twilio/sms` and `POST /webhooks/twilio/status`.
+use crate::messaging::inbound::{
+    apply_status_callback, persist_inbound, InboundOutcome, InboundSms, WebhookError,
+};
+use crate::messaging::signature::verify_signature;
+use crate::server::AppState;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+
+pub const SMS_PATH: &str = "/webhooks/twilio/sms";
+pub const STATUS_PATH: &str = "/webhooks/twilio/status";
+/// Twilio's own form posts are a few kilobytes; anything much larger is not Twilio.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+const EMPTY_TWIML: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response></Response>";
+
+pub fn routes(state: AppState) -> Router {
+    Router::new()
+        .route(SMS_PATH, post(inbound_sms))
+        .route(STATUS_PATH, post(status_callback))
+        .with_state(state)
+}
+
+impl IntoResponse for WebhookError {
+    fn into_response(self) -> Response {
+        let status = match &self {
+            WebhookError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebhookError::BadSignature => StatusCode::FORBIDDEN,
+            WebhookError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        tracing::warn!(error = %self, "webhook refused");
+        (status, self.to_string()).into_response()
+    }
+}
+
+fn twiml() -> Response {
+    ([(header::CONTENT_TYPE, "text/xml")], EMPTY_TWIML).into_response()
+}
+
+/// The URL Twilio signs: `PUBLIC_URL`, the path, and the query string if any.
+pub fn signed_url(state: &AppState, path: &str, query: Option<&str>) -> String {
+    let query = query.map(|q| format!("?{q}")).unwrap_or_default();
+    format!(
+        "{}{path}{query}",
+        state.config.public_url.trim_end_matches('/')
+    )
+}
+
+/// Checks X-Twilio-Signature when `TWILIO_AUTH_TOKEN` is set; without a token every delivery passes.
+pub fn check_signature(
+    state: &AppState,
+    url: &str,
+    params: &[(String, String)],
+    given: Option<&str>,
+) -> Result<(), WebhookError> {
+    match &state.config.webhook_auth_token {
+        None => Ok(()),
+        Some(token) => match given {
+            Some(sig) if verify_signature(token, url, params, sig) => Ok(()),
+            _ => Err(WebhookError::BadSignature),
+        },
+    }
+}
+
+/// Reads the bounded form body and checks its signature.
+async fn read_signed_form(
+    state: &AppState,
+    path: &str,
+    req: Request,
+) -> Result<Vec<(String, String)>, WebhookError> {
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| WebhookError::BadRequest(format!("body over {MAX_BODY_BYTES} bytes")))?;
+    let params: Vec<(String, String)> = serde_urlencoded::from_bytes(&bytes)
+        .map_err(|e| WebhookError::BadRequest(format!("not a form body: {e}")))?;
+    let given = parts
+        .headers
+        .get("X-Twilio-Signature")
+        .and_then(|v| v.to_str().ok());
+    check_signature(
+        state,
+        &signed_url(state, path, parts.uri.query()),
+        &params,
+        given,
+    )?;
+    Ok(params)
+}
+
+/// The inbound path after the body is read: signature, parsing, persisting. The simulator uses it too.
+pub async fn accept_inbound(
+    state: &AppState,
+    url: &str,
+    params: &[(String, String)],
+    signature: Option<&str>,
+) -> Result<InboundOutcome, WebhookError> {
+    check_signature(state, url, params, signature)?;
+    let sms = InboundSms::from_params(params)?;
+    persist_inbound(state, sms).await
+}
+
+#[tracing::instrument(skip_all)]
+async fn inbound_sms(
+    State(state): State<AppState>,
+    req: Request<Body>,
+) -> Result<Response, WebhookError> {
+    let params = read_signed_form(&state, SMS_PATH, req).await?;
+    let sms = InboundSms::from_params(&params)?;
+    let outcome = persist_inbound(&state, sms).await?;
+    tracing::info!(?outcome, "inbound text");
+    Ok(twiml())
+}
+
+#[tracing::instrument(skip_all)]
+async fn status_callback(
+    State(state): State<AppState>,
+    req: Request<Body>,
+) -> Result<Response, WebhookError> {
+    let params = read_signed_form(&state, STATUS_PATH, req).await?;
+    apply_status_callback(&state, &params).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}

@@ -1,0 +1,123 @@
+//! Prometheus metrics: HTTP requests and latency by route, inbound and outbound message counters.
+use crate::server::AppState;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use std::time::Instant;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub method: String,
+    pub route: String,
+    pub status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    pub method: String,
+    pub route: String,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    pub requests: Family<RequestLabels, Counter>,
+    pub latency: Family<RouteLabels, Histogram>,
+    pub inbound_messages: Counter,
+    pub outbound_messages: Counter,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("herald");
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+        });
+        let inbound_messages = Counter::default();
+        let outbound_messages = Counter::default();
+        registry.register("http_requests", "HTTP requests handled", requests.clone());
+        registry.register(
+            "http_request_duration_seconds",
+            "HTTP request latency",
+            latency.clone(),
+        );
+        registry.register(
+            "inbound_messages",
+            "Inbound texts stored",
+            inbound_messages.clone(),
+        );
+        registry.register(
+            "outbound_messages",
+            "Outbound texts accepted by the transport",
+            outbound_messages.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            latency,
+            inbound_messages,
+            outbound_messages,
+        }
+    }
+
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &self.registry)
+            .expect("writing to a String cannot fail");
+        out
+    }
+}
+
+/// Middleware that counts and times every request by its route pattern.
+pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let method = req.method().to_string();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned())
+        .unwrap_or_else(|| "page".into());
+    let start = Instant::now();
+    let res = next.run(req).await;
+    let labels = RouteLabels {
+        method: method.clone(),
+        route: route.clone(),
+    };
+    state
+        .metrics
+        .latency
+        .get_or_create(&labels)
+        .observe(start.elapsed().as_secs_f64());
+    state
+        .metrics
+        .requests
+        .get_or_create(&RequestLabels {
+            method,
+            route,
+            status: res.status().as_u16(),
+        })
+        .inc();
+    res
+}
+
+/// `GET /metrics` in the Prometheus text format.
+pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.metrics.encode(),
+    )
+}

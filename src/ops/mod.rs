@@ -1,0 +1,3 @@
+//! Operations: health check and Prometheus metrics.
+pub mod health;
+pub mod metrics;

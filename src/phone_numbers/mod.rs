@@ -1,0 +1,8 @@
+//! The organisation's own numbers, which contacts text and replies leave from.
+pub mod api;
+pub mod model;
+
+#[cfg(feature = "server")]
+pub mod entity;
+#[cfg(feature = "server")]
+pub mod service;

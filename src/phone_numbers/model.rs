@@ -1,0 +1,19 @@
+//! Phone-number types shared by the numbers page and the server.
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhoneNumberView {
+    pub id: Uuid,
+    pub number: String,
+    pub friendly_name: String,
+    pub provider_sid: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhoneNumberInput {
+    pub number: String,
+    pub friendly_name: String,
+    #[serde(default)]
+    pub provider_sid: String,
+}

@@ -1,0 +1,116 @@
+//! Adding, editing and finding the organisation's numbers.
+use crate::contacts::phone::normalize_phone;
+use crate::error::{AppError, AppResult};
+use crate::phone_numbers::entity as phone_number;
+use crate::phone_numbers::model::{PhoneNumberInput, PhoneNumberView};
+use crate::server::db::is_unique_violation;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+};
+use uuid::Uuid;
+
+pub fn to_view(p: phone_number::Model) -> PhoneNumberView {
+    PhoneNumberView {
+        id: p.id,
+        number: p.number,
+        friendly_name: p.friendly_name,
+        provider_sid: p.provider_sid,
+    }
+}
+
+pub async fn list(state: &AppState, org_id: Uuid) -> AppResult<Vec<phone_number::Model>> {
+    Ok(phone_number::Entity::find()
+        .filter(phone_number::Column::OrganizationId.eq(org_id))
+        .order_by_asc(phone_number::Column::CreatedAt)
+        .all(&state.db)
+        .await?)
+}
+
+/// The organisation's number with this id, or NotFound (also for another organisation's id).
+pub async fn find_in_org<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    id: Uuid,
+) -> AppResult<phone_number::Model> {
+    phone_number::Entity::find_by_id(id)
+        .filter(phone_number::Column::OrganizationId.eq(org_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Phone number"))
+}
+
+/// Whichever organisation owns this E.164 number.
+pub async fn find_by_number<C: ConnectionTrait>(
+    db: &C,
+    number: &str,
+) -> AppResult<Option<phone_number::Model>> {
+    Ok(phone_number::Entity::find()
+        .filter(phone_number::Column::Number.eq(number))
+        .one(db)
+        .await?)
+}
+
+fn taken(e: sea_orm::DbErr, number: &str) -> AppError {
+    if is_unique_violation(&e) {
+        AppError::Conflict(format!("{number} is already registered in Herald."))
+    } else {
+        e.into()
+    }
+}
+
+fn clean(
+    state: &AppState,
+    input: &PhoneNumberInput,
+) -> AppResult<(String, String, Option<String>)> {
+    let number = normalize_phone(&input.number, &state.config.default_region)?;
+    let name = input.friendly_name.trim();
+    let sid = input.provider_sid.trim();
+    Ok((
+        number.clone(),
+        if name.is_empty() {
+            number
+        } else {
+            name.to_owned()
+        },
+        (!sid.is_empty()).then(|| sid.to_owned()),
+    ))
+}
+
+pub async fn create(
+    state: &AppState,
+    org_id: Uuid,
+    input: &PhoneNumberInput,
+) -> AppResult<PhoneNumberView> {
+    let (number, name, sid) = clean(state, input)?;
+    let m = phone_number::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        organization_id: Set(org_id),
+        number: Set(number.clone()),
+        friendly_name: Set(name),
+        provider_sid: Set(sid),
+        created_at: Set(Utc::now()),
+    }
+    .insert(&state.db)
+    .await
+    .map_err(|e| taken(e, &number))?;
+    Ok(to_view(m))
+}
+
+pub async fn update(
+    state: &AppState,
+    org_id: Uuid,
+    id: Uuid,
+    input: &PhoneNumberInput,
+) -> AppResult<PhoneNumberView> {
+    let existing = find_in_org(&state.db, org_id, id).await?;
+    let (number, name, sid) = clean(state, input)?;
+    let mut am: phone_number::ActiveModel = existing.into();
+    am.number = Set(number.clone());
+    am.friendly_name = Set(name);
+    am.provider_sid = Set(sid);
+    Ok(to_view(
+        am.update(&state.db).await.map_err(|e| taken(e, &number))?,
+    ))
+}

@@ -1,0 +1,118 @@
+//! Configuration from the environment (and an optional `.env`); see the README's settings table.
+use std::net::IpAddr;
+
+#[derive(Clone, Debug)]
+pub struct TwilioConfig {
+    pub account_sid: String,
+    pub auth_token: String,
+    pub messaging_service_sid: Option<String>,
+    pub status_callback_url: Option<String>,
+    pub api_base: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportKind {
+    Outbox,
+    Twilio,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub database_url: String,
+    pub ip: IpAddr,
+    pub port: u16,
+    /// The address Twilio uses to reach us; the webhook signature is computed over it.
+    pub public_url: String,
+    /// `TWILIO_AUTH_TOKEN`: when set, inbound webhooks must carry a valid X-Twilio-Signature.
+    pub webhook_auth_token: Option<String>,
+    pub transport: TransportKind,
+    pub twilio: Option<TwilioConfig>,
+    pub simulator_enabled: bool,
+    pub default_region: String,
+    pub seed_demo: bool,
+    /// Sign-in attempts allowed per email and per address each minute.
+    pub sign_in_attempts_per_minute: u32,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Config {
+    /// Reads the process environment, after loading `.env` if there is one.
+    pub fn from_env() -> Result<Self, String> {
+        let _ = dotenvy::dotenv();
+        let ip: IpAddr = var("IP")
+            .unwrap_or_else(|| "127.0.0.1".into())
+            .parse()
+            .map_err(|e| format!("IP: {e}"))?;
+        let port: u16 = var("PORT")
+            .unwrap_or_else(|| "8080".into())
+            .parse()
+            .map_err(|e| format!("PORT: {e}"))?;
+        let database_url = var("DATABASE_URL").unwrap_or_else(|| {
+            let dir = var("HERALD_DATA_DIR").unwrap_or_else(|| "data".into());
+            let _ = std::fs::create_dir_all(&dir);
+            format!("sqlite://{dir}/herald.db?mode=rwc")
+        });
+        let public_url = var("PUBLIC_URL").unwrap_or_else(|| format!("http://{ip}:{port}"));
+        let twilio = var("TWILIO_ACCOUNT_SID").map(|account_sid| TwilioConfig {
+            account_sid,
+            auth_token: var("TWILIO_AUTH_TOKEN").unwrap_or_default(),
+            messaging_service_sid: var("TWILIO_MESSAGING_SERVICE_SID"),
+            status_callback_url: var("TWILIO_STATUS_CALLBACK_URL"),
+            api_base: var("TWILIO_API_BASE").unwrap_or_else(|| "https://api.twilio.com".into()),
+        });
+        let transport = match var("SMS_TRANSPORT").as_deref() {
+            None | Some("outbox") => TransportKind::Outbox,
+            Some("twilio") => TransportKind::Twilio,
+            Some(other) => {
+                return Err(format!(
+                    "SMS_TRANSPORT must be outbox or twilio, not {other}"
+                ))
+            }
+        };
+        if transport == TransportKind::Twilio && twilio.is_none() {
+            return Err(
+                "SMS_TRANSPORT=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN".into(),
+            );
+        }
+        let simulator_default = transport == TransportKind::Outbox;
+        Ok(Self {
+            database_url,
+            ip,
+            port,
+            public_url,
+            webhook_auth_token: var("TWILIO_AUTH_TOKEN"),
+            transport,
+            twilio,
+            simulator_enabled: var("SIMULATOR_ENABLED")
+                .map(|v| v == "true" || v == "1")
+                .unwrap_or(simulator_default),
+            default_region: var("DEFAULT_REGION").unwrap_or_else(|| "US".into()),
+            seed_demo: var("SEED_DEMO")
+                .map(|v| v != "false" && v != "0")
+                .unwrap_or(true),
+            sign_in_attempts_per_minute: var("SIGN_IN_ATTEMPTS_PER_MINUTE")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(10),
+        })
+    }
+
+    /// A configuration for tests and tools: outbox transport, no signature check.
+    pub fn for_database(database_url: impl Into<String>) -> Self {
+        Self {
+            database_url: database_url.into(),
+            ip: [127, 0, 0, 1].into(),
+            port: 0,
+            public_url: "http://127.0.0.1".into(),
+            webhook_auth_token: None,
+            transport: TransportKind::Outbox,
+            twilio: None,
+            simulator_enabled: true,
+            default_region: "US".into(),
+            seed_demo: false,
+            sign_in_attempts_per_minute: 10,
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Start-up: configuration, tracing, database and migrations, the demo seed, then serving.
+use crate::server::{router::build_router, seed, AppState, Config};
+use std::net::SocketAddr;
+
+pub fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+}
+
+/// A server bound to its listener, ready to serve.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    pub handle: tokio::task::JoinHandle<()>,
+}
+
+/// Binds `IP:PORT` (port 0 picks a free one) and serves in the background.
+pub async fn start(config: Config) -> Result<Running, String> {
+    let listener = tokio::net::TcpListener::bind((config.ip, config.port))
+        .await
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", config.ip, config.port))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let state = AppState::build(config).await?;
+    let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let handle = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "server stopped");
+        }
+    });
+    Ok(Running {
+        addr,
+        state,
+        handle,
+    })
+}
+
+/// The server binary's main: never returns while serving.
+pub fn run() {
+    init_tracing();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    runtime.block_on(async {
+        let config = match Config::from_env() {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("Herald cannot start: {e}");
+                std::process::exit(2);
+            }
+        };
+        let seed_demo = config.seed_demo;
+        let running = match start(config).await {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("Herald cannot start: {e}");
+                std::process::exit(1);
+            }
+        };
+        if seed_demo {
+            match seed::seed_demo_if_empty(&running.state).await {
+                Ok(Some(_)) => tracing::info!("seeded the demo organisation"),
+                Ok(None) => {}
+                Err(e) => tracing::error!(error = %e, "demo seed failed"),
+            }
+        }
+        let s = &running.state;
+        println!();
+        println!("  Herald is running at http://{}", running.addr);
+        println!("  Database:  {}", redact(&s.config.database_url));
+        println!("  SMS:       {} transport", s.transport.name());
+        if seed_demo {
+            println!(
+                "  Sign in:   {}  /  {}",
+                seed::DEMO_EMAIL,
+                seed::DEMO_PASSWORD
+            );
+        }
+        println!();
+        let _ = running.handle.await;
+    });
+}
+
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.find('@')) {
+        (Some(s), Some(at)) if at > s => format!("{}://***{}", &url[..s], &url[at..]),
+        _ => url.to_owned(),
+    }
+}

@@ -1,0 +1,10 @@
+//! Server-only wiring: configuration, shared state, the database, the router and start-up.
+pub mod config;
+pub mod db;
+pub mod launch;
+pub mod router;
+pub mod seed;
+pub mod state;
+
+pub use config::Config;
+pub use state::AppState;

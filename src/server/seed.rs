@@ -1,0 +1,79 @@
+//! The demo organisation, created on an empty database so Herald can be tried at once.
+use crate::auth::entity::organization;
+use crate::auth::service::create_organization_with_owner;
+use crate::contacts::model::ContactInput;
+use crate::contacts::service as contacts;
+use crate::error::AppResult;
+use crate::phone_numbers::model::PhoneNumberInput;
+use crate::phone_numbers::service as numbers;
+use crate::server::AppState;
+use sea_orm::{EntityTrait, PaginatorTrait};
+use uuid::Uuid;
+
+pub const DEMO_EMAIL: &str = "demo@herald.test";
+pub const DEMO_PASSWORD: &str = "herald-demo";
+
+/// Seeds when there is no organisation at all; answers the new organisation's id.
+pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
+    if organization::Entity::find().count(&state.db).await? > 0 {
+        return Ok(None);
+    }
+    let (org, _) = create_organization_with_owner(
+        state,
+        "Bright Smile Dental",
+        "Dana Demo",
+        DEMO_EMAIL,
+        DEMO_PASSWORD,
+    )
+    .await?;
+    for (number, name) in [
+        ("+14155550100", "Front desk"),
+        ("+14155550101", "Reminders line"),
+    ] {
+        numbers::create(
+            state,
+            org,
+            &PhoneNumberInput {
+                number: number.into(),
+                friendly_name: name.into(),
+                provider_sid: String::new(),
+            },
+        )
+        .await?;
+    }
+    for (name, phone, email, tags) in [
+        (
+            "Ada Lovelace",
+            "+14155552671",
+            "ada@example.com",
+            "patient, vip",
+        ),
+        (
+            "Grace Hopper",
+            "+14155552672",
+            "grace@example.com",
+            "patient",
+        ),
+        ("Alan Turing", "+14155552673", "", "lead, quote"),
+        (
+            "Katherine Johnson",
+            "+14155552674",
+            "katherine@example.com",
+            "lead",
+        ),
+    ] {
+        contacts::create(
+            state,
+            org,
+            &ContactInput {
+                name: name.into(),
+                phone: phone.into(),
+                email: email.into(),
+                tags: vec![tags.into()],
+                ..Default::default()
+            },
+        )
+        .await?;
+    }
+    Ok(Some(org))
+}

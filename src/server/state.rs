@@ -1,0 +1,74 @@
+//! `AppState`: what every handler and server function shares, one per running server.
+use crate::auth::rate_limit::SignInLimiter;
+use crate::messaging::live::LiveHub;
+use crate::messaging::transport::{self, SmsTransport};
+use crate::ops::metrics::Metrics;
+use crate::server::Config;
+use sea_orm::DatabaseConnection;
+use std::ops::Deref;
+use std::sync::Arc;
+use tokio_util::task::TaskTracker;
+
+pub struct Inner {
+    pub db: DatabaseConnection,
+    pub config: Config,
+    pub transport: Arc<dyn SmsTransport>,
+    pub live: LiveHub,
+    pub metrics: Metrics,
+    pub sign_in_limiter: SignInLimiter,
+    /// Background work (routing after a webhook) that tests and shutdown can wait for.
+    pub tasks: TaskTracker,
+}
+
+/// Cheap to clone; reaches handlers through an axum `Extension`.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+impl Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl AppState {
+    /// Connects and migrates the database, and builds the configured SMS transport.
+    pub async fn build(config: Config) -> Result<Self, String> {
+        let db = crate::server::db::connect_and_migrate(&config.database_url)
+            .await
+            .map_err(|e| format!("database: {e}"))?;
+        let transport = transport::from_config(&config)?;
+        Ok(Self::with_parts(db, config, transport))
+    }
+
+    pub fn with_parts(
+        db: DatabaseConnection,
+        config: Config,
+        transport: Arc<dyn SmsTransport>,
+    ) -> Self {
+        let sign_in_limiter = SignInLimiter::new(config.sign_in_attempts_per_minute);
+        Self(Arc::new(Inner {
+            db,
+            config,
+            transport,
+            live: LiveHub::new(),
+            metrics: Metrics::new(),
+            sign_in_limiter,
+            tasks: TaskTracker::new(),
+        }))
+    }
+
+    /// The state of the server function or page being handled right now.
+    pub fn current() -> Result<Self, crate::error::AppError> {
+        dioxus::fullstack::FullstackContext::current()
+            .and_then(|ctx| ctx.extension::<AppState>())
+            .ok_or_else(|| crate::error::AppError::Internal("no server state".into()))
+    }
+}
+
+/// Waits until every tracked background task has finished (tests use it to settle routing).
+pub async fn wait_for_background(tasks: &TaskTracker) {
+    tasks.close();
+    tasks.wait().await;
+    tasks.reopen();
+}

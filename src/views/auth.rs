@@ -1,0 +1,87 @@
+//! The sign-in and sign-up pages.
+use crate::app::Route;
+use crate::auth::api::{sign_in, sign_up};
+use crate::auth::model::{SignInForm, SignUpForm};
+use crate::components::ErrorBanner;
+use dioxus::prelude::*;
+
+#[component]
+pub fn SignIn() -> Element {
+    let mut email = use_signal(String::new);
+    let mut password = use_signal(String::new);
+    let mut error = use_signal(|| None::<String>);
+    let mut busy = use_signal(|| false);
+    let submit = move |e: FormEvent| async move {
+        e.prevent_default();
+        busy.set(true);
+        match sign_in(SignInForm {
+            email: email(),
+            password: password(),
+        })
+        .await
+        {
+            Ok(_) => {
+                error.set(None);
+                navigator().replace(Route::Inbox {});
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+        busy.set(false);
+    };
+    rsx! {
+        div { class: "auth-page",
+            form { class: "card auth-card", onsubmit: submit,
+                h1 { "Sign in to Herald" }
+                ErrorBanner { message: error() }
+                label { "Email"
+                    input { id: "signin-email", r#type: "email", autocomplete: "username", value: "{email}", oninput: move |e| email.set(e.value()) }
+                }
+                label { "Password"
+                    input { id: "signin-password", r#type: "password", autocomplete: "current-password", value: "{password}", oninput: move |e| password.set(e.value()) }
+                }
+                button { id: "signin-submit", class: "primary", r#type: "submit", disabled: busy(), "Sign in" }
+                p { class: "muted", "New to Herald? " Link { to: Route::SignUp {}, "Create an organisation" } }
+            }
+        }
+    }
+}
+
+#[component]
+pub fn SignUp() -> Element {
+    let mut org = use_signal(String::new);
+    let mut name = use_signal(String::new);
+    let mut email = use_signal(String::new);
+    let mut password = use_signal(String::new);
+    let mut error = use_signal(|| None::<String>);
+    let submit = move |e: FormEvent| async move {
+        e.prevent_default();
+        let form = SignUpForm {
+            organization_name: org(),
+            name: name(),
+            email: email(),
+            password: password(),
+        };
+        match sign_up(form).await {
+            Ok(_) => {
+                navigator().replace(Route::Inbox {});
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    rsx! {
+        div { class: "auth-page",
+            form { class: "card auth-card", onsubmit: submit,
+                h1 { "Create your organisation" }
+                ErrorBanner { message: error() }
+                label { "Organisation" input { id: "signup-org", value: "{org}", oninput: move |e| org.set(e.value()) } }
+                label { "Your name" input { id: "signup-name", value: "{name}", oninput: move |e| name.set(e.value()) } }
+                label { "Email" input { id: "signup-email", r#type: "email", value: "{email}", oninput: move |e| email.set(e.value()) } }
+                label { "Password (8 characters or more)"
+                    input { id: "signup-password", r#type: "password", autocomplete: "new-password", value: "{password}", oninput: move |e| password.set(e.value()) }
+                }
+                button { id: "signup-submit", class: "primary", r#type: "submit", "Create organisation" }
+                p { class: "muted", "Already have an account? " Link { to: Route::SignIn {}, "Sign in" } }
+            }
+        }
+    }
+}

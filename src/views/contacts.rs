@@ -1,0 +1,179 @@
+//! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
+use crate::components::ErrorBanner;
+use crate::contacts::api::{
+    create_contact, import_contacts_csv, search_contacts, set_contact_opt_out, update_contact,
+};
+use crate::contacts::model::{ContactInput, ContactView, ImportReport};
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+fn input_from(c: &ContactView) -> ContactInput {
+    ContactInput {
+        name: c.name.clone(),
+        phone: c.phone.clone().unwrap_or_default(),
+        email: c.email.clone().unwrap_or_default(),
+        tags: vec![c.tags.join(", ")],
+        custom_fields: c.custom_fields.clone(),
+        notes: c.notes.clone(),
+        time_zone: c.time_zone.clone().unwrap_or_default(),
+    }
+}
+
+#[component]
+pub fn Contacts() -> Element {
+    let mut query = use_signal(String::new);
+    let mut contacts = use_resource(move || search_contacts(query()));
+    let mut form = use_signal(ContactInput::default);
+    let mut editing = use_signal(|| None::<ContactView>);
+    let mut error = use_signal(|| None::<String>);
+    let mut show_form = use_signal(|| false);
+
+    let save = move |e: FormEvent| async move {
+        e.prevent_default();
+        let res = match editing() {
+            Some(c) => update_contact(c.id, form()).await,
+            None => create_contact(form()).await,
+        };
+        match res {
+            Ok(_) => {
+                error.set(None);
+                show_form.set(false);
+                editing.set(None);
+                contacts.restart();
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let toggle_opt_out = move |id: Uuid, opted_out: bool| async move {
+        match set_contact_opt_out(id, opted_out).await {
+            Ok(updated) => {
+                editing.set(Some(updated));
+                contacts.restart();
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let list = contacts.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head",
+                h1 { "Contacts" }
+                button { id: "new-contact", class: "primary", onclick: move |_| {
+                    editing.set(None);
+                    form.set(ContactInput::default());
+                    error.set(None);
+                    show_form.set(true);
+                }, "New contact" }
+            }
+            input { id: "contact-search", class: "search", placeholder: "Search by name, phone or tag", value: "{query}", oninput: move |e| query.set(e.value()) }
+            div { class: "two-col",
+                div { class: "col-main",
+                    match list {
+                        None => rsx! { p { class: "muted", "Loading…" } },
+                        Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                        Some(Ok(rows)) if rows.is_empty() => rsx! { p { class: "muted", "No contacts match." } },
+                        Some(Ok(rows)) => rsx! {
+                            table { class: "table", id: "contacts-table",
+                                thead { tr { th { "Name" } th { "Phone" } th { "Tags" } th { "SMS" } } }
+                                tbody {
+                                    for c in rows {
+                                        tr { key: "{c.id}", class: "contact-row", onclick: {
+                                                let c = c.clone();
+                                                move |_| {
+                                                    form.set(input_from(&c));
+                                                    editing.set(Some(c.clone()));
+                                                    error.set(None);
+                                                    show_form.set(true);
+                                                }
+                                            },
+                                            td { "{c.name}" }
+                                            td { class: "mono", "{c.phone.clone().unwrap_or_default()}" }
+                                            td { for t in c.tags.iter() { span { class: "tag", "{t}" } } }
+                                            td { if c.opted_out { span { class: "badge keyword", "opted out" } } else { span { class: "muted", "subscribed" } } }
+                                        }
+                                    }
+                                }
+                            }
+                        },
+                    }
+                    ImportPanel { on_imported: move |_| contacts.restart() }
+                }
+                if show_form() {
+                    form { class: "card side-form", id: "contact-form", onsubmit: save,
+                        h2 { if editing().is_some() { "Edit contact" } else { "New contact" } }
+                        ErrorBanner { message: error() }
+                        label { "Name" input { id: "contact-name", value: "{form.read().name}", oninput: move |e| form.write().name = e.value() } }
+                        label { "Phone" input { id: "contact-phone", placeholder: "+1 415 555 2671", value: "{form.read().phone}", oninput: move |e| form.write().phone = e.value() } }
+                        label { "Email" input { id: "contact-email", value: "{form.read().email}", oninput: move |e| form.write().email = e.value() } }
+                        label { "Tags (comma-separated)" input { id: "contact-tags", value: "{form.read().tags.join(\", \")}", oninput: move |e| form.write().tags = vec![e.value()] } }
+                        label { "Time zone" input { id: "contact-tz", placeholder: "America/Los_Angeles", value: "{form.read().time_zone}", oninput: move |e| form.write().time_zone = e.value() } }
+                        label { "Notes" textarea { rows: "3", value: "{form.read().notes}", oninput: move |e| form.write().notes = e.value() } }
+                        div { class: "row",
+                            button { id: "contact-save", class: "primary", r#type: "submit", "Save" }
+                            button { class: "secondary", r#type: "button", onclick: move |_| show_form.set(false), "Close" }
+                        }
+                        if let Some(c) = editing() {
+                            div { class: "opt-out-box",
+                                if c.opted_out {
+                                    p { "Opted out of SMS ({c.opt_out_source.clone().unwrap_or_default()})." }
+                                    button { id: "opt-in", class: "secondary", r#type: "button", onclick: move |_| toggle_opt_out(c.id, false), "Opt back in" }
+                                } else {
+                                    p { class: "muted", "Subscribed to SMS." }
+                                    button { id: "opt-out", class: "danger", r#type: "button", onclick: move |_| toggle_opt_out(c.id, true), "Opt out manually" }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// CSV import: choose a file or paste rows; every row's error is listed and nothing is half-imported.
+#[component]
+fn ImportPanel(on_imported: EventHandler<()>) -> Element {
+    let mut text = use_signal(String::new);
+    let mut report = use_signal(|| None::<ImportReport>);
+    let mut error = use_signal(|| None::<String>);
+    let run = move |_| async move {
+        match import_contacts_csv(text()).await {
+            Ok(r) => {
+                if r.errors.is_empty() {
+                    text.set(String::new());
+                    on_imported.call(());
+                }
+                error.set(None);
+                report.set(Some(r));
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    rsx! {
+        details { class: "card import",
+            summary { "Import contacts from CSV" }
+            p { class: "muted small", "Columns: name, phone, email, tags. If any row has a problem, nothing is imported and each problem is listed." }
+            input { r#type: "file", accept: ".csv,text/csv", onchange: move |evt| async move {
+                if let Some(file) = evt.files().into_iter().next() {
+                    match file.read_string().await {
+                        Ok(s) => text.set(s),
+                        Err(e) => error.set(Some(format!("Could not read the file: {e}"))),
+                    }
+                }
+            } }
+            textarea { id: "import-csv", rows: "5", placeholder: "name,phone,email,tags", value: "{text}", oninput: move |e| text.set(e.value()) }
+            button { id: "import-run", class: "secondary", onclick: run, disabled: text.read().trim().is_empty(), "Import" }
+            ErrorBanner { message: error() }
+            if let Some(r) = report() {
+                if r.errors.is_empty() {
+                    p { class: "ok", "Imported {r.imported} contacts." }
+                } else {
+                    div { class: "error-banner",
+                        p { "Nothing was imported. Fix these rows and try again:" }
+                        ul { for e in r.errors.iter() { li { "Line {e.line}: {e.message}" } } }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! One conversation at `/messaging/{contact_id}`: the history, live, and the composer.
+use crate::app::Route;
+use crate::components::{Composer, ErrorBanner, MessageBubble};
+use crate::messaging::api::get_conversation;
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn Conversation(contact_id: Uuid) -> Element {
+    let live = use_context::<LiveTick>();
+    let mut conversation = use_resource(move || {
+        // Re-load when an event for this contact arrives.
+        let _ = (live.count)();
+        get_conversation(contact_id)
+    });
+    let data = conversation.read().clone();
+    match data {
+        None => rsx! { div { class: "page", p { class: "muted", "Loading conversation…" } } },
+        Some(Err(e)) => {
+            rsx! { div { class: "page", ErrorBanner { message: Some(e.to_string()) } Link { to: Route::Inbox {}, "Back to the inbox" } } }
+        }
+        Some(Ok(conv)) => {
+            let label = |id: Uuid| {
+                conv.numbers
+                    .iter()
+                    .find(|n| n.id == id)
+                    .map(|n| n.friendly_name.clone())
+                    .unwrap_or_default()
+            };
+            rsx! {
+                div { class: "page conversation-page",
+                    header { class: "page-head",
+                        Link { to: Route::Inbox {}, class: "back", "← Inbox" }
+                        h1 { id: "conversation-title", "{conv.contact.name}" }
+                        span { class: "muted", "{conv.contact.phone.clone().unwrap_or_default()}" }
+                        if conv.contact.opted_out { span { class: "badge keyword", "Opted out" } }
+                    }
+                    div { class: "history", id: "history",
+                        if conv.messages.is_empty() {
+                            p { class: "muted", "No messages yet. Say hello." }
+                        }
+                        for m in conv.messages.clone() {
+                            MessageBubble { key: "{m.id}", number_label: label(m.phone_number_id), message: m }
+                        }
+                    }
+                    Composer {
+                        contact_id,
+                        numbers: conv.numbers.clone(),
+                        default_number_id: conv.default_number_id,
+                        opted_out: conv.contact.opted_out,
+                        on_sent: move |_| conversation.restart(),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The inbox: conversations by latest message, with unread markers, updated live.
+use crate::app::Route;
+use crate::components::{short_time, ErrorBanner};
+use crate::messaging::api::list_conversations;
+use crate::messaging::model::Direction;
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+
+#[component]
+pub fn Home() -> Element {
+    use_effect(|| {
+        navigator().replace(Route::Inbox {});
+    });
+    rsx! { div { class: "loading-page", "Opening the inbox…" } }
+}
+
+#[component]
+pub fn Inbox() -> Element {
+    let live = use_context::<LiveTick>();
+    let conversations = use_resource(move || {
+        let _ = (live.count)();
+        list_conversations()
+    });
+    let list = conversations.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Inbox" } }
+            match list {
+                None => rsx! { p { class: "muted", "Loading conversations…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(items)) if items.is_empty() => rsx! {
+                    div { class: "empty",
+                        p { "No conversations yet." }
+                        p { class: "muted", "Text one of your numbers from the phone simulator, or open a contact and send the first message." }
+                    }
+                },
+                Some(Ok(items)) => rsx! {
+                    ul { class: "conversation-list", id: "conversation-list",
+                        for c in items {
+                            li { key: "{c.contact_id}",
+                                Link {
+                                    to: Route::Conversation { contact_id: c.contact_id },
+                                    class: if c.unread > 0 { "conversation-item unread" } else { "conversation-item" },
+                                    div { class: "conv-top",
+                                        span { class: "conv-name", "{c.contact_name}" }
+                                        if c.unread > 0 { span { class: "unread-dot", title: "Unread", "{c.unread}" } }
+                                        span { class: "conv-time", "{short_time(c.last_at)}" }
+                                    }
+                                    div { class: "conv-preview",
+                                        if c.last_direction == Direction::Outbound { span { class: "muted", "You: " } }
+                                        "{c.last_body}"
+                                        if c.opted_out { span { class: "badge keyword", " opted out" } }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! The pages of Herald, one module each.
+mod auth;
+mod contacts;
+mod conversation;
+mod inbox;
+mod numbers;
+mod shell;
+mod simulator;
+mod team;
+
+pub use auth::{SignIn, SignUp};
+pub use contacts::Contacts;
+pub use conversation::Conversation;
+pub use inbox::{Home, Inbox};
+pub use numbers::PhoneNumbers;
+pub use shell::{LiveTick, Shell};
+pub use simulator::Simulator;
+pub use team::Team;

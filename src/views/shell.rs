@@ -1,0 +1,73 @@
+//! The signed-in shell: navigation, the current user, and the live event stream every page listens to.
+use crate::app::Route;
+use crate::auth::api::{current_user, sign_out};
+use crate::auth::model::CurrentUser;
+use crate::messaging::api::live_events;
+use crate::messaging::model::LiveEvent;
+use dioxus::prelude::*;
+
+/// Bumped on every live event; pages that show messages re-load when it changes.
+#[derive(Clone, Copy)]
+pub struct LiveTick {
+    pub count: Signal<u64>,
+    pub last: Signal<Option<LiveEvent>>,
+}
+
+#[component]
+pub fn Shell() -> Element {
+    let user = use_resource(current_user);
+    let mut count = use_signal(|| 0u64);
+    let mut last = use_signal(|| None::<LiveEvent>);
+    use_context_provider(|| LiveTick { count, last });
+    use_future(move || async move {
+        if let Ok(mut stream) = live_events().await {
+            while let Some(Ok(event)) = stream.recv().await {
+                last.set(Some(event));
+                count += 1;
+            }
+        }
+    });
+
+    use_effect(move || {
+        if matches!(*user.read(), Some(Ok(None))) {
+            navigator().replace(Route::SignIn {});
+        }
+    });
+    let state = user.read().clone();
+    match state {
+        None => rsx! { div { class: "loading-page", "Loading Herald…" } },
+        Some(Ok(Some(me))) => rsx! { SignedIn { me } },
+        Some(Ok(None)) => rsx! { div { class: "loading-page", "Redirecting to sign in…" } },
+        Some(Err(e)) => rsx! { div { class: "error-banner", "{e}" } },
+    }
+}
+
+#[component]
+fn SignedIn(me: CurrentUser) -> Element {
+    use_context_provider(|| me.clone());
+    let sign_out_click = move |_| async move {
+        let _ = sign_out().await;
+        navigator().replace(Route::SignIn {});
+    };
+    rsx! {
+        div { class: "shell",
+            nav { class: "sidebar",
+                div { class: "brand", "Herald" }
+                div { class: "org-name", "{me.organization_name}" }
+                Link { to: Route::Inbox {}, class: "nav-link", id: "nav-inbox", "Inbox" }
+                Link { to: Route::Contacts {}, class: "nav-link", id: "nav-contacts", "Contacts" }
+                Link { to: Route::PhoneNumbers {}, class: "nav-link", id: "nav-numbers", "Phone numbers" }
+                if me.simulator_enabled {
+                    Link { to: Route::Simulator {}, class: "nav-link", id: "nav-simulator", "Phone simulator" }
+                }
+                Link { to: Route::Team {}, class: "nav-link", id: "nav-team", "Team" }
+                div { class: "sidebar-foot",
+                    div { class: "me", "{me.name}" }
+                    div { class: "me-email", "{me.email}" }
+                    button { class: "link-button", id: "sign-out", onclick: sign_out_click, "Sign out" }
+                }
+            }
+            main { class: "content", Outlet::<Route> {} }
+        }
+    }
+}
