@@ -50,7 +50,9 @@ fi
 WB_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
 if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "$WB_VERSION"; then
   say "cargo install wasm-bindgen-cli $WB_VERSION"
-  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked --root "$TOOLS"
+  # Its own lockfile can name a yanked crate; then resolve afresh.
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked --root "$TOOLS" \
+    || cargo install wasm-bindgen-cli --version "$WB_VERSION" --root "$TOOLS"
 fi
 
 if [[ ! -x "$TOOLS/node/node_modules/.bin/esbuild" || ! -x "$TOOLS/node/node_modules/.bin/wasm-opt" ]]; then

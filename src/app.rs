@@ -29,6 +29,10 @@ pub enum Route {
 
 #[allow(non_snake_case)]
 pub fn App() -> Element {
+    // Effects run only in the client: mark the page interactive once hydrated (browser tests wait for it).
+    use_effect(|| {
+        document::eval("document.body.dataset.hydrated = 'true';");
+    });
     rsx! {
         document::Title { "Herald" }
         document::Stylesheet { href: asset!("/assets/main.css") }

@@ -58,10 +58,11 @@ pub async fn search(state: &AppState, org_id: Uuid, query: &str) -> AppResult<Ve
     let q = query.trim().to_lowercase();
     let mut select = contact::Entity::find().filter(contact::Column::OrganizationId.eq(org_id));
     if !q.is_empty() {
-        let like = format!("%{}%", q.replace('%', "").replace('_', ""));
+        let term = q.replace(['%', '_'], "");
+        let like = format!("%{term}%");
         let digits: String = q.chars().filter(|c| c.is_ascii_digit()).collect();
         let lower = |c: contact::Column| Expr::expr(Func::lower(Expr::col(c)));
-        let tag_like = format!("%\"{}%", q.replace('%', "").replace('_', ""));
+        let tag_like = format!("%\"{term}%");
         let mut cond = Condition::any()
             .add(lower(contact::Column::Name).like(like.clone()))
             .add(lower(contact::Column::Email).like(like))

@@ -18,11 +18,23 @@ pub struct Running {
 
 /// Binds `IP:PORT` (port 0 picks a free one) and serves in the background.
 pub async fn start(config: Config) -> Result<Running, String> {
+    let transport = crate::messaging::transport::from_config(&config)?;
+    start_with_transport(config, transport).await
+}
+
+/// Like `start`, with a given SMS transport (tests hand in fakes).
+pub async fn start_with_transport(
+    config: Config,
+    transport: std::sync::Arc<dyn crate::messaging::transport::SmsTransport>,
+) -> Result<Running, String> {
     let listener = tokio::net::TcpListener::bind((config.ip, config.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.ip, config.port))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let state = AppState::build(config).await?;
+    let db = crate::server::db::connect_and_migrate(&config.database_url)
+        .await
+        .map_err(|e| format!("database: {e}"))?;
+    let state = AppState::with_parts(db, config, transport);
     let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let handle = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {

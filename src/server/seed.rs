@@ -3,7 +3,8 @@ use crate::auth::entity::organization;
 use crate::auth::service::create_organization_with_owner;
 use crate::contacts::model::ContactInput;
 use crate::contacts::service as contacts;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
+use crate::messaging::inbound::{persist_inbound, InboundSms};
 use crate::phone_numbers::model::PhoneNumberInput;
 use crate::phone_numbers::service as numbers;
 use crate::server::AppState;
@@ -74,6 +75,32 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
             },
         )
         .await?;
+    }
+    for (i, (from, to, body)) in [
+        (
+            "+14155552671",
+            "+14155550100",
+            "Hi! Could I move my cleaning to next week?",
+        ),
+        (
+            "+14155552673",
+            "+14155550101",
+            "How much would whitening cost?",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let sms = InboundSms {
+            message_sid: format!("SMdemo{i:028}"),
+            from: from.into(),
+            to: to.into(),
+            body: body.into(),
+            media_urls: vec![],
+        };
+        persist_inbound(state, sms)
+            .await
+            .map_err(|e| AppError::Internal(e.to_string()))?;
     }
     Ok(Some(org))
 }

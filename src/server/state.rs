@@ -1,7 +1,7 @@
 //! `AppState`: what every handler and server function shares, one per running server.
 use crate::auth::rate_limit::SignInLimiter;
 use crate::messaging::live::LiveHub;
-use crate::messaging::transport::{self, SmsTransport};
+use crate::messaging::transport::SmsTransport;
 use crate::ops::metrics::Metrics;
 use crate::server::Config;
 use sea_orm::DatabaseConnection;
@@ -32,15 +32,6 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    /// Connects and migrates the database, and builds the configured SMS transport.
-    pub async fn build(config: Config) -> Result<Self, String> {
-        let db = crate::server::db::connect_and_migrate(&config.database_url)
-            .await
-            .map_err(|e| format!("database: {e}"))?;
-        let transport = transport::from_config(&config)?;
-        Ok(Self::with_parts(db, config, transport))
-    }
-
     pub fn with_parts(
         db: DatabaseConnection,
         config: Config,

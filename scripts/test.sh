@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, clippy (server and web), unit and integration tests on SQLite and
+# PostgreSQL, the mobile check, the dx web build with browser tests in headless Chromium, and the
+# desktop app under Xvfb. Screenshots land in test-output/screenshots/.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+eval "$(bash scripts/setup.sh --test)"
+# CI runs in a fresh clone: keep its build cache between runs, as a developer's target/ is.
+if [[ "${CI:-}" == "true" && -z "${CARGO_TARGET_DIR:-}" ]]; then
+  export CARGO_TARGET_DIR="$HOME/.cache/herald-tools/ci-target"
+fi
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+step() { printf '\n\033[1;34m==> %s\033[0m\n' "$*"; }
+
+step "PostgreSQL on 127.0.0.1:5432"
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  if [[ "${CI:-}" == "true" ]]; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql)" main start 2>/dev/null || true
+    sleep 2
+    pg_isready -h 127.0.0.1 -p 5432 || { echo "PostgreSQL is required in CI" >&2; exit 1; }
+  else
+    echo "PostgreSQL is not running: its test runs will be skipped" >&2
+  fi
+fi
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "clippy (server, all targets)"
+cargo clippy --all-targets --features server,browser-tests -- -D warnings
+step "clippy (web, wasm32)"
+cargo clippy --features web --target wasm32-unknown-unknown -- -D warnings
+step "cargo check --features mobile"
+cargo check --features mobile
+
+step "unit and integration tests (SQLite and PostgreSQL)"
+cargo test --workspace --features server
+
+step "dx web build"
+dx build --platform web
+step "desktop build"
+CARGO_TARGET_DIR="$TARGET/desktop" cargo build --features desktop
+
+step "browser and desktop tests"
+rm -rf test-output/screenshots
+HERALD_WEB_DIR="$TARGET/dx/herald/debug/web" \
+HERALD_DESKTOP_BIN="$TARGET/desktop/debug/herald" \
+  cargo test --features server,browser-tests --test browser -- --test-threads=1
+echo "Screenshots: $ROOT/test-output/screenshots"

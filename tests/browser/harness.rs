@@ -1,0 +1,169 @@
+//! Starting the real server binary, ChromeDriver and a WebDriver session, and saving screenshots.
+use crate::helpers::{fresh_database, Backend, DbGuard};
+use fantoccini::{Client, ClientBuilder, Locator};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn screenshot_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test-output/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A child process killed when dropped.
+pub struct Proc(pub Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The dx web build's server, on its own port and database, with the demo organisation.
+pub struct WebServer {
+    pub base: String,
+    _proc: Proc,
+    _db: DbGuard,
+}
+
+pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
+    let dir = std::env::var("HERALD_WEB_DIR")
+        .expect("HERALD_WEB_DIR names the dx web build (scripts/test.sh sets it)");
+    let (url, guard) = fresh_database(backend).await?;
+    let port = free_port();
+    let log =
+        std::fs::File::create(screenshot_dir().join(format!("server-{backend:?}.log"))).unwrap();
+    let child = Command::new(PathBuf::from(&dir).join("server"))
+        .current_dir(&dir)
+        .env("IP", "127.0.0.1")
+        .env("PORT", port.to_string())
+        .env("DATABASE_URL", url)
+        .env("SEED_DEMO", "true")
+        .env("RUST_LOG", "info")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("start the web server binary");
+    let base = format!("http://127.0.0.1:{port}");
+    wait_healthy(&base).await;
+    Some(WebServer {
+        base,
+        _proc: Proc(child),
+        _db: guard,
+    })
+}
+
+pub async fn wait_healthy(base: &str) {
+    for _ in 0..300 {
+        if let Ok(r) = reqwest::get(format!("{base}/healthz")).await {
+            if r.status().is_success() {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{base} never became healthy");
+}
+
+pub struct Browser {
+    pub client: Client,
+    _driver: Proc,
+    _profile: PathBuf,
+}
+
+pub async fn start_browser() -> Browser {
+    let port = free_port();
+    let driver = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver (scripts/setup.sh --test installs it)");
+    let profile =
+        std::env::temp_dir().join(format!("herald-chrome-{}", uuid::Uuid::new_v4().simple()));
+    let caps = serde_json::json!({
+        "goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1280,860",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }
+    });
+    let mut last = None;
+    for _ in 0..50 {
+        let mut builder = ClientBuilder::rustls().expect("rustls");
+        builder.capabilities(caps.as_object().unwrap().clone());
+        match builder.connect(&format!("http://127.0.0.1:{port}")).await {
+            Ok(client) => {
+                return Browser {
+                    client,
+                    _driver: Proc(driver),
+                    _profile: profile,
+                }
+            }
+            Err(e) => last = Some(e),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("no WebDriver session: {last:?}");
+}
+
+impl Browser {
+    pub async fn shot(&self, name: &str) {
+        let png = self.client.screenshot().await.expect("screenshot");
+        std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();
+    }
+
+    pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("waiting for {css}: {e}"))
+    }
+
+    /// Waits until an element matching `css` contains `text`.
+    pub async fn wait_for_text(&self, css: &str, text: &str) {
+        for _ in 0..200 {
+            if let Ok(els) = self.client.find_all(Locator::Css(css)).await {
+                for el in els {
+                    if el.text().await.unwrap_or_default().contains(text) {
+                        return;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("no {css} ever showed {text:?}");
+    }
+
+    /// Opens `url` and waits until the client app has hydrated.
+    pub async fn open(&self, url: &str) {
+        self.client.goto(url).await.unwrap();
+        self.wait_for("body[data-hydrated='true']").await;
+    }
+
+    pub async fn fill(&self, css: &str, text: &str) {
+        let el = self.wait_for(css).await;
+        el.clear().await.unwrap();
+        el.send_keys(text).await.unwrap();
+    }
+
+    pub async fn click(&self, css: &str) {
+        self.wait_for(css).await.click().await.unwrap();
+    }
+}

@@ -1,0 +1,9 @@
+//! Browser and desktop tests: the dx-built server, headless Chromium through WebDriver, and the
+//! desktop app under Xvfb. Screenshots go to test-output/screenshots/.
+#[path = "../integration/helpers.rs"]
+#[allow(dead_code)]
+mod helpers;
+
+mod desktop;
+mod harness;
+mod messaging;

@@ -1,0 +1,198 @@
+//! Sign-up, sign-in, sessions, cookies, rate limiting and members.
+use crate::helpers::*;
+use crate::on_both_databases;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+async fn sign_up_sign_in_sign_out(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Acme").await;
+    let me: Value = app.ok_as(&org.client, "/api/auth/me", Value::Null).await;
+    assert_eq!(me["organization_name"], "Acme");
+    assert_eq!(me["role"], "owner");
+
+    // The session lives in the database and the cookie is HttpOnly, SameSite=Lax and Secure over https.
+    let fresh = new_client();
+    let res = fresh
+        .post(app.url("/api/auth/sign_in"))
+        .json(&json!({"form": {"email": org.email, "password": "correct horse battery"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let cookie = res
+        .headers()
+        .get("set-cookie")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(cookie.starts_with("herald_session="), "{cookie}");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure"),
+        "{cookie}"
+    );
+    assert_eq!(app.count("session").await, 2);
+
+    let (status, _) = app.call_as(&fresh, "/api/auth/sign_out", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        app.count("session").await,
+        1,
+        "signing out deletes the session row"
+    );
+    let me: Value = app.ok_as(&fresh, "/api/auth/me", Value::Null).await;
+    assert_eq!(me, Value::Null);
+    let (status, body) = app
+        .call_as(&fresh, "/api/contacts/search", json!({"query": ""}))
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(body["message"], "Please sign in to continue.");
+}
+
+async fn cookie_is_not_secure_over_http(backend: Backend) {
+    let opts = Options {
+        public_url: "http://127.0.0.1:8080".into(),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let res = new_client()
+        .post(app.url("/api/auth/sign_up"))
+        .json(&json!({"form": {"organization_name": "Plain", "name": "P", "email": "p@plain.test", "password": "longenough"}}))
+        .send()
+        .await
+        .unwrap();
+    let cookie = res
+        .headers()
+        .get("set-cookie")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && !cookie.contains("Secure"),
+        "{cookie}"
+    );
+}
+
+async fn bad_credentials_and_rate_limit(backend: Backend) {
+    let opts = Options {
+        sign_in_attempts_per_minute: 5,
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let org = app.new_org("Limits").await;
+    let client = new_client();
+    let attempt = |password: &'static str| {
+        app.call_as(
+            &client,
+            "/api/auth/sign_in",
+            json!({"form": {"email": org.email, "password": password}}),
+        )
+    };
+    let (status, body) = attempt("wrong password").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        body["message"],
+        "That email and password do not match an account."
+    );
+    for _ in 0..4 {
+        attempt("wrong password").await;
+    }
+    let (status, body) = attempt("correct horse battery").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Too many sign-in attempts"),
+        "{body}"
+    );
+    // Another email from the same address is limited too.
+    let (status, _) = app
+        .call_as(
+            &client,
+            "/api/auth/sign_in",
+            json!({"form": {"email": "x@y.test", "password": "whatever1"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+}
+
+async fn sign_up_validation(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Taken").await;
+    let c = new_client();
+    let (status, body) = app
+        .call_as(&c, "/api/auth/sign_up", json!({"form": {"organization_name": "Again", "name": "", "email": org.email.to_uppercase(), "password": "longenough"}}))
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let (status, body) = app
+        .call_as(&c, "/api/auth/sign_up", json!({"form": {"organization_name": "X", "name": "", "email": "a@b.test", "password": "short"}}))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["message"].as_str().unwrap().contains("at least 8"));
+    assert_eq!(
+        app.count("organization").await,
+        1,
+        "a refused sign-up creates nothing"
+    );
+}
+
+async fn owner_adds_members(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Team Co").await;
+    let _: Value = app
+        .ok_as(
+            &org.client,
+            "/api/members/add",
+            json!({"form": {"name": "Mo", "email": "mo@team.test", "password": "member-pass"}}),
+        )
+        .await;
+    let members: Value = app.ok_as(&org.client, "/api/members", Value::Null).await;
+    assert_eq!(members.as_array().unwrap().len(), 2);
+    let mo = new_client();
+    let me: Value = app
+        .ok_as(
+            &mo,
+            "/api/auth/sign_in",
+            json!({"form": {"email": "mo@team.test", "password": "member-pass"}}),
+        )
+        .await;
+    assert_eq!(me["role"], "member");
+    assert_eq!(me["organization_id"], org.org_id.to_string());
+    let (status, _) = app
+        .call_as(
+            &mo,
+            "/api/members/add",
+            json!({"form": {"name": "Z", "email": "z@team.test", "password": "member-pass"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = app
+        .call_as(
+            &mo,
+            "/api/numbers/create",
+            json!({"input": {"number": "+14155550111", "friendly_name": "x", "provider_sid": ""}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "only owners add numbers");
+}
+
+on_both_databases!(
+    sign_up_sign_in_sign_out,
+    cookie_is_not_secure_over_http,
+    bad_credentials_and_rate_limit,
+    sign_up_validation,
+    owner_adds_members,
+);

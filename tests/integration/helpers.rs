@@ -1,0 +1,309 @@
+//! `spawn_app`: a real Herald server on 127.0.0.1:0 with a fresh SQLite or PostgreSQL database.
+use herald::messaging::transport::SmsTransport;
+use herald::server::config::Config;
+use herald::server::launch::start;
+use herald::server::AppState;
+use reqwest::StatusCode;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub const PG_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Generates `name::sqlite` and `name::postgres` tests from `async fn name(backend: Backend)`.
+#[macro_export]
+macro_rules! on_both_databases {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name($crate::helpers::Backend::Sqlite).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name($crate::helpers::Backend::Postgres).await
+            }
+        }
+    )*};
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub state: AppState,
+    pub client: reqwest::Client,
+    _db: DbGuard,
+}
+
+/// Drops the per-test PostgreSQL database (or SQLite file) when the test ends.
+pub struct DbGuard {
+    pg_name: Option<String>,
+    sqlite_path: Option<std::path::PathBuf>,
+}
+
+impl Drop for DbGuard {
+    fn drop(&mut self) {
+        if let Some(path) = &self.sqlite_path {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            }
+        }
+        if let Some(name) = self.pg_name.take() {
+            // Best effort, on a thread of its own: the test's runtime is shutting down.
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async move {
+                    use sea_orm::ConnectionTrait;
+                    if let Ok(db) = sea_orm::Database::connect(PG_ADMIN_URL).await {
+                        let _ = db
+                            .execute_unprepared(&format!(
+                                "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+                            ))
+                            .await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+}
+
+/// A fresh, empty database URL for one test, or None when PostgreSQL is not running locally.
+pub async fn fresh_database(backend: Backend) -> Option<(String, DbGuard)> {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    match backend {
+        Backend::Sqlite => {
+            let path = std::env::temp_dir().join(format!("herald-test-{id}.db"));
+            let url = format!("sqlite://{}?mode=rwc", path.display());
+            Some((
+                url,
+                DbGuard {
+                    pg_name: None,
+                    sqlite_path: Some(path),
+                },
+            ))
+        }
+        Backend::Postgres => {
+            use sea_orm::ConnectionTrait;
+            let admin = match sea_orm::Database::connect(PG_ADMIN_URL).await {
+                Ok(db) => db,
+                Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+                    panic!("CI=true needs PostgreSQL on 127.0.0.1:5432: {e}")
+                }
+                Err(e) => {
+                    eprintln!("skipping the PostgreSQL run: {e}");
+                    return None;
+                }
+            };
+            let name = format!("herald_test_{id}");
+            admin
+                .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+                .await
+                .expect("create test database");
+            Some((
+                format!("postgres://postgres@127.0.0.1:5432/{name}"),
+                DbGuard {
+                    pg_name: Some(name),
+                    sqlite_path: None,
+                },
+            ))
+        }
+    }
+}
+
+pub struct Options {
+    pub webhook_auth_token: Option<String>,
+    pub public_url: String,
+    pub transport: Option<Arc<dyn SmsTransport>>,
+    pub sign_in_attempts_per_minute: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            webhook_auth_token: None,
+            public_url: "https://herald.example".into(),
+            transport: None,
+            sign_in_attempts_per_minute: 10,
+        }
+    }
+}
+
+pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
+    spawn_app_with(backend, Options::default()).await
+}
+
+pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> {
+    let (url, guard) = fresh_database(backend).await?;
+    let mut config = Config::for_database(url);
+    config.webhook_auth_token = opts.webhook_auth_token;
+    config.public_url = opts.public_url;
+    config.sign_in_attempts_per_minute = opts.sign_in_attempts_per_minute;
+    let running = match opts.transport {
+        None => start(config).await.expect("server starts"),
+        Some(t) => herald::server::launch::start_with_transport(config, t)
+            .await
+            .expect("server starts"),
+    };
+    Some(TestApp {
+        base: format!("http://{}", running.addr),
+        state: running.state,
+        client: new_client(),
+
+        _db: guard,
+    })
+}
+
+pub fn new_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap()
+}
+
+/// A signed-in organisation: its client (with the session cookie), and its ids.
+pub struct Org {
+    pub client: reqwest::Client,
+    pub org_id: uuid::Uuid,
+    pub email: String,
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Calls a server function with a JSON body; answers the status and the JSON reply.
+    pub async fn call_as(
+        &self,
+        client: &reqwest::Client,
+        path: &str,
+        body: Value,
+    ) -> (StatusCode, Value) {
+        let req = if body.is_null() {
+            client.get(self.url(path))
+        } else {
+            client.post(self.url(path)).json(&body)
+        };
+        let res = req.send().await.expect("request");
+        let status = res.status();
+        let text = res.text().await.unwrap_or_default();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// Like `call_as`, but expects success and decodes the reply.
+    pub async fn ok_as<T: DeserializeOwned>(
+        &self,
+        client: &reqwest::Client,
+        path: &str,
+        body: Value,
+    ) -> T {
+        let (status, value) = self.call_as(client, path, body).await;
+        assert!(status.is_success(), "{path} answered {status}: {value}");
+        serde_json::from_value(value).expect("decodes")
+    }
+
+    /// Signs up a new organisation with its owner, with two numbers.
+    pub async fn new_org(&self, name: &str) -> Org {
+        let client = new_client();
+        let email = format!(
+            "owner-{}@{}.test",
+            uuid::Uuid::new_v4().simple(),
+            name.to_lowercase().replace(' ', "")
+        );
+        let me: Value = self
+            .ok_as(&client, "/api/auth/sign_up", json!({"form": {"organization_name": name, "name": "Owner", "email": email, "password": "correct horse battery"}}))
+            .await;
+        Org {
+            client,
+            org_id: me["organization_id"].as_str().unwrap().parse().unwrap(),
+            email,
+        }
+    }
+
+    pub async fn add_number(&self, org: &Org, number: &str) -> uuid::Uuid {
+        let v: Value = self
+            .ok_as(
+                &org.client,
+                "/api/numbers/create",
+                json!({"input": {"number": number, "friendly_name": "Main", "provider_sid": ""}}),
+            )
+            .await;
+        v["id"].as_str().unwrap().parse().unwrap()
+    }
+
+    pub async fn add_contact(&self, org: &Org, name: &str, phone: &str) -> uuid::Uuid {
+        let v: Value = self
+            .ok_as(
+                &org.client,
+                "/api/contacts/create",
+                json!({"input": {"name": name, "phone": phone, "email": "", "tags": []}}),
+            )
+            .await;
+        v["id"].as_str().unwrap().parse().unwrap()
+    }
+
+    /// Posts a Twilio-style inbound SMS webhook.
+    pub async fn post_webhook(
+        &self,
+        params: &[(&str, &str)],
+        signature: Option<&str>,
+    ) -> reqwest::Response {
+        let mut req = self
+            .client
+            .post(self.url("/webhooks/twilio/sms"))
+            .form(params);
+        if let Some(sig) = signature {
+            req = req.header("X-Twilio-Signature", sig);
+        }
+        req.send().await.expect("webhook request")
+    }
+
+    /// Waits for background routing to finish.
+    pub async fn settle(&self) {
+        herald::server::state::wait_for_background(&self.state.tasks).await;
+    }
+
+    pub async fn count(&self, table: &str) -> i64 {
+        use sea_orm::{ConnectionTrait, Statement};
+        let row = self
+            .state
+            .db
+            .query_one_raw(Statement::from_string(
+                self.state.db.get_database_backend(),
+                format!("SELECT COUNT(*) AS n FROM \"{table}\""),
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        row.try_get::<i64>("", "n").unwrap()
+    }
+}
+
+/// Inbound webhook parameters for a text.
+pub fn sms_params<'a>(
+    sid: &'a str,
+    from: &'a str,
+    to: &'a str,
+    body: &'a str,
+) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("MessageSid", sid),
+        ("AccountSid", "AC00000000000000000000000000000000"),
+        ("From", from),
+        ("To", to),
+        ("Body", body),
+        ("NumMedia", "0"),
+    ]
+}

@@ -1,0 +1,11 @@
+//! Herald's integration tests: every test drives a real server over HTTP, once on SQLite and once on PostgreSQL.
+mod helpers;
+
+mod auth;
+mod contacts;
+mod cross_org;
+mod messaging;
+mod migrations;
+mod ops;
+mod twilio_transport;
+mod webhook;

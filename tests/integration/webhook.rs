@@ -1,0 +1,368 @@
+//! The inbound webhook: signatures, idempotency, opt-out words, unknown numbers and bad bodies.
+use crate::helpers::*;
+use crate::on_both_databases;
+use reqwest::StatusCode;
+use serde_json::json;
+
+/// Computed outside Herald (Python's hmac module) for the parameters below, the token
+/// "test-auth-token-123" and the URL "https://herald.example/webhooks/twilio/sms".
+const KNOWN_GOOD_SIGNATURE: &str = "xIRlMQLAquzRQfoZEsaRJjIOzbo=";
+const SIGNED_SID: &str = "SM0123456789abcdef0123456789abcdef";
+
+async fn org_with_number(app: &TestApp, number: &str) -> Org {
+    let org = app.new_org("Webhook Co").await;
+    app.add_number(&org, number).await;
+    org
+}
+
+async fn signatures(backend: Backend) {
+    let opts = Options {
+        webhook_auth_token: Some("test-auth-token-123".into()),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    org_with_number(&app, "+14155550100").await;
+    let params = sms_params(SIGNED_SID, "+14155552671", "+14155550100", "Hello there");
+
+    let missing = app.post_webhook(&params, None).await;
+    assert_eq!(missing.status(), StatusCode::FORBIDDEN);
+    let invalid = app
+        .post_webhook(&params, Some("xIRlMQLAquzRQfoZEsaRJjIOzbO="))
+        .await;
+    assert_eq!(invalid.status(), StatusCode::FORBIDDEN);
+    let mut tampered = params.clone();
+    tampered[4] = ("Body", "Hello there!");
+    assert_eq!(
+        app.post_webhook(&tampered, Some(KNOWN_GOOD_SIGNATURE))
+            .await
+            .status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        app.count("message").await,
+        0,
+        "nothing is stored for a bad signature"
+    );
+    assert_eq!(app.count("contact").await, 0);
+
+    let ok = app.post_webhook(&params, Some(KNOWN_GOOD_SIGNATURE)).await;
+    assert_eq!(ok.status(), StatusCode::OK);
+    assert_eq!(
+        ok.text().await.unwrap(),
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response></Response>"
+    );
+    assert_eq!(app.count("message").await, 1);
+}
+
+async fn duplicate_message_sid(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    org_with_number(&app, "+14155550100").await;
+    let params = sms_params(
+        "SMdup00000000000000000000000000001",
+        "+14155552671",
+        "+14155550100",
+        "Same text",
+    );
+    let sends = (0..5).map(|_| app.post_webhook(&params, None));
+    for res in futures::future::join_all(sends).await {
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+    app.settle().await;
+    assert_eq!(
+        app.count("message").await,
+        1,
+        "five deliveries make one row"
+    );
+    assert_eq!(
+        app.count("contact").await,
+        1,
+        "the unknown sender became one contact"
+    );
+}
+
+async fn opt_out_words(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = org_with_number(&app, "+14155550100").await;
+    let words = [
+        "STOP",
+        "unsubscribe",
+        "End",
+        "quit",
+        "STOPALL",
+        "revoke",
+        "optout",
+        "Cancel",
+    ];
+    for (i, word) in words.iter().enumerate() {
+        let from = format!("+1415555{:04}", 3000 + i);
+        let sid = format!("SMoptout{i:026}");
+        assert_eq!(
+            app.post_webhook(&sms_params(&sid, &from, "+14155550100", word), None)
+                .await
+                .status(),
+            StatusCode::OK
+        );
+        let contacts: serde_json::Value = app
+            .ok_as(
+                &org.client,
+                "/api/contacts/search",
+                json!({"query": from[2..].to_string()}),
+            )
+            .await;
+        assert_eq!(contacts[0]["opted_out"], true, "{word} opts out");
+        assert_eq!(contacts[0]["opt_out_source"], "keyword");
+        // START opts back in.
+        let sid2 = format!("SMoptin{i:027}");
+        app.post_webhook(&sms_params(&sid2, &from, "+14155550100", "start"), None)
+            .await;
+        let contacts: serde_json::Value = app
+            .ok_as(
+                &org.client,
+                "/api/contacts/search",
+                json!({"query": from[2..].to_string()}),
+            )
+            .await;
+        assert_eq!(
+            contacts[0]["opted_out"], false,
+            "START after {word} opts back in"
+        );
+    }
+    for (i, word) in ["YES", "unstop"].iter().enumerate() {
+        let from = "+14155553999";
+        app.post_webhook(
+            &sms_params(&format!("SMstopagain{i:023}"), from, "+14155550100", "STOP"),
+            None,
+        )
+        .await;
+        app.post_webhook(
+            &sms_params(&format!("SMoptinword{i:023}"), from, "+14155550100", word),
+            None,
+        )
+        .await;
+        let c: serde_json::Value = app
+            .ok_as(
+                &org.client,
+                "/api/contacts/search",
+                json!({"query": "4155553999"}),
+            )
+            .await;
+        assert_eq!(c[0]["opted_out"], false, "{word} opts back in");
+    }
+    // "stop please" is an ordinary message; HELP is noted but changes nothing.
+    app.post_webhook(
+        &sms_params(
+            "SMstopplease000000000000000000001",
+            "+14155554000",
+            "+14155550100",
+            "stop please",
+        ),
+        None,
+    )
+    .await;
+    app.post_webhook(
+        &sms_params(
+            "SMhelp0000000000000000000000000001",
+            "+14155554000",
+            "+14155550100",
+            "HELP",
+        ),
+        None,
+    )
+    .await;
+    let c: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/contacts/search",
+            json!({"query": "4155554000"}),
+        )
+        .await;
+    assert_eq!(c[0]["opted_out"], false);
+    let conv: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/conversations/get",
+            json!({"contact_id": c[0]["id"]}),
+        )
+        .await;
+    let msgs = conv["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 2);
+    assert_eq!(msgs[0]["keyword"], serde_json::Value::Null);
+    assert_eq!(msgs[1]["keyword"], "help");
+}
+
+async fn unknown_to_number(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    org_with_number(&app, "+14155550100").await;
+    let res = app
+        .post_webhook(
+            &sms_params(
+                "SMunknown000000000000000000000001",
+                "+14155552671",
+                "+14155559999",
+                "hi",
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.text().await.unwrap().contains("<Response></Response>"));
+    assert_eq!(app.count("message").await, 0);
+    assert_eq!(app.count("contact").await, 0);
+}
+
+async fn malformed_and_oversized_bodies(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    org_with_number(&app, "+14155550100").await;
+    let url = app.url("/webhooks/twilio/sms");
+    let post = |body: Vec<u8>| {
+        app.client
+            .post(&url)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "missing MessageSid",
+            b"From=%2B14155552671&To=%2B14155550100&Body=hi".to_vec(),
+        ),
+        (
+            "missing From",
+            b"MessageSid=SM1&To=%2B14155550100&Body=hi".to_vec(),
+        ),
+        (
+            "From not a number",
+            b"MessageSid=SM2&From=hello&To=%2B14155550100&Body=hi".to_vec(),
+        ),
+        (
+            "bad NumMedia",
+            b"MessageSid=SM3&From=%2B14155552671&To=%2B14155550100&NumMedia=lots".to_vec(),
+        ),
+        ("not UTF-8", vec![0xff, 0xfe, 0x3d, 0xff]),
+        (
+            "malformed sid",
+            b"MessageSid=SM%3Cscript%3E&From=%2B14155552671&To=%2B14155550100".to_vec(),
+        ),
+    ];
+    for (what, body) in cases {
+        let res = post(body).await.unwrap();
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{what}");
+    }
+    let huge = format!(
+        "MessageSid=SM4&From=%2B14155552671&To=%2B14155550100&Body={}",
+        "a".repeat(70 * 1024)
+    );
+    assert_eq!(
+        post(huge.into_bytes()).await.unwrap().status(),
+        StatusCode::BAD_REQUEST,
+        "oversized"
+    );
+    assert_eq!(app.count("message").await, 0);
+    assert_eq!(app.count("contact").await, 0);
+}
+
+async fn media_only_and_unknown_sender(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = org_with_number(&app, "+14155550100").await;
+    let params = vec![
+        ("MessageSid", "SMmedia00000000000000000000000001"),
+        ("From", "+14155552680"),
+        ("To", "+14155550100"),
+        ("Body", ""),
+        ("NumMedia", "1"),
+        ("MediaUrl0", "https://api.twilio.com/media/ME1"),
+    ];
+    assert_eq!(
+        app.post_webhook(&params, None).await.status(),
+        StatusCode::OK
+    );
+    let c: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/contacts/search",
+            json!({"query": "4155552680"}),
+        )
+        .await;
+    assert_eq!(c[0]["phone"], "+14155552680");
+    assert_eq!(
+        c[0]["name"], "+14155552680",
+        "an unknown sender is named by their number"
+    );
+    let conv: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/conversations/get",
+            json!({"contact_id": c[0]["id"]}),
+        )
+        .await;
+    assert_eq!(conv["messages"][0]["media_count"], 1);
+    assert_eq!(
+        conv["messages"][0]["media_urls"][0],
+        "https://api.twilio.com/media/ME1"
+    );
+}
+
+async fn status_callbacks(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Status Co").await;
+    let number = app.add_number(&org, "+14155550100").await;
+    let contact = app.add_contact(&org, "Ada", "+14155552671").await;
+    let sent: serde_json::Value = app
+        .ok_as(&org.client, "/api/messages/send", json!({"request": {"contact_id": contact, "phone_number_id": number, "body": "Hi Ada"}}))
+        .await;
+    let sid = sent["id"].as_str().unwrap().replace('-', "");
+    let provider_sid = format!("OB{sid}");
+    let post = |status: &'static str| {
+        let sid = provider_sid.clone();
+        let url = app.url("/webhooks/twilio/status");
+        let client = app.client.clone();
+        async move {
+            client
+                .post(url)
+                .form(&[("MessageSid", sid.as_str()), ("MessageStatus", status)])
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(post("delivered").await, StatusCode::NO_CONTENT);
+    assert_eq!(
+        post("sent").await,
+        StatusCode::NO_CONTENT,
+        "a late 'sent' is accepted but ignored"
+    );
+    let conv: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/conversations/get",
+            json!({"contact_id": contact}),
+        )
+        .await;
+    assert_eq!(conv["messages"][0]["status"], "delivered");
+    assert_eq!(post("bogus").await, StatusCode::BAD_REQUEST);
+}
+
+on_both_databases!(
+    signatures,
+    duplicate_message_sid,
+    opt_out_words,
+    unknown_to_number,
+    malformed_and_oversized_bodies,
+    media_only_and_unknown_sender,
+    status_callbacks,
+);
