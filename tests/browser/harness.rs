@@ -43,7 +43,15 @@ pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
     let port = free_port();
     let log =
         std::fs::File::create(screenshot_dir().join(format!("server-{backend:?}.log"))).unwrap();
-    let child = Command::new(PathBuf::from(&dir).join("server"))
+    let mut cmd = Command::new(PathBuf::from(&dir).join("server"));
+    // Run it as a user would: cargo's variables (CARGO_MANIFEST_DIR above all) make the asset
+    // resolver point at the source tree instead of the bundled, hashed assets.
+    for (key, _) in std::env::vars() {
+        if key.starts_with("CARGO") || key.starts_with("DIOXUS") {
+            cmd.env_remove(key);
+        }
+    }
+    let child = cmd
         .current_dir(&dir)
         .env("IP", "127.0.0.1")
         .env("PORT", port.to_string())
@@ -82,6 +90,8 @@ pub struct Browser {
 }
 
 pub async fn start_browser() -> Browser {
+    // Both rustls providers are in the dependency graph; pick one for the WebDriver client.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let port = free_port();
     let driver = Command::new("chromedriver")
         .arg(format!("--port={port}"))
@@ -125,6 +135,16 @@ impl Browser {
     pub async fn shot(&self, name: &str) {
         let png = self.client.screenshot().await.expect("screenshot");
         std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();
+        let sheets = self
+            .client
+            .execute("return Array.from(document.styleSheets).map(s => (s.href || 'inline') + ' rules=' + s.cssRules.length).join('\\n')", vec![])
+            .await
+            .unwrap_or_default();
+        std::fs::write(
+            screenshot_dir().join(format!("{name}.styles.txt")),
+            sheets.as_str().unwrap_or_default(),
+        )
+        .unwrap();
     }
 
     pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
