@@ -1,4 +1,5 @@
 //! Herald: an AI-agent SMS CRM. One crate serves the web app, the desktop build and the server.
+pub mod ai_agent;
 pub mod app;
 pub mod auth;
 pub mod components;

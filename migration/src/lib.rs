@@ -9,6 +9,12 @@ mod m20261121_000005_create_contact;
 mod m20261121_000006_create_contact_channel_opt_out;
 mod m20261121_000007_create_phone_number;
 mod m20261121_000008_create_message;
+mod m20261121_000009_create_ai_agent;
+mod m20261121_000010_create_text_agent;
+mod m20261121_000011_phone_number_add_ai_agent_id;
+mod m20261121_000012_create_ai_thread;
+mod m20261121_000013_create_notification;
+pub mod m20261121_000014_seed_text_reply_agent;
 
 pub struct Migrator;
 
@@ -24,6 +30,12 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000006_create_contact_channel_opt_out::Migration),
             Box::new(m20261121_000007_create_phone_number::Migration),
             Box::new(m20261121_000008_create_message::Migration),
+            Box::new(m20261121_000009_create_ai_agent::Migration),
+            Box::new(m20261121_000010_create_text_agent::Migration),
+            Box::new(m20261121_000011_phone_number_add_ai_agent_id::Migration),
+            Box::new(m20261121_000012_create_ai_thread::Migration),
+            Box::new(m20261121_000013_create_notification::Migration),
+            Box::new(m20261121_000014_seed_text_reply_agent::Migration),
         ]
     }
 }

@@ -43,6 +43,7 @@ pub async fn create_organization_with_owner(
     .await?;
     let user_id = insert_user(&txn, name, &email, hash).await?;
     insert_membership(&txn, user_id, org_id, Role::Owner).await?;
+    crate::ai_agent::service::clone_platform_agents_for_member(&txn, user_id, org_id).await?;
     txn.commit().await?;
     Ok((org_id, user_id))
 }
@@ -170,6 +171,12 @@ pub async fn add_member(
     let txn = state.db.begin().await?;
     let user_id = insert_user(&txn, name, &email, hash_password(password)).await?;
     insert_membership(&txn, user_id, owner.organization_id, Role::Member).await?;
+    crate::ai_agent::service::clone_platform_agents_for_member(
+        &txn,
+        user_id,
+        owner.organization_id,
+    )
+    .await?;
     txn.commit().await?;
     Ok(MemberView {
         user_id,

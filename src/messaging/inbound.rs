@@ -173,7 +173,7 @@ pub async fn persist_inbound(
     })
 }
 
-/// Everything after persisting: live updates now; agents hook in here.
+/// Everything after persisting: live updates, then the number's agent or the legacy suggester.
 #[tracing::instrument(skip(state))]
 pub async fn route_inbound(state: AppState, org_id: Uuid, contact_id: Uuid, message_id: Uuid) {
     state.live.publish(
@@ -184,6 +184,10 @@ pub async fn route_inbound(state: AppState, org_id: Uuid, contact_id: Uuid, mess
             direction: Direction::Inbound,
         },
     );
+    match crate::ai_agent::routing::route_inbound_message(&state, message_id).await {
+        Ok(route) => tracing::info!(?route, "inbound routed"),
+        Err(e) => tracing::error!(error = %e, "inbound routing failed"),
+    }
 }
 
 /// Applies a delivery status callback; a status never moves backwards.

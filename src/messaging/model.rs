@@ -81,6 +81,14 @@ pub enum LiveEvent {
     ContactChanged {
         contact_id: Uuid,
     },
+    SuggestionsReady {
+        contact_id: Uuid,
+        message_id: Uuid,
+    },
+    ThreadUpdated {
+        contact_id: Uuid,
+        thread_id: Uuid,
+    },
 }
 
 impl LiveEvent {
@@ -88,7 +96,9 @@ impl LiveEvent {
         match self {
             LiveEvent::MessageCreated { contact_id, .. }
             | LiveEvent::MessageUpdated { contact_id, .. }
-            | LiveEvent::ContactChanged { contact_id } => *contact_id,
+            | LiveEvent::ContactChanged { contact_id }
+            | LiveEvent::SuggestionsReady { contact_id, .. }
+            | LiveEvent::ThreadUpdated { contact_id, .. } => *contact_id,
         }
     }
 }

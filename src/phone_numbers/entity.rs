@@ -11,6 +11,8 @@ pub struct Model {
     pub number: String,
     pub friendly_name: String,
     pub provider_sid: Option<String>,
+    pub ai_agent_id: Option<Uuid>,
+    pub text_agent_id: Option<Uuid>,
     pub created_at: DateTimeUtc,
 }
 

@@ -90,6 +90,8 @@ pub async fn create(
         number: Set(number.clone()),
         friendly_name: Set(name),
         provider_sid: Set(sid),
+        ai_agent_id: Set(None),
+        text_agent_id: Set(None),
         created_at: Set(Utc::now()),
     }
     .insert(&state.db)

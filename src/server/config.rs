@@ -32,6 +32,8 @@ pub struct Config {
     pub seed_demo: bool,
     /// Sign-in attempts allowed per email and per address each minute.
     pub sign_in_attempts_per_minute: u32,
+    /// `LLM_PROVIDER`: `offline` (default, built in and deterministic).
+    pub llm_provider: String,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -96,6 +98,7 @@ impl Config {
             sign_in_attempts_per_minute: var("SIGN_IN_ATTEMPTS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(10),
+            llm_provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
         })
     }
 
@@ -113,6 +116,7 @@ impl Config {
             default_region: "US".into(),
             seed_demo: false,
             sign_in_attempts_per_minute: 10,
+            llm_provider: "offline".into(),
         }
     }
 }

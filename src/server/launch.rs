@@ -1,4 +1,5 @@
 //! Start-up: configuration, tracing, database and migrations, the demo seed, then serving.
+use crate::server::state::Services;
 use crate::server::{router::build_router, seed, AppState, Config};
 use std::net::SocketAddr;
 
@@ -18,15 +19,12 @@ pub struct Running {
 
 /// Binds `IP:PORT` (port 0 picks a free one) and serves in the background.
 pub async fn start(config: Config) -> Result<Running, String> {
-    let transport = crate::messaging::transport::from_config(&config)?;
-    start_with_transport(config, transport).await
+    let services = Services::from_config(&config)?;
+    start_with(config, services).await
 }
 
-/// Like `start`, with a given SMS transport (tests hand in fakes).
-pub async fn start_with_transport(
-    config: Config,
-    transport: std::sync::Arc<dyn crate::messaging::transport::SmsTransport>,
-) -> Result<Running, String> {
+/// Like `start`, with the given outside services (tests hand in fakes).
+pub async fn start_with(config: Config, services: Services) -> Result<Running, String> {
     let listener = tokio::net::TcpListener::bind((config.ip, config.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.ip, config.port))?;
@@ -34,7 +32,7 @@ pub async fn start_with_transport(
     let db = crate::server::db::connect_and_migrate(&config.database_url)
         .await
         .map_err(|e| format!("database: {e}"))?;
-    let state = AppState::with_parts(db, config, transport);
+    let state = AppState::with_parts(db, config, services);
     let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let handle = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
@@ -83,6 +81,7 @@ pub fn run() {
         println!("  Herald is running at http://{}", running.addr);
         println!("  Database:  {}", redact(&s.config.database_url));
         println!("  SMS:       {} transport", s.transport.name());
+        println!("  Model:     {}", s.model.label());
         if seed_demo {
             println!(
                 "  Sign in:   {}  /  {}",

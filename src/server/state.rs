@@ -1,4 +1,6 @@
 //! `AppState`: what every handler and server function shares, one per running server.
+use crate::ai_agent::llm::ChatModel;
+use crate::ai_agent::runtime::RuntimeConfig;
 use crate::auth::rate_limit::SignInLimiter;
 use crate::messaging::live::LiveHub;
 use crate::messaging::transport::SmsTransport;
@@ -13,11 +15,30 @@ pub struct Inner {
     pub db: DatabaseConnection,
     pub config: Config,
     pub transport: Arc<dyn SmsTransport>,
+    pub model: Arc<dyn ChatModel>,
+    pub runtime: RuntimeConfig,
     pub live: LiveHub,
     pub metrics: Metrics,
     pub sign_in_limiter: SignInLimiter,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
+}
+
+/// The outside world a server talks to; tests hand in fakes.
+pub struct Services {
+    pub transport: Arc<dyn SmsTransport>,
+    pub model: Arc<dyn ChatModel>,
+    pub runtime: RuntimeConfig,
+}
+
+impl Services {
+    pub fn from_config(config: &Config) -> Result<Self, String> {
+        Ok(Self {
+            transport: crate::messaging::transport::from_config(config)?,
+            model: crate::ai_agent::llm::from_config(config)?,
+            runtime: RuntimeConfig::default(),
+        })
+    }
 }
 
 /// Cheap to clone; reaches handlers through an axum `Extension`.
@@ -32,16 +53,14 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn with_parts(
-        db: DatabaseConnection,
-        config: Config,
-        transport: Arc<dyn SmsTransport>,
-    ) -> Self {
+    pub fn with_parts(db: DatabaseConnection, config: Config, services: Services) -> Self {
         let sign_in_limiter = SignInLimiter::new(config.sign_in_attempts_per_minute);
         Self(Arc::new(Inner {
             db,
             config,
-            transport,
+            transport: services.transport,
+            model: services.model,
+            runtime: services.runtime,
             live: LiveHub::new(),
             metrics: Metrics::new(),
             sign_in_limiter,

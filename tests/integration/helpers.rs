@@ -1,7 +1,9 @@
 //! `spawn_app`: a real Herald server on 127.0.0.1:0 with a fresh SQLite or PostgreSQL database.
+use herald::ai_agent::llm::ChatModel;
 use herald::messaging::transport::SmsTransport;
 use herald::server::config::Config;
-use herald::server::launch::start;
+use herald::server::launch::start_with;
+use herald::server::state::Services;
 use herald::server::AppState;
 use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
@@ -123,6 +125,7 @@ pub struct Options {
     pub webhook_auth_token: Option<String>,
     pub public_url: String,
     pub transport: Option<Arc<dyn SmsTransport>>,
+    pub model: Option<Arc<dyn ChatModel>>,
     pub sign_in_attempts_per_minute: u32,
 }
 
@@ -132,6 +135,7 @@ impl Default for Options {
             webhook_auth_token: None,
             public_url: "https://herald.example".into(),
             transport: None,
+            model: None,
             sign_in_attempts_per_minute: 10,
         }
     }
@@ -142,17 +146,27 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
 }
 
 pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "warn,sqlx=error".into()),
+        )
+        .with_test_writer()
+        .try_init();
     let (url, guard) = fresh_database(backend).await?;
     let mut config = Config::for_database(url);
     config.webhook_auth_token = opts.webhook_auth_token;
     config.public_url = opts.public_url;
     config.sign_in_attempts_per_minute = opts.sign_in_attempts_per_minute;
-    let running = match opts.transport {
-        None => start(config).await.expect("server starts"),
-        Some(t) => herald::server::launch::start_with_transport(config, t)
-            .await
-            .expect("server starts"),
-    };
+    let mut services = Services::from_config(&config).expect("services");
+    if let Some(t) = opts.transport {
+        services.transport = t;
+    }
+    if let Some(m) = opts.model {
+        services.model = m;
+    }
+    services.runtime.model_backoff = std::time::Duration::from_millis(5);
+    let running = start_with(config, services).await.expect("server starts");
     Some(TestApp {
         base: format!("http://{}", running.addr),
         state: running.state,

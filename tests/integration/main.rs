@@ -1,6 +1,7 @@
 //! Herald's integration tests: every test drives a real server over HTTP, once on SQLite and once on PostgreSQL.
 mod helpers;
 
+mod agents;
 mod auth;
 mod contacts;
 mod cross_org;

@@ -1,0 +1,78 @@
+//! Server functions behind the agents pages, the suggestions panel and notifications.
+use crate::ai_agent::model::{
+    AgentInput, AgentView, ModelInfo, NotificationView, SuggestionSet, ThreadEventView,
+    ThreadSummary,
+};
+use crate::error::AppError;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[get("/api/agents")]
+pub async fn list_agents() -> Result<Vec<AgentView>, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::service::list(&state, &m).await
+}
+
+#[post("/api/agents/get")]
+pub async fn get_agent(id: Uuid) -> Result<AgentView, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::service::get(&state, &m, id).await
+}
+
+#[post("/api/agents/create")]
+pub async fn create_agent(input: AgentInput) -> Result<AgentView, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::service::create(&state, &m, &input).await
+}
+
+#[post("/api/agents/update")]
+pub async fn update_agent(id: Uuid, input: AgentInput) -> Result<AgentView, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::service::update(&state, &m, id, &input).await
+}
+
+#[post("/api/agents/assign_numbers")]
+pub async fn assign_agent_numbers(id: Uuid, number_ids: Vec<Uuid>) -> Result<AgentView, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::service::assign_numbers(&state, &m, id, &number_ids).await
+}
+
+#[post("/api/agents/threads")]
+pub async fn list_agent_threads(agent_id: Uuid) -> Result<Vec<ThreadSummary>, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::suggestions::threads_for_agent(&state, &m, agent_id).await
+}
+
+#[post("/api/threads/events")]
+pub async fn get_thread_events(thread_id: Uuid) -> Result<Vec<ThreadEventView>, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::suggestions::thread_events(&state, &m, thread_id).await
+}
+
+/// The suggestions panel's data for one message.
+#[post("/api/suggestions")]
+pub async fn get_suggestions(message_id: Uuid) -> Result<Vec<SuggestionSet>, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::suggestions::for_message(&state, m.organization_id, message_id).await
+}
+
+#[get("/api/notifications")]
+pub async fn list_notifications() -> Result<Vec<NotificationView>, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::suggestions::notifications(&state, &m).await
+}
+
+#[post("/api/notifications/read")]
+pub async fn mark_notification_read(id: Uuid) -> Result<(), AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::suggestions::mark_read(&state, &m, id).await
+}
+
+#[get("/api/model")]
+pub async fn model_info() -> Result<ModelInfo, AppError> {
+    let (state, _) = crate::auth::session::require_member().await?;
+    Ok(ModelInfo {
+        label: state.model.label(),
+        offline: state.model.is_offline(),
+    })
+}

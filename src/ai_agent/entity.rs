@@ -1,0 +1,144 @@
+//! Tables behind agents: agents, threads, thread events, suggestions, legacy text agents and notifications.
+macro_rules! no_relations {
+    () => {
+        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+        pub enum Relation {}
+        impl ActiveModelBehavior for ActiveModel {}
+    };
+}
+
+pub mod ai_agent {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "ai_agent")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Option<Uuid>,
+        pub user_id: Option<Uuid>,
+        pub system_source_id: Option<Uuid>,
+        pub name: String,
+        #[sea_orm(column_type = "Text")]
+        pub persona: String,
+        #[sea_orm(column_type = "Text")]
+        pub goals: String,
+        pub send_mode: String,
+        pub attach_domain_tools: bool,
+        pub tools_allowlist: Json,
+        pub config_payload: Json,
+        pub created_at: DateTimeUtc,
+    }
+    no_relations!();
+}
+
+pub mod ai_thread {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "ai_thread")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub agent_id: Uuid,
+        pub organization_id: Uuid,
+        pub correlation_key: Option<String>,
+        pub state: String,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub last_error: Option<String>,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+    no_relations!();
+}
+
+pub mod ai_thread_event {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "ai_thread_event")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub thread_id: Uuid,
+        pub seq: i64,
+        pub kind: String,
+        pub payload: Json,
+        pub processed_at: Option<DateTimeUtc>,
+        pub created_at: DateTimeUtc,
+    }
+    no_relations!();
+}
+
+pub mod text_agent {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "text_agent")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub name: String,
+        #[sea_orm(column_type = "Text")]
+        pub instructions: String,
+        pub auto_reply: bool,
+        pub confidence_threshold: f64,
+        pub created_at: DateTimeUtc,
+    }
+    no_relations!();
+}
+
+pub mod contact_text_agent {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "contact_text_agent")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub contact_id: Uuid,
+        pub text_agent_id: Uuid,
+        pub created_at: DateTimeUtc,
+    }
+    no_relations!();
+}
+
+pub mod text_agent_suggestion {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "text_agent_suggestion")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub text_agent_id: Option<Uuid>,
+        pub ai_agent_id: Option<Uuid>,
+        pub message_id: Uuid,
+        pub suggestions: Json,
+        pub created_at: DateTimeUtc,
+    }
+    no_relations!();
+}
+
+pub mod notification {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "notification")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub user_id: Uuid,
+        pub kind: String,
+        pub title: String,
+        #[sea_orm(column_type = "Text")]
+        pub body: String,
+        pub link: Option<String>,
+        pub read_at: Option<DateTimeUtc>,
+        pub created_at: DateTimeUtc,
+    }
+    no_relations!();
+}

@@ -1,0 +1,80 @@
+//! A scripted model for tests: plays back a queue of completions, adversarial ones included.
+use super::{ChatMessage, ChatModel, Completion, LlmError, ToolCall, ToolDef};
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+#[derive(Default)]
+pub struct ScriptedModel {
+    script: Mutex<VecDeque<Result<Completion, LlmError>>>,
+    /// What each call saw: the tool names offered.
+    pub seen_tools: Mutex<Vec<Vec<String>>>,
+    pub seen_systems: Mutex<Vec<String>>,
+}
+
+impl ScriptedModel {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&self, step: Result<Completion, LlmError>) -> &Self {
+        self.script.lock().expect("script").push_back(step);
+        self
+    }
+
+    /// A completion that calls one tool with raw JSON arguments.
+    pub fn call(&self, name: &str, arguments: &str) -> &Self {
+        let id = format!("call_{}", uuid::Uuid::new_v4().simple());
+        self.push(Ok(Completion {
+            text: None,
+            tool_calls: vec![ToolCall {
+                id,
+                name: name.into(),
+                arguments: arguments.into(),
+            }],
+        }))
+    }
+
+    pub fn say(&self, text: &str) -> &Self {
+        self.push(Ok(Completion {
+            text: Some(text.into()),
+            tool_calls: vec![],
+        }))
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.script.lock().expect("script").len()
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatModel for ScriptedModel {
+    fn label(&self) -> String {
+        "scripted".into()
+    }
+
+    async fn complete(
+        &self,
+        system: &str,
+        _messages: &[ChatMessage],
+        tools: &[ToolDef],
+    ) -> Result<Completion, LlmError> {
+        self.seen_tools
+            .lock()
+            .expect("seen")
+            .push(tools.iter().map(|t| t.name.clone()).collect());
+        self.seen_systems
+            .lock()
+            .expect("seen")
+            .push(system.to_owned());
+        self.script
+            .lock()
+            .expect("script")
+            .pop_front()
+            .unwrap_or_else(|| {
+                Ok(Completion {
+                    text: Some("(script finished)".into()),
+                    tool_calls: vec![],
+                })
+            })
+    }
+}

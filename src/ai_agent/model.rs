@@ -1,0 +1,113 @@
+//! Agent, thread, suggestion and notification types shared by the agent pages and the server.
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// The well-known id of the "Text Reply" platform agent (mirrored in the seed migration).
+pub const TEXT_REPLY_AGENT_ID: Uuid = Uuid::from_u128(0xa1a1a1a1_0000_4000_8000_000000000005);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SendMode {
+    /// Sends replies itself, from the number the contact texted.
+    Autonomous,
+    /// Cannot send: drafts 2–3 options for a person to pick.
+    Suggest,
+}
+
+impl SendMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SendMode::Autonomous => "autonomous",
+            SendMode::Suggest => "suggest",
+        }
+    }
+
+    /// Anything unknown is treated as the safe mode.
+    pub fn parse(s: &str) -> Self {
+        if s == "autonomous" {
+            SendMode::Autonomous
+        } else {
+            SendMode::Suggest
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentView {
+    pub id: Uuid,
+    pub name: String,
+    pub persona: String,
+    pub goals: String,
+    pub rules: String,
+    pub send_mode: SendMode,
+    pub owner_name: Option<String>,
+    pub is_mine: bool,
+    /// The organisation's numbers this agent answers.
+    pub number_ids: Vec<Uuid>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentInput {
+    pub name: String,
+    pub persona: String,
+    pub goals: String,
+    pub rules: String,
+    pub send_mode: SendMode,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    pub id: Uuid,
+    pub agent_id: Uuid,
+    pub contact_id: Option<Uuid>,
+    pub contact_name: Option<String>,
+    pub state: String,
+    pub last_error: Option<String>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One entry of a thread's history, as the thread view shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadEventView {
+    pub id: Uuid,
+    pub kind: String,
+    pub summary: String,
+    pub detail: Option<String>,
+    pub processed: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuggestionOption {
+    pub body: String,
+    pub confidence: f64,
+}
+
+/// Reply options for one inbound message, from an agent or the legacy suggester.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuggestionSet {
+    pub id: Uuid,
+    pub message_id: Uuid,
+    pub source: String,
+    pub offline: bool,
+    pub options: Vec<SuggestionOption>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NotificationView {
+    pub id: Uuid,
+    pub kind: String,
+    pub title: String,
+    pub body: String,
+    pub link: Option<String>,
+    pub read: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Which model answers, for the "offline model" label in the UI.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub label: String,
+    pub offline: bool,
+}

@@ -1,0 +1,241 @@
+//! Agents: per-member clones of platform agents, listing, editing, number assignment, and the
+//! owner's session that grants an agent its tools.
+use crate::ai_agent::entity::ai_agent;
+use crate::ai_agent::model::{AgentInput, AgentView, SendMode, TEXT_REPLY_AGENT_ID};
+use crate::auth::entity::{membership, user};
+use crate::auth::model::Role;
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::phone_numbers::entity as phone_number;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, Set, TransactionTrait,
+};
+use serde_json::json;
+use uuid::Uuid;
+
+/// Platform agents every new member gets a clone of.
+pub const DEFAULT_USER_AGENT_SOURCES: [Uuid; 1] = [TEXT_REPLY_AGENT_ID];
+
+/// Clones each platform agent for a member, copying every field; send_mode explicitly.
+pub async fn clone_platform_agents_for_member<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    organization_id: Uuid,
+) -> AppResult<()> {
+    for source_id in DEFAULT_USER_AGENT_SOURCES {
+        let Some(src) = ai_agent::Entity::find_by_id(source_id).one(db).await? else {
+            continue;
+        };
+        ai_agent::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            organization_id: Set(Some(organization_id)),
+            user_id: Set(Some(user_id)),
+            system_source_id: Set(Some(src.id)),
+            name: Set(src.name),
+            persona: Set(src.persona),
+            goals: Set(src.goals),
+            send_mode: Set(src.send_mode),
+            attach_domain_tools: Set(src.attach_domain_tools),
+            tools_allowlist: Set(src.tools_allowlist),
+            config_payload: Set(src.config_payload),
+            created_at: Set(Utc::now()),
+        }
+        .insert(db)
+        .await?;
+    }
+    Ok(())
+}
+
+/// The agent owner's membership, which grants the domain tools; None if they left the organisation.
+pub async fn build_session_for_member(
+    state: &AppState,
+    agent: &ai_agent::Model,
+) -> AppResult<Option<Member>> {
+    let (Some(user_id), Some(org_id)) = (agent.user_id, agent.organization_id) else {
+        return Ok(None);
+    };
+    let m = membership::Entity::find()
+        .filter(membership::Column::UserId.eq(user_id))
+        .filter(membership::Column::OrganizationId.eq(org_id))
+        .one(&state.db)
+        .await?;
+    Ok(m.map(|m| Member {
+        user_id,
+        organization_id: org_id,
+        role: Role::parse(&m.role).unwrap_or(Role::Member),
+    }))
+}
+
+/// The organisation's agent with this id, or NotFound (platform agents and other organisations' too).
+pub async fn find_in_org<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    id: Uuid,
+) -> AppResult<ai_agent::Model> {
+    ai_agent::Entity::find_by_id(id)
+        .filter(ai_agent::Column::OrganizationId.eq(org_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Agent"))
+}
+
+async fn to_view(state: &AppState, member: &Member, a: ai_agent::Model) -> AppResult<AgentView> {
+    let owner_name = match a.user_id {
+        Some(u) => user::Entity::find_by_id(u)
+            .one(&state.db)
+            .await?
+            .map(|u| u.name),
+        None => None,
+    };
+    let number_ids = phone_number::Entity::find()
+        .filter(phone_number::Column::OrganizationId.eq(member.organization_id))
+        .filter(phone_number::Column::AiAgentId.eq(a.id))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    Ok(AgentView {
+        id: a.id,
+        name: a.name,
+        persona: a.persona,
+        goals: a.goals,
+        rules: a
+            .config_payload
+            .get("rules")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_owned(),
+        send_mode: SendMode::parse(&a.send_mode),
+        is_mine: a.user_id == Some(member.user_id),
+        owner_name,
+        number_ids,
+    })
+}
+
+pub async fn list(state: &AppState, member: &Member) -> AppResult<Vec<AgentView>> {
+    let rows = ai_agent::Entity::find()
+        .filter(ai_agent::Column::OrganizationId.eq(member.organization_id))
+        .order_by_asc(ai_agent::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for a in rows {
+        out.push(to_view(state, member, a).await?);
+    }
+    Ok(out)
+}
+
+pub async fn get(state: &AppState, member: &Member, id: Uuid) -> AppResult<AgentView> {
+    let a = find_in_org(&state.db, member.organization_id, id).await?;
+    to_view(state, member, a).await
+}
+
+fn clean(input: &AgentInput) -> AppResult<AgentInput> {
+    let name = input.name.trim();
+    if name.is_empty() {
+        return Err(AppError::validation("Give the agent a name."));
+    }
+    Ok(AgentInput {
+        name: name.to_owned(),
+        persona: input.persona.trim().to_owned(),
+        goals: input.goals.trim().to_owned(),
+        rules: input.rules.trim().to_owned(),
+        send_mode: input.send_mode,
+    })
+}
+
+pub async fn create(state: &AppState, member: &Member, input: &AgentInput) -> AppResult<AgentView> {
+    let c = clean(input)?;
+    let a = ai_agent::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        organization_id: Set(Some(member.organization_id)),
+        user_id: Set(Some(member.user_id)),
+        system_source_id: Set(None),
+        name: Set(c.name),
+        persona: Set(c.persona),
+        goals: Set(c.goals),
+        send_mode: Set(c.send_mode.as_str().into()),
+        attach_domain_tools: Set(true),
+        tools_allowlist: Set(json!(["escalate_to_user"])),
+        config_payload: Set(json!({ "rules": c.rules })),
+        created_at: Set(Utc::now()),
+    }
+    .insert(&state.db)
+    .await?;
+    to_view(state, member, a).await
+}
+
+/// Only the agent's owner, or an organisation owner, changes an agent.
+fn may_edit(member: &Member, a: &ai_agent::Model) -> AppResult<()> {
+    if a.user_id == Some(member.user_id) || member.role == Role::Owner {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden)
+    }
+}
+
+pub async fn update(
+    state: &AppState,
+    member: &Member,
+    id: Uuid,
+    input: &AgentInput,
+) -> AppResult<AgentView> {
+    let a = find_in_org(&state.db, member.organization_id, id).await?;
+    may_edit(member, &a)?;
+    let c = clean(input)?;
+    let mut payload = a.config_payload.clone();
+    if !payload.is_object() {
+        payload = json!({});
+    }
+    payload["rules"] = json!(c.rules);
+    let mut am: ai_agent::ActiveModel = a.into();
+    am.name = Set(c.name);
+    am.persona = Set(c.persona);
+    am.goals = Set(c.goals);
+    am.send_mode = Set(c.send_mode.as_str().into());
+    am.config_payload = Set(payload);
+    let a = am.update(&state.db).await?;
+    to_view(state, member, a).await
+}
+
+/// Makes the agent answer exactly these of the organisation's numbers.
+pub async fn assign_numbers(
+    state: &AppState,
+    member: &Member,
+    id: Uuid,
+    number_ids: &[Uuid],
+) -> AppResult<AgentView> {
+    let a = find_in_org(&state.db, member.organization_id, id).await?;
+    may_edit(member, &a)?;
+    for n in number_ids {
+        crate::phone_numbers::service::find_in_org(&state.db, member.organization_id, *n).await?;
+    }
+    let txn = state.db.begin().await?;
+    phone_number::Entity::update_many()
+        .col_expr(
+            phone_number::Column::AiAgentId,
+            Expr::value(Option::<Uuid>::None),
+        )
+        .filter(phone_number::Column::OrganizationId.eq(member.organization_id))
+        .filter(phone_number::Column::AiAgentId.eq(id))
+        .exec(&txn)
+        .await?;
+    if !number_ids.is_empty() {
+        phone_number::Entity::update_many()
+            .col_expr(phone_number::Column::AiAgentId, Expr::value(Some(id)))
+            .filter(
+                Condition::all()
+                    .add(phone_number::Column::OrganizationId.eq(member.organization_id))
+                    .add(phone_number::Column::Id.is_in(number_ids.iter().copied())),
+            )
+            .exec(&txn)
+            .await?;
+    }
+    txn.commit().await?;
+    to_view(state, member, a).await
+}

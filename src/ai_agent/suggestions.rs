@@ -1,0 +1,219 @@
+//! Reading suggestions, thread histories and notifications, scoped to one organisation.
+use crate::ai_agent::entity::{
+    ai_agent, ai_thread, ai_thread_event, notification, text_agent, text_agent_suggestion,
+};
+use crate::ai_agent::events::AiThreadEventPayload;
+use crate::ai_agent::model::{
+    NotificationView, SuggestionOption, SuggestionSet, ThreadEventView, ThreadSummary,
+};
+use crate::auth::session::Member;
+use crate::contacts::entity::contact;
+use crate::error::{AppError, AppResult};
+use crate::messaging::entity as message;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use uuid::Uuid;
+
+/// Suggestion sets for one of the organisation's messages, newest first, agent and legacy alike.
+pub async fn for_message(
+    state: &AppState,
+    org_id: Uuid,
+    message_id: Uuid,
+) -> AppResult<Vec<SuggestionSet>> {
+    message::Entity::find_by_id(message_id)
+        .filter(message::Column::OrganizationId.eq(org_id))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Message"))?;
+    let rows = text_agent_suggestion::Entity::find()
+        .filter(text_agent_suggestion::Column::OrganizationId.eq(org_id))
+        .filter(text_agent_suggestion::Column::MessageId.eq(message_id))
+        .order_by_desc(text_agent_suggestion::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let source = match (r.ai_agent_id, r.text_agent_id) {
+            (Some(a), _) => ai_agent::Entity::find_by_id(a)
+                .one(&state.db)
+                .await?
+                .map(|a| a.name)
+                .unwrap_or_else(|| "Agent".into()),
+            (None, Some(t)) => text_agent::Entity::find_by_id(t)
+                .one(&state.db)
+                .await?
+                .map(|t| t.name)
+                .unwrap_or_else(|| "Suggester".into()),
+            _ => "Suggester".into(),
+        };
+        let options: Vec<SuggestionOption> =
+            serde_json::from_value(r.suggestions).unwrap_or_default();
+        out.push(SuggestionSet {
+            id: r.id,
+            message_id,
+            source,
+            offline: state.model.is_offline(),
+            options,
+        });
+    }
+    Ok(out)
+}
+
+pub async fn threads_for_agent(
+    state: &AppState,
+    member: &Member,
+    agent_id: Uuid,
+) -> AppResult<Vec<ThreadSummary>> {
+    crate::ai_agent::service::find_in_org(&state.db, member.organization_id, agent_id).await?;
+    let rows = ai_thread::Entity::find()
+        .filter(ai_thread::Column::OrganizationId.eq(member.organization_id))
+        .filter(ai_thread::Column::AgentId.eq(agent_id))
+        .order_by_desc(ai_thread::Column::UpdatedAt)
+        .limit(200)
+        .all(&state.db)
+        .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for t in rows {
+        let contact_id = t
+            .correlation_key
+            .as_deref()
+            .and_then(|k| k.strip_prefix("contact:"))
+            .and_then(|s| s.parse::<Uuid>().ok());
+        let contact_name = match contact_id {
+            Some(c) => contact::Entity::find_by_id(c)
+                .one(&state.db)
+                .await?
+                .map(|c| c.name),
+            None => None,
+        };
+        out.push(ThreadSummary {
+            id: t.id,
+            agent_id,
+            contact_id,
+            contact_name,
+            state: t.state,
+            last_error: t.last_error,
+            updated_at: t.updated_at,
+        });
+    }
+    Ok(out)
+}
+
+fn describe(p: &AiThreadEventPayload) -> (String, Option<String>) {
+    match p {
+        AiThreadEventPayload::UserMessage { text } => ("Operator".into(), Some(text.clone())),
+        AiThreadEventPayload::InboundSms { text, .. } => {
+            ("Inbound text".into(), Some(text.clone()))
+        }
+        AiThreadEventPayload::Assistant { text, tool_calls } if tool_calls.is_empty() => {
+            ("Agent".into(), text.clone())
+        }
+        AiThreadEventPayload::Assistant { tool_calls, .. } => (
+            format!(
+                "Calls {}",
+                tool_calls
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(
+                tool_calls
+                    .iter()
+                    .map(|c| format!("{}({})", c.name, c.arguments))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        ),
+        AiThreadEventPayload::ToolResult {
+            name,
+            content,
+            is_error,
+            ..
+        } => (
+            if *is_error {
+                format!("{name} refused")
+            } else {
+                format!("{name} result")
+            },
+            Some(content.clone()),
+        ),
+        AiThreadEventPayload::TurnStarted { inputs } => {
+            (format!("Turn over {} input(s)", inputs.len()), None)
+        }
+        AiThreadEventPayload::TurnFailed { error } => {
+            ("Turn failed; escalated".into(), Some(error.clone()))
+        }
+    }
+}
+
+pub async fn thread_events(
+    state: &AppState,
+    member: &Member,
+    thread_id: Uuid,
+) -> AppResult<Vec<ThreadEventView>> {
+    ai_thread::Entity::find_by_id(thread_id)
+        .filter(ai_thread::Column::OrganizationId.eq(member.organization_id))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Thread"))?;
+    let rows = ai_thread_event::Entity::find()
+        .filter(ai_thread_event::Column::ThreadId.eq(thread_id))
+        .order_by_asc(ai_thread_event::Column::Seq)
+        .all(&state.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|e| {
+            let (summary, detail) =
+                serde_json::from_value::<AiThreadEventPayload>(e.payload.clone())
+                    .map(|p| describe(&p))
+                    .unwrap_or_else(|_| (e.kind.clone(), None));
+            ThreadEventView {
+                id: e.id,
+                kind: e.kind,
+                summary,
+                detail,
+                processed: e.processed_at.is_some(),
+                created_at: e.created_at,
+            }
+        })
+        .collect())
+}
+
+pub async fn notifications(state: &AppState, member: &Member) -> AppResult<Vec<NotificationView>> {
+    Ok(notification::Entity::find()
+        .filter(notification::Column::OrganizationId.eq(member.organization_id))
+        .filter(notification::Column::UserId.eq(member.user_id))
+        .order_by_desc(notification::Column::CreatedAt)
+        .limit(100)
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|n| NotificationView {
+            id: n.id,
+            kind: n.kind,
+            title: n.title,
+            body: n.body,
+            link: n.link,
+            read: n.read_at.is_some(),
+            created_at: n.created_at,
+        })
+        .collect())
+}
+
+pub async fn mark_read(state: &AppState, member: &Member, id: Uuid) -> AppResult<()> {
+    let res = notification::Entity::update_many()
+        .col_expr(notification::Column::ReadAt, Expr::value(Some(Utc::now())))
+        .filter(notification::Column::Id.eq(id))
+        .filter(notification::Column::UserId.eq(member.user_id))
+        .filter(notification::Column::OrganizationId.eq(member.organization_id))
+        .exec(&state.db)
+        .await?;
+    if res.rows_affected == 0 {
+        return Err(AppError::not_found("Notification"));
+    }
+    Ok(())
+}

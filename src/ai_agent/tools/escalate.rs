@@ -1,0 +1,91 @@
+//! `escalate_to_user`: hands the conversation to the agent's owner, with a draft, as a notification.
+use super::{AgentTool, ToolCtx, ToolError};
+use crate::ai_agent::entity::{ai_agent, notification};
+use crate::ai_agent::llm::ToolDef;
+use crate::error::AppResult;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::{ActiveModelTrait, Set};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+pub struct EscalateToUser;
+
+/// Notifies the agent's owner (or nobody, for platform agents without one).
+pub async fn escalate_to_owner(
+    state: &AppState,
+    agent: &ai_agent::Model,
+    organization_id: Uuid,
+    title: String,
+    body: String,
+    link: Option<String>,
+) -> AppResult<Option<Uuid>> {
+    let Some(user_id) = agent.user_id else {
+        return Ok(None);
+    };
+    let id = Uuid::new_v4();
+    notification::ActiveModel {
+        id: Set(id),
+        organization_id: Set(organization_id),
+        user_id: Set(user_id),
+        kind: Set("escalation".into()),
+        title: Set(title),
+        body: Set(body),
+        link: Set(link),
+        read_at: Set(None),
+        created_at: Set(Utc::now()),
+    }
+    .insert(&state.db)
+    .await?;
+    Ok(Some(id))
+}
+
+#[async_trait::async_trait]
+impl AgentTool for EscalateToUser {
+    fn def(&self) -> ToolDef {
+        ToolDef {
+            name: "escalate_to_user".into(),
+            description: "Hand this to your owner when you are unsure or cannot act; include your draft reply.".into(),
+            parameters: json!({"type": "object", "required": ["reason"], "properties": {
+                "reason": {"type": "string"},
+                "draft": {"type": "string"}
+            }}),
+        }
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let reason = args
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim();
+        if reason.is_empty() {
+            return Err(ToolError::BadArguments("reason is required".into()));
+        }
+        let draft = args
+            .get("draft")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|d| !d.is_empty());
+        let body = match draft {
+            Some(d) => format!("{reason}\n\nDraft: {d}"),
+            None => reason.to_owned(),
+        };
+        let link = ctx
+            .reply
+            .as_ref()
+            .map(|r| format!("/messaging/{}", r.contact_id));
+        let id = escalate_to_owner(
+            &ctx.state,
+            &ctx.agent,
+            ctx.organization_id,
+            format!("{} needs you", ctx.agent.name),
+            body,
+            link,
+        )
+        .await?;
+        Ok(json!({"escalated": id.is_some(), "notification_id": id}))
+    }
+}

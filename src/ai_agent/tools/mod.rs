@@ -1,0 +1,222 @@
+//! Agent tools: one build site (`build_domain_tools_for_agent`) and one execution path that
+//! refuses any tool not offered this turn.
+mod escalate;
+pub mod propose;
+mod read;
+mod send;
+
+pub use escalate::{escalate_to_owner, EscalateToUser};
+pub use propose::ProposeSmsReplies;
+pub use read::{CheckOptOut, GetContact, RecentMessages, SearchContacts};
+pub use send::SendSms;
+
+use crate::ai_agent::entity::ai_agent;
+use crate::ai_agent::llm::{ToolCall, ToolDef};
+use crate::ai_agent::model::SendMode;
+use crate::auth::session::Member;
+use crate::server::AppState;
+use serde_json::Value;
+use uuid::Uuid;
+
+/// Where the turn's reply goes: the contact, the message being answered, the number it came to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplyContext {
+    pub contact_id: Uuid,
+    pub message_id: Uuid,
+    pub phone_number_id: Uuid,
+}
+
+/// What a tool may use while it runs.
+pub struct ToolCtx {
+    pub state: AppState,
+    pub agent: ai_agent::Model,
+    pub organization_id: Uuid,
+    pub thread_id: Uuid,
+    pub member: Option<Member>,
+    pub reply: Option<ReplyContext>,
+}
+
+#[derive(thiserror::Error, Debug, PartialEq)]
+pub enum ToolError {
+    #[error("invalid arguments: {0}")]
+    BadArguments(String),
+    #[error("{0}")]
+    Refused(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<crate::error::AppError> for ToolError {
+    fn from(e: crate::error::AppError) -> Self {
+        match e {
+            crate::error::AppError::Validation(m) | crate::error::AppError::OptedOut(m) => {
+                ToolError::Refused(m)
+            }
+            crate::error::AppError::NotFound(m) => {
+                ToolError::Refused(format!("{m} was not found in this organisation"))
+            }
+            other => ToolError::Failed(other.to_string()),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+pub trait AgentTool: Send + Sync {
+    fn def(&self) -> ToolDef;
+    /// Whether calling it changes anything (a send, a write).
+    fn mutates(&self) -> bool;
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError>;
+}
+
+pub type Toolset = Vec<Box<dyn AgentTool>>;
+
+/// The one place an agent's tools are built. Domain tools come with the owner's membership
+/// (none if the owner has left); escalation always stays. `suggest` drops `send_sms` and adds
+/// `propose_sms_replies` bound to the reply context; `autonomous` keeps `send_sms`, curried to
+/// the texted number.
+pub fn build_domain_tools_for_agent(
+    agent: &ai_agent::Model,
+    owner: Option<&Member>,
+    reply: Option<&ReplyContext>,
+) -> Toolset {
+    let mut tools: Toolset = Vec::new();
+    if agent.attach_domain_tools && owner.is_some() {
+        tools.push(Box::new(GetContact));
+        tools.push(Box::new(SearchContacts));
+        tools.push(Box::new(RecentMessages));
+        tools.push(Box::new(CheckOptOut));
+        tools.push(Box::new(SendSms));
+    }
+    match SendMode::parse(&agent.send_mode) {
+        SendMode::Suggest => {
+            tools.retain(|t| t.def().name != "send_sms");
+            if reply.is_some() && owner.is_some() {
+                tools.push(Box::new(ProposeSmsReplies));
+            }
+        }
+        SendMode::Autonomous => {}
+    }
+    let allow: Vec<String> =
+        serde_json::from_value(agent.tools_allowlist.clone()).unwrap_or_default();
+    if allow.iter().any(|t| t == "escalate_to_user") || !tools.is_empty() || owner.is_none() {
+        tools.push(Box::new(EscalateToUser));
+    }
+    tools
+}
+
+pub fn definitions(tools: &Toolset) -> Vec<ToolDef> {
+    tools.iter().map(|t| t.def()).collect()
+}
+
+/// Runs one tool call. A tool not offered this turn is refused here, whatever the model says;
+/// malformed arguments go back to the model as an error, never a crash.
+#[tracing::instrument(skip(ctx, tools, call), fields(tool = %call.name))]
+pub async fn execute_tool_call(
+    ctx: &ToolCtx,
+    tools: &Toolset,
+    call: &ToolCall,
+) -> Result<Value, ToolError> {
+    let Some(tool) = tools.iter().find(|t| t.def().name == call.name) else {
+        tracing::warn!(tool = %call.name, "refused a tool that was not offered");
+        return Err(ToolError::Refused(format!(
+            "The tool `{}` is not available to you in this turn.",
+            call.name
+        )));
+    };
+    let args: Value = if call.arguments.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_str(&call.arguments)
+            .map_err(|e| ToolError::BadArguments(format!("arguments are not valid JSON ({e})")))?
+    };
+    if !args.is_object() {
+        return Err(ToolError::BadArguments(
+            "arguments must be a JSON object".into(),
+        ));
+    }
+    tool.call(ctx, args).await
+}
+
+/// Reads an optional uuid argument, falling back to the reply context's contact.
+pub(crate) fn contact_arg(ctx: &ToolCtx, args: &Value) -> Result<Uuid, ToolError> {
+    match args.get("contact_id").and_then(Value::as_str) {
+        Some(s) => s
+            .parse()
+            .map_err(|_| ToolError::BadArguments("contact_id is not a uuid".into())),
+        None => ctx
+            .reply
+            .as_ref()
+            .map(|r| r.contact_id)
+            .ok_or_else(|| ToolError::BadArguments("contact_id is required".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Utc;
+
+    fn agent(mode: &str) -> ai_agent::Model {
+        ai_agent::Model {
+            id: Uuid::new_v4(),
+            organization_id: Some(Uuid::new_v4()),
+            user_id: Some(Uuid::new_v4()),
+            system_source_id: None,
+            name: "T".into(),
+            persona: String::new(),
+            goals: String::new(),
+            send_mode: mode.into(),
+            attach_domain_tools: true,
+            tools_allowlist: serde_json::json!(["escalate_to_user"]),
+            config_payload: serde_json::json!({}),
+            created_at: Utc::now(),
+        }
+    }
+
+    fn names(t: &Toolset) -> Vec<String> {
+        t.iter().map(|t| t.def().name).collect()
+    }
+
+    fn owner() -> Member {
+        Member {
+            user_id: Uuid::new_v4(),
+            organization_id: Uuid::new_v4(),
+            role: crate::auth::model::Role::Owner,
+        }
+    }
+
+    #[test]
+    fn the_send_mode_gate() {
+        let reply = ReplyContext {
+            contact_id: Uuid::new_v4(),
+            message_id: Uuid::new_v4(),
+            phone_number_id: Uuid::new_v4(),
+        };
+        let suggest = names(&build_domain_tools_for_agent(
+            &agent("suggest"),
+            Some(&owner()),
+            Some(&reply),
+        ));
+        assert!(!suggest.contains(&"send_sms".into()));
+        assert!(suggest.contains(&"propose_sms_replies".into()));
+        assert!(suggest.contains(&"escalate_to_user".into()));
+        let auto = names(&build_domain_tools_for_agent(
+            &agent("autonomous"),
+            Some(&owner()),
+            Some(&reply),
+        ));
+        assert!(auto.contains(&"send_sms".into()));
+        assert!(!auto.contains(&"propose_sms_replies".into()));
+        assert!(auto.contains(&"escalate_to_user".into()));
+    }
+
+    #[test]
+    fn an_owner_who_left_keeps_only_escalation() {
+        let t = names(&build_domain_tools_for_agent(
+            &agent("autonomous"),
+            None,
+            None,
+        ));
+        assert_eq!(t, vec!["escalate_to_user".to_string()]);
+    }
+}

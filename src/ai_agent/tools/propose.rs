@@ -1,0 +1,136 @@
+//! `propose_sms_replies`: suggest-mode agents draft 2–3 options for the inline suggestions panel.
+use super::{AgentTool, ToolCtx, ToolError};
+use crate::ai_agent::entity::text_agent_suggestion;
+use crate::ai_agent::llm::ToolDef;
+use crate::messaging::model::LiveEvent;
+use chrono::Utc;
+use sea_orm::{ActiveModelTrait, Set};
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+/// Three segments of GSM-7: long enough for any reply worth suggesting.
+pub const MAX_OPTION_CHARS: usize = 459;
+
+pub struct ProposeSmsReplies;
+
+/// Validates the options: 2 or 3, non-empty, each within SMS limits; strings or {body, confidence}.
+pub fn parse_options(args: &Value) -> Result<Vec<(String, f64)>, ToolError> {
+    let list = args
+        .get("options")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ToolError::BadArguments("options must be a list".into()))?;
+    if !(2..=3).contains(&list.len()) {
+        return Err(ToolError::BadArguments(format!(
+            "give 2 or 3 options, not {}",
+            list.len()
+        )));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let (body, confidence) = match o {
+                Value::String(s) => (s.trim().to_owned(), 0.9 - 0.1 * i as f64),
+                Value::Object(m) => (
+                    m.get("body")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .trim()
+                        .to_owned(),
+                    m.get("confidence")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.9 - 0.1 * i as f64)
+                        .clamp(0.0, 1.0),
+                ),
+                _ => return Err(ToolError::BadArguments("each option is a string".into())),
+            };
+            if body.is_empty() {
+                return Err(ToolError::BadArguments(format!(
+                    "option {} is empty",
+                    i + 1
+                )));
+            }
+            if body.chars().count() > MAX_OPTION_CHARS {
+                return Err(ToolError::BadArguments(format!(
+                    "option {} is over {MAX_OPTION_CHARS} characters",
+                    i + 1
+                )));
+            }
+            Ok((body, confidence))
+        })
+        .collect()
+}
+
+/// Like `parse_options`, for the legacy suggester: None instead of an error.
+pub fn parse_options_loose(args: &Value) -> Option<Vec<(String, f64)>> {
+    parse_options(args).ok()
+}
+
+#[async_trait::async_trait]
+impl AgentTool for ProposeSmsReplies {
+    fn def(&self) -> ToolDef {
+        ToolDef {
+            name: "propose_sms_replies".into(),
+            description: "Draft 2 or 3 reply options for the text you are answering; a person picks one. You cannot send.".into(),
+            parameters: json!({"type": "object", "required": ["options"], "properties": {
+                "options": {"type": "array", "minItems": 2, "maxItems": 3, "items": {"type": "string"}}
+            }}),
+        }
+    }
+    fn mutates(&self) -> bool {
+        true
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let reply = ctx
+            .reply
+            .as_ref()
+            .ok_or_else(|| ToolError::Refused("there is no inbound text to answer".into()))?;
+        let options = parse_options(&args)?;
+        let id = Uuid::new_v4();
+        text_agent_suggestion::ActiveModel {
+            id: Set(id),
+            organization_id: Set(ctx.organization_id),
+            text_agent_id: Set(None),
+            ai_agent_id: Set(Some(ctx.agent.id)),
+            message_id: Set(reply.message_id),
+            suggestions: Set(json!(options
+                .iter()
+                .map(|(b, c)| json!({"body": b, "confidence": c}))
+                .collect::<Vec<_>>())),
+            created_at: Set(Utc::now()),
+        }
+        .insert(&ctx.state.db)
+        .await
+        .map_err(|e| ToolError::Failed(e.to_string()))?;
+        ctx.state.live.publish(
+            ctx.organization_id,
+            LiveEvent::SuggestionsReady {
+                contact_id: reply.contact_id,
+                message_id: reply.message_id,
+            },
+        );
+        Ok(json!({"proposed": options.len(), "suggestion_id": id}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_validated() {
+        assert_eq!(
+            parse_options(&json!({"options": ["a", "b"]}))
+                .unwrap()
+                .len(),
+            2
+        );
+        assert!(parse_options(&json!({"options": ["a"]})).is_err());
+        assert!(parse_options(&json!({"options": ["a", "b", "c", "d"]})).is_err());
+        assert!(parse_options(&json!({"options": ["a", "  "]})).is_err());
+        assert!(parse_options(&json!({"options": ["a", "x".repeat(500)]})).is_err());
+        assert!(parse_options(&json!({"options": "a"})).is_err());
+        let o =
+            parse_options(&json!({"options": [{"body": "a", "confidence": 0.7}, "b"]})).unwrap();
+        assert_eq!(o[0], ("a".into(), 0.7));
+    }
+}

@@ -1,0 +1,143 @@
+//! Read-only CRM tools: the contact, a contact search, recent messages and opt-out status.
+use super::{contact_arg, AgentTool, ToolCtx, ToolError};
+use crate::ai_agent::llm::ToolDef;
+use crate::contacts::entity::contact;
+use crate::contacts::{opt_out, service as contacts};
+use crate::messaging::entity as message;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde_json::{json, Value};
+
+fn def(name: &str, description: &str, parameters: Value) -> ToolDef {
+    ToolDef {
+        name: name.into(),
+        description: description.into(),
+        parameters,
+    }
+}
+
+fn optional_contact() -> Value {
+    json!({"type": "object", "properties": {"contact_id": {"type": "string", "description": "Defaults to the contact who texted."}}})
+}
+
+pub struct GetContact;
+
+#[async_trait::async_trait]
+impl AgentTool for GetContact {
+    fn def(&self) -> ToolDef {
+        def(
+            "get_contact",
+            "The contact's record: name, phone, email, tags, custom fields, notes.",
+            optional_contact(),
+        )
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let id = contact_arg(ctx, &args)?;
+        let c = contacts::view(&ctx.state, ctx.organization_id, id).await?;
+        Ok(serde_json::to_value(c).unwrap_or_default())
+    }
+}
+
+pub struct SearchContacts;
+
+#[async_trait::async_trait]
+impl AgentTool for SearchContacts {
+    fn def(&self) -> ToolDef {
+        def(
+            "search_contacts",
+            "Find contacts by name, phone or tag, or by a custom field's value.",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string"},
+                "custom_field": {"type": "string"},
+                "value": {"type": "string"}
+            }}),
+        )
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let query = args.get("query").and_then(Value::as_str).unwrap_or("");
+        let mut found = contacts::search(&ctx.state, ctx.organization_id, query).await?;
+        if let (Some(field), Some(value)) = (
+            args.get("custom_field").and_then(Value::as_str),
+            args.get("value").and_then(Value::as_str),
+        ) {
+            found.retain(|c| {
+                c.custom_fields
+                    .get(field)
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_owned)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .is_some_and(|v| v.eq_ignore_ascii_case(value))
+            });
+        }
+        found.truncate(50);
+        Ok(json!(found.iter().map(|c| json!({"id": c.id, "name": c.name, "phone": c.phone, "tags": c.tags, "opted_out": c.opted_out})).collect::<Vec<_>>()))
+    }
+}
+
+pub struct RecentMessages;
+
+#[async_trait::async_trait]
+impl AgentTool for RecentMessages {
+    fn def(&self) -> ToolDef {
+        def(
+            "recent_messages",
+            "The latest texts with a contact, oldest first.",
+            json!({"type": "object", "properties": {"contact_id": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 50}}}),
+        )
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let id = contact_arg(ctx, &args)?;
+        contacts::find_in_org(&ctx.state.db, ctx.organization_id, id).await?;
+        let limit = args
+            .get("limit")
+            .and_then(Value::as_u64)
+            .unwrap_or(10)
+            .clamp(1, 50);
+        let mut rows = message::Entity::find()
+            .filter(message::Column::OrganizationId.eq(ctx.organization_id))
+            .filter(message::Column::ContactId.eq(id))
+            .order_by_desc(message::Column::CreatedAt)
+            .limit(limit)
+            .all(&ctx.state.db)
+            .await
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        rows.reverse();
+        Ok(json!(rows
+            .iter()
+            .map(|m| json!({"direction": m.direction, "body": m.body, "at": m.created_at}))
+            .collect::<Vec<_>>()))
+    }
+}
+
+pub struct CheckOptOut;
+
+#[async_trait::async_trait]
+impl AgentTool for CheckOptOut {
+    fn def(&self) -> ToolDef {
+        def(
+            "check_opt_out",
+            "Whether the contact has opted out of texts.",
+            optional_contact(),
+        )
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let id = contact_arg(ctx, &args)?;
+        let c: contact::Model =
+            contacts::find_in_org(&ctx.state.db, ctx.organization_id, id).await?;
+        let out = opt_out::sms_opt_out(&ctx.state.db, c.id).await?;
+        Ok(json!({"contact_id": c.id, "opted_out": out.is_some(), "source": out.map(|o| o.source)}))
+    }
+}
