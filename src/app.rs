@@ -25,6 +25,14 @@ pub enum Route {
         Simulator {},
         #[route("/team")]
         Team {},
+        #[route("/agents")]
+        Agents {},
+        #[route("/agents/:agent_id")]
+        AgentDetail { agent_id: Uuid },
+        #[route("/threads/:thread_id")]
+        AgentThread { thread_id: Uuid },
+        #[route("/notifications")]
+        Notifications {},
 }
 
 #[allow(non_snake_case)]

@@ -1,5 +1,5 @@
 //! The composer: pick which of the organisation's numbers to send from, write, send.
-use crate::components::ErrorBanner;
+use crate::components::{ErrorBanner, Prefill};
 use crate::messaging::api::send_message;
 use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
 use crate::phone_numbers::model::PhoneNumberView;
@@ -13,9 +13,21 @@ pub fn Composer(
     default_number_id: Option<Uuid>,
     opted_out: bool,
     on_sent: EventHandler<()>,
+    prefill: Signal<Option<Prefill>>,
 ) -> Element {
     let mut body = use_signal(String::new);
     let mut from = use_signal(|| default_number_id);
+    let mut origin = use_signal(|| None::<String>);
+    let mut prefill = prefill;
+    // A picked suggestion fills the composer and answers from the number it came to.
+    use_effect(move || {
+        if let Some(p) = prefill() {
+            body.set(p.body);
+            from.set(Some(p.phone_number_id));
+            origin.set(Some("suggestion".into()));
+            prefill.set(None);
+        }
+    });
     let mut error = use_signal(|| None::<String>);
     let mut sending = use_signal(|| false);
     // Follow the server's default when the conversation changes under us.
@@ -34,11 +46,13 @@ pub fn Composer(
             contact_id,
             phone_number_id: number,
             body: body(),
+            ai_origin: origin(),
         })
         .await
         {
             Ok(_) => {
                 body.set(String::new());
+                origin.set(None);
                 error.set(None);
                 on_sent.call(());
             }
@@ -67,7 +81,12 @@ pub fn Composer(
                     placeholder: "Write a text…",
                     rows: "2",
                     value: "{body}",
-                    oninput: move |e| body.set(e.value()),
+                    oninput: move |e| {
+                        if e.value().is_empty() {
+                            origin.set(None);
+                        }
+                        body.set(e.value())
+                    },
                 }
                 button { id: "composer-send", class: "primary", r#type: "submit", disabled: sending() || chars == 0, "Send" }
             }

@@ -4,7 +4,12 @@ use crate::messaging::model::{Direction, MessageView};
 use dioxus::prelude::*;
 
 #[component]
-pub fn MessageBubble(message: MessageView, number_label: String) -> Element {
+pub fn MessageBubble(
+    message: MessageView,
+    number_label: String,
+    #[props(default)] selected: bool,
+    on_tap: Option<EventHandler<()>>,
+) -> Element {
     let dir = match message.direction {
         Direction::Inbound => "inbound",
         Direction::Outbound => "outbound",
@@ -16,8 +21,15 @@ pub fn MessageBubble(message: MessageView, number_label: String) -> Element {
         _ => "Asked for help",
     });
     rsx! {
-        div { class: "message {dir}", "data-message-id": "{message.id}",
-            div { class: "bubble",
+        div { class: if selected { "message {dir} selected" } else { "message {dir}" }, "data-message-id": "{message.id}",
+            div {
+                class: "bubble",
+                title: if on_tap.is_some() { "Tap for suggested replies" } else { "" },
+                onclick: move |_| {
+                    if let Some(h) = on_tap {
+                        h.call(());
+                    }
+                },
                 if message.body.is_empty() && message.media_count > 0 {
                     span { class: "muted", "📎 {message.media_count} attachment(s)" }
                 } else {

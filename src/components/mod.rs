@@ -1,9 +1,11 @@
 //! Shared pieces of UI used across pages.
 mod composer;
 mod message_bubble;
+mod suggestions_panel;
 
 pub use composer::Composer;
 pub use message_bubble::MessageBubble;
+pub use suggestions_panel::{Prefill, SuggestionsPanel};
 
 use dioxus::prelude::*;
 

@@ -22,13 +22,22 @@ pub async fn get_conversation(contact_id: Uuid) -> Result<ConversationView, AppE
 #[post("/api/messages/send")]
 pub async fn send_message(request: SendSmsRequest) -> Result<MessageView, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
+    let origin = match request.ai_origin.as_deref() {
+        None => None,
+        Some("suggestion") => Some("suggestion"),
+        Some(other) => {
+            return Err(AppError::Validation(format!(
+                "Unknown ai_origin \"{other}\"."
+            )))
+        }
+    };
     crate::messaging::outbound::send_sms(
         &state,
         m.organization_id,
         request.contact_id,
         request.phone_number_id,
         &request.body,
-        None,
+        origin,
     )
     .await
 }

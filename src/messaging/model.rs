@@ -63,6 +63,9 @@ pub struct SendSmsRequest {
     pub contact_id: Uuid,
     pub phone_number_id: Uuid,
     pub body: String,
+    /// `Some("suggestion")` when the body came from a suggestion card.
+    #[serde(default)]
+    pub ai_origin: Option<String>,
 }
 
 /// Pushed to signed-in pages of the same organisation as things happen.

@@ -19,7 +19,7 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
     if organization::Entity::find().count(&state.db).await? > 0 {
         return Ok(None);
     }
-    let (org, _) = create_organization_with_owner(
+    let (org, owner_id) = create_organization_with_owner(
         state,
         "Bright Smile Dental",
         "Dana Demo",
@@ -27,11 +27,12 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
         DEMO_PASSWORD,
     )
     .await?;
+    let mut number_ids = Vec::new();
     for (number, name) in [
         ("+14155550100", "Front desk"),
         ("+14155550101", "Reminders line"),
     ] {
-        numbers::create(
+        let n = numbers::create(
             state,
             org,
             &PhoneNumberInput {
@@ -41,6 +42,16 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
             },
         )
         .await?;
+        number_ids.push(n.id);
+    }
+    // The owner's Text Reply agent (suggest mode) answers the front desk.
+    let owner = crate::auth::session::member_for(state, owner_id, org).await?;
+    if let Some(agent) = crate::ai_agent::service::list(state, &owner)
+        .await?
+        .into_iter()
+        .next()
+    {
+        crate::ai_agent::service::assign_numbers(state, &owner, agent.id, &number_ids[..1]).await?;
     }
     for (name, phone, email, tags) in [
         (

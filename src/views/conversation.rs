@@ -1,7 +1,9 @@
-//! One conversation at `/messaging/{contact_id}`: the history, live, and the composer.
+//! One conversation at `/messaging/{contact_id}`: the history, live; tap an inbound text for its
+//! suggested replies; the composer.
 use crate::app::Route;
-use crate::components::{Composer, ErrorBanner, MessageBubble};
+use crate::components::{Composer, ErrorBanner, MessageBubble, Prefill, SuggestionsPanel};
 use crate::messaging::api::get_conversation;
+use crate::messaging::model::Direction;
 use crate::views::LiveTick;
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -14,12 +16,17 @@ pub fn Conversation(contact_id: Uuid) -> Element {
         let _ = (live.count)();
         get_conversation(contact_id)
     });
+    let mut selected = use_signal(|| None::<Uuid>);
+    let prefill = use_signal(|| None::<Prefill>);
     let data = conversation.read().clone();
     match data {
         None => rsx! { div { class: "page", p { class: "muted", "Loading conversation…" } } },
-        Some(Err(e)) => {
-            rsx! { div { class: "page", ErrorBanner { message: Some(e.to_string()) } Link { to: Route::Inbox {}, "Back to the inbox" } } }
-        }
+        Some(Err(e)) => rsx! {
+            div { class: "page",
+                ErrorBanner { message: Some(e.to_string()) }
+                Link { to: Route::Inbox {}, "Back to the inbox" }
+            }
+        },
         Some(Ok(conv)) => {
             let label = |id: Uuid| {
                 conv.numbers
@@ -41,7 +48,29 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                             p { class: "muted", "No messages yet. Say hello." }
                         }
                         for m in conv.messages.clone() {
-                            MessageBubble { key: "{m.id}", number_label: label(m.phone_number_id), message: m }
+                            if m.direction == Direction::Inbound {
+                                MessageBubble {
+                                    key: "{m.id}",
+                                    number_label: label(m.phone_number_id),
+                                    selected: selected() == Some(m.id),
+                                    on_tap: move |_| selected.set(if selected() == Some(m.id) { None } else { Some(m.id) }),
+                                    message: m.clone(),
+                                }
+                                if selected() == Some(m.id) {
+                                    SuggestionsPanel {
+                                        key: "panel-{m.id}",
+                                        message_id: m.id,
+                                        phone_number_id: m.phone_number_id,
+                                        on_use: move |p: Prefill| {
+                                            let mut prefill = prefill;
+                                            prefill.set(Some(p));
+                                            selected.set(None);
+                                        },
+                                    }
+                                }
+                            } else {
+                                MessageBubble { key: "{m.id}", number_label: label(m.phone_number_id), message: m.clone() }
+                            }
                         }
                     }
                     Composer {
@@ -50,6 +79,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                         default_number_id: conv.default_number_id,
                         opted_out: conv.contact.opted_out,
                         on_sent: move |_| conversation.restart(),
+                        prefill,
                     }
                 }
             }

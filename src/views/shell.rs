@@ -60,7 +60,10 @@ fn SignedIn(me: CurrentUser) -> Element {
                 if me.simulator_enabled {
                     Link { to: Route::Simulator {}, class: "nav-link", id: "nav-simulator", "Phone simulator" }
                 }
+                Link { to: Route::Agents {}, class: "nav-link", id: "nav-agents", "Agents" }
+                Link { to: Route::Notifications {}, class: "nav-link", id: "nav-notifications", "Notifications" }
                 Link { to: Route::Team {}, class: "nav-link", id: "nav-team", "Team" }
+                ModelBadge {}
                 div { class: "sidebar-foot",
                     div { class: "me", "{me.name}" }
                     div { class: "me-email", "{me.email}" }
@@ -69,5 +72,19 @@ fn SignedIn(me: CurrentUser) -> Element {
             }
             main { class: "content", Outlet::<Route> {} }
         }
+    }
+}
+
+/// Says which model answers, and plainly when it is the built-in offline one.
+#[component]
+fn ModelBadge() -> Element {
+    let info = use_resource(crate::ai_agent::api::model_info);
+    let current = info.read().clone();
+    match current {
+        Some(Ok(m)) if m.offline => rsx! {
+            div { class: "model-badge offline", id: "model-badge", title: "No API key is set: replies come from Herald's deterministic offline model.", "Offline model (no API key)" }
+        },
+        Some(Ok(m)) => rsx! { div { class: "model-badge", id: "model-badge", "Model: {m.label}" } },
+        _ => rsx! {},
     }
 }

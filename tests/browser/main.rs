@@ -7,3 +7,4 @@ mod helpers;
 mod desktop;
 mod harness;
 mod messaging;
+mod suggestions;

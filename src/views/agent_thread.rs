@@ -1,0 +1,43 @@
+//! An agent's thread: inbound texts, tool calls with their arguments and results, replies and
+//! escalations, updated live.
+use crate::ai_agent::api::get_thread_events;
+use crate::components::{short_time, ErrorBanner};
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn AgentThread(thread_id: Uuid) -> Element {
+    let live = use_context::<LiveTick>();
+    let events = use_resource(move || {
+        let _ = (live.count)();
+        get_thread_events(thread_id)
+    });
+    let current = events.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head",
+                button { class: "link-button back", onclick: move |_| navigator().go_back(), "← Back" }
+                h1 { "Agent thread" }
+            }
+            match current {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(list)) => rsx! {
+                    ol { class: "thread-events", id: "thread-events",
+                        for e in list {
+                            li { key: "{e.id}", class: "thread-event kind-{e.kind}",
+                                div { class: "event-head",
+                                    span { class: "event-summary", "{e.summary}" }
+                                    span { class: "muted small", " {short_time(e.created_at)}" }
+                                    if !e.processed { span { class: "badge", "pending" } }
+                                }
+                                if let Some(d) = e.detail { pre { class: "event-detail", "{d}" } }
+                            }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! The agents page: list and create agents; edit persona, goals, rules and send mode; assign the
+//! organisation's numbers; see each agent's threads.
+use crate::ai_agent::api::{
+    assign_agent_numbers, create_agent, get_agent, list_agent_threads, list_agents, update_agent,
+};
+use crate::ai_agent::model::{AgentInput, AgentView, SendMode};
+use crate::app::Route;
+use crate::components::{short_time, ErrorBanner};
+use crate::phone_numbers::api::list_phone_numbers;
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+fn blank() -> AgentInput {
+    AgentInput {
+        name: String::new(),
+        persona: String::new(),
+        goals: String::new(),
+        rules: String::new(),
+        send_mode: SendMode::Suggest,
+    }
+}
+
+#[component]
+pub fn Agents() -> Element {
+    let mut agents = use_resource(list_agents);
+    let mut form = use_signal(blank);
+    let mut error = use_signal(|| None::<String>);
+    let create = move |e: FormEvent| async move {
+        e.prevent_default();
+        match create_agent(form()).await {
+            Ok(a) => {
+                form.set(blank());
+                error.set(None);
+                agents.restart();
+                navigator().push(Route::AgentDetail { agent_id: a.id });
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let list = agents.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Agents" } }
+            p { class: "muted", "Agents answer texts to the numbers they are assigned. In suggest mode they draft replies for you to pick; in autonomous mode they send." }
+            match list {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(rows)) => rsx! {
+                    table { class: "table", id: "agents-table",
+                        thead { tr { th { "Agent" } th { "Owner" } th { "Mode" } th { "Numbers" } } }
+                        tbody {
+                            for a in rows {
+                                tr { key: "{a.id}",
+                                    td { Link { to: Route::AgentDetail { agent_id: a.id }, class: "agent-link", "{a.name}" } }
+                                    td { "{a.owner_name.clone().unwrap_or_default()}" }
+                                    td { span { class: "badge", "{a.send_mode.as_str()}" } }
+                                    td { "{a.number_ids.len()}" }
+                                }
+                            }
+                        }
+                    }
+                },
+            }
+            form { class: "card inline-form", onsubmit: create,
+                h2 { "New agent" }
+                ErrorBanner { message: error() }
+                input { placeholder: "Name", value: "{form.read().name}", oninput: move |e| form.write().name = e.value() }
+                input { placeholder: "Persona (optional)", value: "{form.read().persona}", oninput: move |e| form.write().persona = e.value() }
+                button { class: "primary", r#type: "submit", "Create agent" }
+            }
+        }
+    }
+}
+
+#[component]
+pub fn AgentDetail(agent_id: Uuid) -> Element {
+    let live = use_context::<LiveTick>();
+    let mut agent = use_resource(move || get_agent(agent_id));
+    let numbers = use_resource(list_phone_numbers);
+    let threads = use_resource(move || {
+        let _ = (live.count)();
+        list_agent_threads(agent_id)
+    });
+    let data = agent.read().clone();
+    let thread_list = threads.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head",
+                Link { to: Route::Agents {}, class: "back", "← Agents" }
+                h1 { "Agent" }
+            }
+            match data {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(a)) => rsx! {
+                    AgentForm { key: "{a.id}", agent: a.clone(), on_saved: move |_| agent.restart() }
+                    NumberAssignment {
+                        agent: a.clone(),
+                        numbers: numbers.read().clone().and_then(Result::ok).unwrap_or_default(),
+                        on_saved: move |_| agent.restart(),
+                    }
+                },
+            }
+            div { class: "card",
+                h2 { "Threads" }
+                match thread_list {
+                    None => rsx! { p { class: "muted", "Loading…" } },
+                    Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                    Some(Ok(list)) if list.is_empty() => rsx! { p { class: "muted", "No threads yet: they start when a contact texts an assigned number." } },
+                    Some(Ok(list)) => rsx! {
+                        ul { class: "thread-list",
+                            for t in list {
+                                li { key: "{t.id}",
+                                    Link { to: Route::AgentThread { thread_id: t.id }, class: "thread-link", "{t.contact_name.clone().unwrap_or_else(|| \"Thread\".into())}" }
+                                    span { class: "muted small", " · {t.state} · {short_time(t.updated_at)}" }
+                                    if let Some(err) = t.last_error { span { class: "message-error small", " · {err}" } }
+                                }
+                            }
+                        }
+                    },
+                }
+            }
+        }
+    }
+}
+
+#[component]
+fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
+    let id = agent.id;
+    let mut form = use_signal(|| AgentInput {
+        name: agent.name.clone(),
+        persona: agent.persona.clone(),
+        goals: agent.goals.clone(),
+        rules: agent.rules.clone(),
+        send_mode: agent.send_mode,
+    });
+    let mut error = use_signal(|| None::<String>);
+    let mut saved = use_signal(|| false);
+    let save = move |e: FormEvent| async move {
+        e.prevent_default();
+        match update_agent(id, form()).await {
+            Ok(_) => {
+                error.set(None);
+                saved.set(true);
+                on_saved.call(());
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    rsx! {
+        form { class: "card agent-form", id: "agent-form", onsubmit: save,
+            ErrorBanner { message: error() }
+            label { "Name" input { id: "agent-name", value: "{form.read().name}", oninput: move |e| form.write().name = e.value() } }
+            label { "Send mode"
+                select { id: "agent-send-mode", onchange: move |e| form.write().send_mode = SendMode::parse(&e.value()),
+                    option { value: "suggest", selected: form.read().send_mode == SendMode::Suggest, "Suggest: draft 2–3 replies for a person to pick" }
+                    option { value: "autonomous", selected: form.read().send_mode == SendMode::Autonomous, "Autonomous: send replies itself" }
+                }
+            }
+            label { "Persona" textarea { id: "agent-persona", rows: "2", value: "{form.read().persona}", oninput: move |e| form.write().persona = e.value() } }
+            label { "Goals" textarea { id: "agent-goals", rows: "3", value: "{form.read().goals}", oninput: move |e| form.write().goals = e.value() } }
+            label { "Rules" textarea { id: "agent-rules", rows: "3", placeholder: "Never quote prices; sign off as the front desk…", value: "{form.read().rules}", oninput: move |e| form.write().rules = e.value() } }
+            div { class: "row",
+                button { id: "agent-save", class: "primary", r#type: "submit", "Save agent" }
+                if saved() { span { class: "ok", "Saved." } }
+            }
+        }
+    }
+}
+
+#[component]
+fn NumberAssignment(
+    agent: AgentView,
+    numbers: Vec<crate::phone_numbers::model::PhoneNumberView>,
+    on_saved: EventHandler<()>,
+) -> Element {
+    let id = agent.id;
+    let mut chosen = use_signal(|| agent.number_ids.clone());
+    let mut error = use_signal(|| None::<String>);
+    let save = move |_| async move {
+        match assign_agent_numbers(id, chosen()).await {
+            Ok(_) => {
+                error.set(None);
+                on_saved.call(());
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    rsx! {
+        div { class: "card", id: "agent-numbers",
+            h2 { "Numbers this agent answers" }
+            ErrorBanner { message: error() }
+            if numbers.is_empty() { p { class: "muted", "Add a phone number first." } }
+            for n in numbers {
+                label { class: "check", key: "{n.id}",
+                    input {
+                        r#type: "checkbox",
+                        class: "assign-number",
+                        "data-number": "{n.number}",
+                        checked: chosen.read().contains(&n.id),
+                        onchange: move |e| {
+                            let mut c = chosen.write();
+                            c.retain(|x| *x != n.id);
+                            if e.checked() {
+                                c.push(n.id);
+                            }
+                        },
+                    }
+                    " {n.friendly_name} ({n.number})"
+                    if agent.number_ids.contains(&n.id) { span { class: "badge", "assigned" } }
+                }
+            }
+            button { id: "agent-assign", class: "secondary", onclick: save, "Save numbers" }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! Notifications: escalations from agents, each linking to its conversation.
+use crate::ai_agent::api::{list_notifications, mark_notification_read};
+use crate::components::{short_time, ErrorBanner};
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+
+#[component]
+pub fn Notifications() -> Element {
+    let live = use_context::<LiveTick>();
+    let mut notes = use_resource(move || {
+        let _ = (live.count)();
+        list_notifications()
+    });
+    let current = notes.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Notifications" } }
+            match current {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(list)) if list.is_empty() => rsx! { p { class: "muted", "Nothing needs you right now." } },
+                Some(Ok(list)) => rsx! {
+                    ul { class: "notification-list", id: "notification-list",
+                        for n in list {
+                            li { key: "{n.id}", class: if n.read { "notification read" } else { "notification" },
+                                div { class: "conv-top",
+                                    strong { "{n.title}" }
+                                    span { class: "conv-time", "{short_time(n.created_at)}" }
+                                }
+                                p { class: "notification-body", "{n.body}" }
+                                div { class: "row",
+                                    if let Some(link) = n.link.clone() {
+                                        a { href: "{link}", "Open the conversation" }
+                                    }
+                                    if !n.read {
+                                        button { class: "link-button", onclick: move |_| async move {
+                                            let _ = mark_notification_read(n.id).await;
+                                            notes.restart();
+                                        }, "Mark read" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}

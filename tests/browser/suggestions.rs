@@ -1,0 +1,142 @@
+//! In Chromium: a suggest-mode agent on the front desk; a text through the simulator; three
+//! suggestion cards on the message; "Use this reply"; sent from the number that was texted.
+use crate::harness::*;
+use crate::helpers::Backend;
+use fantoccini::Locator;
+
+async fn suggest_mode_panel(backend: Backend) {
+    let Some(server) = start_web_server(backend).await else {
+        return;
+    };
+    let b = start_browser().await;
+    let tag = format!("{backend:?}").to_lowercase();
+    b.open(&format!("{}/signin", server.base)).await;
+    b.fill("#signin-email", herald::server::seed::DEMO_EMAIL)
+        .await;
+    b.fill("#signin-password", herald::server::seed::DEMO_PASSWORD)
+        .await;
+    b.click("#signin-submit").await;
+    b.wait_for_text("#model-badge", "Offline model").await;
+
+    // The demo's Text Reply agent is in suggest mode on the front desk.
+    b.open(&format!("{}/agents", server.base)).await;
+    b.click(".agent-link").await;
+    b.wait_for("#agent-send-mode").await;
+    let mode = b
+        .client
+        .find(Locator::Css("#agent-send-mode"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(mode.as_deref(), Some("suggest"));
+    b.wait_for("input.assign-number[data-number='+14155550100']:checked")
+        .await;
+    b.shot(&format!("{tag}-10-agent")).await;
+
+    // A new contact texts the front desk through the simulator.
+    b.open(&format!("{}/simulator", server.base)).await;
+    b.fill("#sim-from", "+14155552688").await;
+    b.fill("#sim-body", "Hi, could I move my appointment to Thursday?")
+        .await;
+    b.click("#sim-send").await;
+    b.wait_for_text("#sim-log", "Thursday").await;
+
+    b.open(&format!("{}/messaging", server.base)).await;
+    b.wait_for_text(".conversation-item", "+14155552688").await;
+    let items = b
+        .client
+        .find_all(Locator::Css(".conversation-item"))
+        .await
+        .unwrap();
+    for item in items {
+        if item.text().await.unwrap().contains("+14155552688") {
+            item.click().await.unwrap();
+            break;
+        }
+    }
+    b.wait_for_text(".message.inbound", "Thursday").await;
+    b.click(".message.inbound .bubble").await;
+    b.wait_for(".suggestion-card").await;
+    for _ in 0..100 {
+        if b.client
+            .find_all(Locator::Css(".suggestion-card"))
+            .await
+            .unwrap()
+            .len()
+            == 3
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let cards = b
+        .client
+        .find_all(Locator::Css(".suggestion-card"))
+        .await
+        .unwrap();
+    assert_eq!(cards.len(), 3, "three suggestion cards");
+    b.wait_for_text(".suggestions-head", "offline model").await;
+    b.shot(&format!("{tag}-11-suggestions")).await;
+    let first = cards[0]
+        .find(Locator::Css(".suggestion-body"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    cards[0]
+        .find(Locator::Css(".use-reply"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for _ in 0..50 {
+        let v = b
+            .client
+            .find(Locator::Css("#composer-body"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap();
+        if v.as_deref() == Some(first.as_str()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let from = b
+        .client
+        .find(Locator::Css("#composer-from option:checked"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        from.contains("+14155550100"),
+        "answers from the texted number: {from}"
+    );
+    b.shot(&format!("{tag}-12-composer")).await;
+    b.click("#composer-send").await;
+    b.wait_for_text(".message.outbound", &first).await;
+    b.wait_for_text(".message.outbound .badge", "suggestion")
+        .await;
+    b.wait_for_text(".message.outbound .via", "Front desk")
+        .await;
+    b.shot(&format!("{tag}-13-sent")).await;
+    b.client.clone().close().await.unwrap();
+}
+
+mod suggest_mode_panel {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        super::suggest_mode_panel(crate::helpers::Backend::Sqlite).await
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        super::suggest_mode_panel(crate::helpers::Backend::Postgres).await
+    }
+}
