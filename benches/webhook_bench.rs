@@ -2,96 +2,13 @@
 //! server and, in the same run, at a bare axum handler that only inserts one row.
 //!
 //! `cargo run --release --features server --bin webhook_bench -- --requests 2000 --concurrency 32 [--postgres]`
-use futures::StreamExt;
-use herald::messaging::signature::compute_signature;
-use herald::server::config::Config;
+#[path = "common.rs"]
+mod common;
+
+use common::*;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
-use std::time::{Duration, Instant};
 
-const TOKEN: &str = "bench-token";
 const TO: &str = "+14155550100";
-
-struct Args {
-    requests: usize,
-    concurrency: usize,
-    postgres: bool,
-}
-
-fn args() -> Args {
-    let mut a = Args {
-        requests: 2000,
-        concurrency: 32,
-        postgres: false,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        match flag.as_str() {
-            "--requests" => {
-                a.requests = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--requests N")
-            }
-            "--concurrency" => {
-                a.concurrency = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--concurrency C")
-            }
-            "--postgres" => a.postgres = true,
-            other => panic!("unknown flag {other}"),
-        }
-    }
-    a
-}
-
-async fn database_url(postgres: bool, name: &str) -> String {
-    if postgres {
-        let admin = Database::connect("postgres://postgres@127.0.0.1:5432/postgres")
-            .await
-            .expect("PostgreSQL on 127.0.0.1:5432");
-        let db = format!("herald_bench_{name}_{}", uuid::Uuid::new_v4().simple());
-        admin
-            .execute_unprepared(&format!("CREATE DATABASE \"{db}\""))
-            .await
-            .unwrap();
-        format!("postgres://postgres@127.0.0.1:5432/{db}")
-    } else {
-        let path = std::env::temp_dir().join(format!(
-            "herald-bench-{name}-{}.db",
-            uuid::Uuid::new_v4().simple()
-        ));
-        format!("sqlite://{}?mode=rwc", path.display())
-    }
-}
-
-/// Herald itself, with one organisation owning the number texted.
-async fn start_herald(postgres: bool) -> String {
-    let mut config = Config::for_database(database_url(postgres, "herald").await);
-    config.webhook_auth_token = Some(TOKEN.into());
-    config.public_url = "https://bench.herald.example".into();
-    let running = herald::server::launch::start(config)
-        .await
-        .expect("herald starts");
-    let (org, _) = herald::auth::service::create_organization_with_owner(
-        &running.state,
-        "Bench",
-        "B",
-        "b@bench.test",
-        "benchmark-pass",
-    )
-    .await
-    .unwrap();
-    let input = herald::phone_numbers::model::PhoneNumberInput {
-        number: TO.into(),
-        friendly_name: "Bench".into(),
-        provider_sid: String::new(),
-    };
-    herald::phone_numbers::service::create(&running.state, org, &input)
-        .await
-        .unwrap();
-    format!("http://{}", running.addr)
-}
 
 /// The baseline: parse the form, insert one row, answer empty TwiML.
 async fn start_bare(postgres: bool) -> String {
@@ -112,12 +29,13 @@ async fn start_bare(postgres: bool) -> String {
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default()
         };
+        let sql = match db.get_database_backend() {
+            sea_orm::DbBackend::Postgres => "INSERT INTO bare (sid, body) VALUES ($1, $2)",
+            _ => "INSERT INTO bare (sid, body) VALUES (?, ?)",
+        };
         let stmt = sea_orm::Statement::from_sql_and_values(
             db.get_database_backend(),
-            match db.get_database_backend() {
-                sea_orm::DbBackend::Postgres => "INSERT INTO bare (sid, body) VALUES ($1, $2)",
-                _ => "INSERT INTO bare (sid, body) VALUES (?, ?)",
-            },
+            sql,
             [get("MessageSid").into(), get("Body").into()],
         );
         db.execute_raw(stmt).await.unwrap();
@@ -132,90 +50,38 @@ async fn start_bare(postgres: bool) -> String {
     format!("http://{addr}")
 }
 
-struct Figures {
-    p50: Duration,
-    p99: Duration,
-    per_second: f64,
-    errors: usize,
-}
-
-async fn fire(base: &str, a: &Args, label: &str) -> Figures {
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(a.concurrency)
-        .build()
-        .unwrap();
-    let url = format!("{base}/webhooks/twilio/sms");
-    let signed_url = "https://bench.herald.example/webhooks/twilio/sms";
-    let started = Instant::now();
-    let results: Vec<(Duration, bool)> = futures::stream::iter(0..a.requests)
+fn texts(n: usize) -> Vec<(String, String, String)> {
+    (0..n)
         .map(|i| {
-            let client = client.clone();
-            let url = url.clone();
-            let params: Vec<(String, String)> = vec![
-                ("MessageSid".into(), format!("SM{label}{i:024}")),
-                ("From".into(), format!("+1415555{:04}", 2000 + i % 50)),
-                ("To".into(), TO.into()),
-                ("Body".into(), format!("Benchmark text {i}")),
-                ("NumMedia".into(), "0".into()),
-            ];
-            let sig = compute_signature(TOKEN, signed_url, &params);
-            async move {
-                let t = Instant::now();
-                let ok = client
-                    .post(url)
-                    .header("X-Twilio-Signature", sig)
-                    .form(&params)
-                    .send()
-                    .await
-                    .map(|r| r.status().is_success())
-                    .unwrap_or(false);
-                (t.elapsed(), ok)
-            }
+            (
+                format!("+1415555{:04}", 2000 + i % 50),
+                TO.to_owned(),
+                format!("Benchmark text {i}"),
+            )
         })
-        .buffer_unordered(a.concurrency)
         .collect()
-        .await;
-    let elapsed = started.elapsed();
-    let mut lat: Vec<Duration> = results.iter().map(|(d, _)| *d).collect();
-    lat.sort();
-    let pct = |p: f64| lat[((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1];
-    Figures {
-        p50: pct(0.50),
-        p99: pct(0.99),
-        per_second: a.requests as f64 / elapsed.as_secs_f64(),
-        errors: results.iter().filter(|(_, ok)| !ok).count(),
-    }
 }
 
 fn main() {
-    let a = args();
+    let requests: usize = arg("--requests", 2000);
+    let concurrency: usize = arg("--concurrency", 32);
+    let postgres = flag("--postgres");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let herald = start_herald(a.postgres).await;
-        let bare = start_bare(a.postgres).await;
+        let (herald, _, _) = start_herald(postgres, &[TO]).await;
+        let bare = start_bare(postgres).await;
         // Warm both up so connection pools and caches are not measured.
-        let warm = Args {
-            requests: 50,
-            concurrency: a.concurrency,
-            postgres: a.postgres,
-        };
-        fire(&herald, &warm, "warmh").await;
-        fire(&bare, &warm, "warmb").await;
-        let h = fire(&herald, &a, "herald").await;
-        let b = fire(&bare, &a, "bare").await;
-        let db = if a.postgres { "PostgreSQL" } else { "SQLite" };
+        fire(&herald, "warmh", texts(50), concurrency).await;
+        fire(&bare, "warmb", texts(50), concurrency).await;
+        let h = fire(&herald, "herald", texts(requests), concurrency).await;
+        let b = fire(&bare, "bare", texts(requests), concurrency).await;
+        let db = if postgres { "PostgreSQL" } else { "SQLite" };
         println!(
-            "webhook_bench: {} signed requests, concurrency {}, {db}, {} build",
-            a.requests,
-            a.concurrency,
-            if cfg!(debug_assertions) {
-                "debug"
-            } else {
-                "release"
-            }
+            "webhook_bench: {requests} signed requests, concurrency {concurrency}, {db}, {} build",
+            build_kind()
         );
         println!(
             "{:<28} {:>10} {:>10} {:>12} {:>7}",
@@ -228,8 +94,8 @@ fn main() {
             println!(
                 "{:<28} {:>10.2} {:>10.2} {:>12.0} {:>7}",
                 name,
-                f.p50.as_secs_f64() * 1e3,
-                f.p99.as_secs_f64() * 1e3,
+                ms(f.p50),
+                ms(f.p99),
                 f.per_second,
                 f.errors
             );

@@ -1,6 +1,7 @@
 //! Herald's integration tests: every test drives a real server over HTTP, once on SQLite and once on PostgreSQL.
 mod helpers;
 
+mod agent_lifecycle;
 mod agents;
 mod auth;
 mod contacts;

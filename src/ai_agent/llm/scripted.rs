@@ -9,6 +9,8 @@ pub struct ScriptedModel {
     /// What each call saw: the tool names offered.
     pub seen_tools: Mutex<Vec<Vec<String>>>,
     pub seen_systems: Mutex<Vec<String>>,
+    /// How many messages each call was given.
+    pub seen_message_counts: Mutex<Vec<usize>>,
 }
 
 impl ScriptedModel {
@@ -55,9 +57,13 @@ impl ChatModel for ScriptedModel {
     async fn complete(
         &self,
         system: &str,
-        _messages: &[ChatMessage],
+        messages: &[ChatMessage],
         tools: &[ToolDef],
     ) -> Result<Completion, LlmError> {
+        self.seen_message_counts
+            .lock()
+            .expect("seen")
+            .push(messages.len());
         self.seen_tools
             .lock()
             .expect("seen")

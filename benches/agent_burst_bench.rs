@@ -1,0 +1,80 @@
+//! Inbound burst through the webhook to Text Reply agents on the offline model: K contacts × M
+//! texts. Prints acknowledgement p50/p99, texts routed and turns per second, threads created
+//! (must equal K) and events lost (must be 0).
+//!
+//! `cargo run --release --features server --bin agent_burst_bench -- --contacts 50 --texts 20 --concurrency 32 [--postgres] [--autonomous]`
+#[path = "common.rs"]
+mod common;
+
+use common::*;
+use herald::ai_agent::entity::ai_thread_event;
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use std::time::Instant;
+
+const TO: &str = "+14155550100";
+
+fn main() {
+    let contacts: usize = arg("--contacts", 50);
+    let per_contact: usize = arg("--texts", 20);
+    let concurrency: usize = arg("--concurrency", 32);
+    let postgres = flag("--postgres");
+    let autonomous = flag("--autonomous");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (base, state, org) = start_herald(postgres, &[TO]).await;
+        let owner = herald::auth::service::list_members(&state, &herald::auth::session::Member {
+            user_id: uuid::Uuid::nil(),
+            organization_id: org,
+            role: herald::auth::model::Role::Owner,
+        })
+        .await
+        .unwrap()[0]
+            .user_id;
+        let member = herald::auth::session::member_for(&state, owner, org).await.unwrap();
+        let agent = herald::ai_agent::service::list(&state, &member).await.unwrap().remove(0);
+        if autonomous {
+            let input = herald::ai_agent::model::AgentInput {
+                name: agent.name.clone(),
+                persona: agent.persona.clone(),
+                goals: agent.goals.clone(),
+                rules: String::new(),
+                send_mode: herald::ai_agent::model::SendMode::Autonomous,
+            };
+            herald::ai_agent::service::update(&state, &member, agent.id, &input).await.unwrap();
+        }
+        let numbers = herald::phone_numbers::service::list(&state, org).await.unwrap();
+        herald::ai_agent::service::assign_numbers(&state, &member, agent.id, &[numbers[0].id]).await.unwrap();
+
+        // Texts interleave contacts, so every thread sees bursts while it is running.
+        let texts: Vec<(String, String, String)> = (0..per_contact)
+            .flat_map(|m| (0..contacts).map(move |k| (format!("+1415556{:04}", k), TO.to_owned(), format!("Could I move my visit? ({m})"))))
+            .collect();
+        let total = texts.len();
+        let started = Instant::now();
+        let acks = fire(&base, "burst", texts, concurrency).await;
+        herald::server::state::wait_for_background(&state.tasks).await;
+        let routed = started.elapsed();
+        let threads = herald::ai_agent::entity::ai_thread::Entity::find().count(&state.db).await.unwrap();
+        let inputs = ai_thread_event::Entity::find().filter(ai_thread_event::Column::Kind.eq("inbound_sms")).count(&state.db).await.unwrap();
+        let processed = ai_thread_event::Entity::find()
+            .filter(ai_thread_event::Column::Kind.eq("inbound_sms"))
+            .filter(ai_thread_event::Column::ProcessedAt.is_not_null())
+            .count(&state.db)
+            .await
+            .unwrap();
+        let turns = ai_thread_event::Entity::find().filter(ai_thread_event::Column::Kind.eq("turn_started")).count(&state.db).await.unwrap();
+        let db = if postgres { "PostgreSQL" } else { "SQLite" };
+        let mode = if autonomous { "autonomous" } else { "suggest" };
+        println!("agent_burst_bench: {contacts} contacts x {per_contact} texts = {total}, concurrency {concurrency}, {db}, {mode}, offline model, {} build", build_kind());
+        println!("  ack p50               {:>10.2} ms", ms(acks.p50));
+        println!("  ack p99               {:>10.2} ms", ms(acks.p99));
+        println!("  webhook errors        {:>10}", acks.errors);
+        println!("  texts routed / s      {:>10.1}  ({total} in {:.2} s, until every turn finished)", total as f64 / routed.as_secs_f64(), routed.as_secs_f64());
+        println!("  threads created       {:>10}  (must equal {contacts})", threads);
+        println!("  events lost           {:>10}  (stored {inputs}, processed {processed})", total as u64 - processed);
+        println!("  turns                 {:>10}  ({:.1} turns / s)", turns, turns as f64 / routed.as_secs_f64());
+    });
+}

@@ -1,0 +1,154 @@
+//! Shared by the bench binaries: database set-up, a Herald server with one organisation, and a
+//! load generator that fires signed inbound webhooks and reports latency percentiles.
+#![allow(dead_code)]
+use futures::StreamExt;
+use herald::messaging::signature::compute_signature;
+use herald::server::config::Config;
+use sea_orm::{ConnectionTrait, Database};
+use std::time::{Duration, Instant};
+
+pub const TOKEN: &str = "bench-token";
+pub const PUBLIC_URL: &str = "https://bench.herald.example";
+
+pub async fn database_url(postgres: bool, name: &str) -> String {
+    if postgres {
+        let admin = Database::connect("postgres://postgres@127.0.0.1:5432/postgres")
+            .await
+            .expect("PostgreSQL on 127.0.0.1:5432");
+        let db = format!("herald_bench_{name}_{}", uuid::Uuid::new_v4().simple());
+        admin
+            .execute_unprepared(&format!("CREATE DATABASE \"{db}\""))
+            .await
+            .unwrap();
+        format!("postgres://postgres@127.0.0.1:5432/{db}")
+    } else {
+        let path = std::env::temp_dir().join(format!(
+            "herald-bench-{name}-{}.db",
+            uuid::Uuid::new_v4().simple()
+        ));
+        format!("sqlite://{}?mode=rwc", path.display())
+    }
+}
+
+/// Herald with webhook signatures on and one organisation owning `numbers`.
+pub async fn start_herald(
+    postgres: bool,
+    numbers: &[&str],
+) -> (String, herald::server::AppState, uuid::Uuid) {
+    let mut config = Config::for_database(database_url(postgres, "herald").await);
+    config.webhook_auth_token = Some(TOKEN.into());
+    config.public_url = PUBLIC_URL.into();
+    let running = herald::server::launch::start(config)
+        .await
+        .expect("herald starts");
+    let (org, _) = herald::auth::service::create_organization_with_owner(
+        &running.state,
+        "Bench",
+        "B",
+        "b@bench.test",
+        "benchmark-pass",
+    )
+    .await
+    .unwrap();
+    for n in numbers {
+        let input = herald::phone_numbers::model::PhoneNumberInput {
+            number: (*n).into(),
+            friendly_name: "Bench".into(),
+            provider_sid: String::new(),
+        };
+        herald::phone_numbers::service::create(&running.state, org, &input)
+            .await
+            .unwrap();
+    }
+    (format!("http://{}", running.addr), running.state, org)
+}
+
+pub struct Figures {
+    pub p50: Duration,
+    pub p99: Duration,
+    pub per_second: f64,
+    pub errors: usize,
+    pub elapsed: Duration,
+}
+
+/// Fires `texts` (from, to, body) as signed webhooks at `base`, `concurrency` at a time.
+pub async fn fire(
+    base: &str,
+    label: &str,
+    texts: Vec<(String, String, String)>,
+    concurrency: usize,
+) -> Figures {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(concurrency)
+        .build()
+        .unwrap();
+    let url = format!("{base}/webhooks/twilio/sms");
+    let signed_url = format!("{PUBLIC_URL}/webhooks/twilio/sms");
+    let n = texts.len();
+    let started = Instant::now();
+    let results: Vec<(Duration, bool)> = futures::stream::iter(texts.into_iter().enumerate())
+        .map(|(i, (from, to, body))| {
+            let client = client.clone();
+            let url = url.clone();
+            let params: Vec<(String, String)> = vec![
+                ("MessageSid".into(), format!("SM{label}{i:024}")),
+                ("From".into(), from),
+                ("To".into(), to),
+                ("Body".into(), body),
+                ("NumMedia".into(), "0".into()),
+            ];
+            let sig = compute_signature(TOKEN, &signed_url, &params);
+            async move {
+                let t = Instant::now();
+                let ok = client
+                    .post(url)
+                    .header("X-Twilio-Signature", sig)
+                    .form(&params)
+                    .send()
+                    .await
+                    .map(|r| r.status().is_success())
+                    .unwrap_or(false);
+                (t.elapsed(), ok)
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    let elapsed = started.elapsed();
+    let mut lat: Vec<Duration> = results.iter().map(|(d, _)| *d).collect();
+    lat.sort();
+    let pct = |p: f64| lat[((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1];
+    Figures {
+        p50: pct(0.50),
+        p99: pct(0.99),
+        per_second: n as f64 / elapsed.as_secs_f64(),
+        errors: results.iter().filter(|(_, ok)| !ok).count(),
+        elapsed,
+    }
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+pub fn build_kind() -> &'static str {
+    if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    }
+}
+
+/// `--flag value` from the command line, parsed, or the default.
+pub fn arg<T: std::str::FromStr>(flag: &str, default: T) -> T {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{flag} takes a value")))
+        .unwrap_or(default)
+}
+
+pub fn flag(name: &str) -> bool {
+    std::env::args().any(|a| a == name)
+}
