@@ -34,6 +34,8 @@ pub struct Config {
     pub sign_in_attempts_per_minute: u32,
     /// `LLM_PROVIDER`: `offline` (default, built in and deterministic).
     pub llm_provider: String,
+    /// Model, key, base URL and timeout for a hosted provider.
+    pub llm: crate::ai_agent::llm::rig::RigSettings,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -99,6 +101,17 @@ impl Config {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(10),
             llm_provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
+            llm: crate::ai_agent::llm::rig::RigSettings {
+                provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
+                model: var("LLM_MODEL").unwrap_or_default(),
+                api_key: var("LLM_API_KEY").unwrap_or_default(),
+                base_url: var("LLM_BASE_URL"),
+                timeout: std::time::Duration::from_secs(
+                    var("LLM_TIMEOUT_SECS")
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(60),
+                ),
+            },
         })
     }
 
@@ -117,6 +130,13 @@ impl Config {
             seed_demo: false,
             sign_in_attempts_per_minute: 10,
             llm_provider: "offline".into(),
+            llm: crate::ai_agent::llm::rig::RigSettings {
+                provider: "offline".into(),
+                model: String::new(),
+                api_key: String::new(),
+                base_url: None,
+                timeout: std::time::Duration::from_secs(60),
+            },
         }
     }
 }

@@ -8,6 +8,7 @@ mod contacts;
 mod cross_org;
 mod messaging;
 mod migrations;
+mod openai_provider;
 mod ops;
 mod twilio_transport;
 mod webhook;

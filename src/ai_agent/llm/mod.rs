@@ -1,5 +1,6 @@
 //! The model seam: messages and tool definitions go in, text and tool calls come out.
 pub mod offline;
+pub mod rig;
 pub mod scripted;
 
 use serde::{Deserialize, Serialize};
@@ -81,8 +82,6 @@ pub fn from_config(
 ) -> Result<std::sync::Arc<dyn ChatModel>, String> {
     match config.llm_provider.as_str() {
         "offline" => Ok(std::sync::Arc::new(offline::OfflineModel)),
-        other => Err(format!(
-            "LLM_PROVIDER={other} is not available in this build yet; use LLM_PROVIDER=offline (the default)"
-        )),
+        _ => Ok(std::sync::Arc::new(rig::RigModel::new(&config.llm)?)),
     }
 }

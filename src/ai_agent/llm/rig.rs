@@ -1,0 +1,205 @@
+//! Hosted models through rig-core: OpenAI, Anthropic, Ollama and any OpenAI-compatible base URL,
+//! one request per step (the runtime owns the loop, the retries and the tools).
+use super::{ChatMessage, ChatModel, Completion, LlmError, ToolCall, ToolDef};
+use rig_core::completion::{CompletionRequest, ToolDefinition};
+use rig_core::message::{AssistantContent, AssistantMessage, CallId, Message, ToolName};
+use rig_core::operation::Completion as CompletionOp;
+use rig_core::providers::{anthropic::AnthropicConfig, ollama::OllamaConfig, openai::OpenAIConfig};
+use rig_core::{DynModel, ProviderError};
+use std::time::Duration;
+
+/// Which provider, model and endpoint; from `LLM_PROVIDER`, `LLM_MODEL`, `LLM_API_KEY`, `LLM_BASE_URL`.
+#[derive(Clone, Debug)]
+pub struct RigSettings {
+    pub provider: String,
+    pub model: String,
+    pub api_key: String,
+    pub base_url: Option<String>,
+    pub timeout: Duration,
+}
+
+pub struct RigModel {
+    model: DynModel<CompletionOp>,
+    label: String,
+    max_tokens: u64,
+}
+
+impl RigModel {
+    pub fn new(s: &RigSettings) -> Result<Self, String> {
+        let http = rig_reqwest::reqwest::Client::builder()
+            .timeout(s.timeout)
+            .build()
+            .map_err(|e| format!("HTTP client: {e}"))?;
+        let http = rig_reqwest::ReqwestClient::from(http);
+        if s.model.trim().is_empty() {
+            return Err("LLM_MODEL is required for a hosted model".into());
+        }
+        let model = match s.provider.as_str() {
+            "openai" | "openai-compatible" => {
+                if s.provider == "openai-compatible" && s.base_url.is_none() {
+                    return Err("LLM_PROVIDER=openai-compatible needs LLM_BASE_URL".into());
+                }
+                let mut cfg = OpenAIConfig::new(s.api_key.clone());
+                if let Some(url) = &s.base_url {
+                    cfg = cfg.with_base_url(url.clone());
+                }
+                // Chat Completions: what every OpenAI-compatible server speaks.
+                cfg.connect(http).chat(s.model.clone()).erase()
+            }
+            "anthropic" => {
+                let mut cfg = AnthropicConfig::new(s.api_key.clone());
+                if let Some(url) = &s.base_url {
+                    cfg = cfg.with_base_url(url);
+                }
+                cfg.connect(http).completion(s.model.clone()).erase()
+            }
+            "ollama" => {
+                let mut cfg = OllamaConfig::new();
+                if let Some(url) = &s.base_url {
+                    cfg = cfg.with_base_url(url.clone());
+                }
+                cfg.connect(http).completion(s.model.clone()).erase()
+            }
+            other => return Err(format!("unknown LLM_PROVIDER {other}; use offline, openai, openai-compatible, anthropic or ollama")),
+        };
+        Ok(Self {
+            model,
+            label: format!("{} · {}", s.provider, s.model),
+            max_tokens: 1024,
+        })
+    }
+}
+
+fn tool_name(name: &str) -> Result<ToolName, LlmError> {
+    ToolName::new(name).map_err(|_| LlmError::BadResponse("a tool with an empty name".into()))
+}
+
+fn to_rig(messages: &[ChatMessage]) -> Result<Vec<Message>, LlmError> {
+    messages
+        .iter()
+        .map(|m| {
+            Ok(match m {
+                ChatMessage::User { content } => Message::user(content.clone()),
+                ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                } => {
+                    let mut parts = Vec::new();
+                    if let Some(text) = content.as_ref().filter(|t| !t.is_empty()) {
+                        parts.push(AssistantContent::text(text.clone()));
+                    }
+                    for c in tool_calls {
+                        // Stored arguments may be the model's malformed JSON; send an empty object then.
+                        let args = serde_json::from_str(&c.arguments)
+                            .unwrap_or_else(|_| serde_json::json!({}));
+                        parts.push(AssistantContent::tool_call(
+                            c.id.clone(),
+                            tool_name(&c.name)?,
+                            args,
+                        ));
+                    }
+                    if parts.is_empty() {
+                        parts.push(AssistantContent::text("(no reply)"));
+                    }
+                    Message::Assistant(AssistantMessage::new(parts))
+                }
+                ChatMessage::Tool {
+                    call_id,
+                    name,
+                    content,
+                } => Message::tool_result(
+                    CallId::from_wire(call_id.clone()),
+                    tool_name(name)?,
+                    content.clone(),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// Whether a transport error was the HTTP timeout: reqwest says so deep in the source chain.
+fn is_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(r) = err.downcast_ref::<rig_reqwest::reqwest::Error>() {
+            if r.is_timeout() {
+                return true;
+            }
+        }
+        let text = err.to_string().to_lowercase();
+        if text.contains("timed out") || text.contains("timeout") {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
+fn map_error(e: ProviderError) -> LlmError {
+    let text = e.to_string();
+    // rig wraps reqwest's error without exposing it as a source; its Debug form still names it.
+    if matches!(e, ProviderError::Http(_))
+        && (is_timeout(&e) || format!("{e:?}").contains("TimedOut"))
+    {
+        return LlmError::Timeout;
+    }
+    if e.is_retryable() {
+        LlmError::Unavailable(text)
+    } else {
+        LlmError::BadResponse(text)
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatModel for RigModel {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    #[tracing::instrument(skip_all, fields(model = %self.label))]
+    async fn complete(
+        &self,
+        system: &str,
+        messages: &[ChatMessage],
+        tools: &[ToolDef],
+    ) -> Result<Completion, LlmError> {
+        let defs = tools
+            .iter()
+            .map(|t| {
+                Ok(ToolDefinition::new(
+                    tool_name(&t.name)?,
+                    t.description.clone(),
+                    t.parameters.clone(),
+                ))
+            })
+            .collect::<Result<Vec<_>, LlmError>>()?;
+        let request = CompletionRequest::from(to_rig(messages)?)
+            .preamble(system)
+            .tools(defs)
+            .max_tokens(self.max_tokens);
+        let response = self.model.call(request).await.map_err(map_error)?;
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        for part in &response.choice {
+            match part {
+                AssistantContent::Text(t) => text.push_str(&t.text),
+                AssistantContent::ToolCall(c) => {
+                    // Malformed arguments stay malformed, so the runtime can tell the model.
+                    let raw = c.function.invalid_arguments.clone().unwrap_or_else(|| {
+                        serde_json::Value::Object(c.function.arguments.clone()).to_string()
+                    });
+                    tool_calls.push(ToolCall {
+                        id: c.id.wire().into_owned(),
+                        name: c.function.name.as_str().to_owned(),
+                        arguments: raw,
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(Completion {
+            text: (!text.is_empty()).then_some(text),
+            tool_calls,
+        })
+    }
+}
