@@ -291,3 +291,52 @@ on_both_databases!(
     deleting_an_agent_unassigns_its_numbers,
     agent_apis_are_scoped,
 );
+
+/// find_or_spawn reuses the live thread; the partial unique index refuses a second live thread
+/// for the same (agent, key) but allows one beside an archived thread, on both databases.
+async fn thread_index_and_reuse(backend: Backend) {
+    use herald::ai_agent::thread::{contact_key, spawn_ai_agent_thread};
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Index Co").await;
+    let agents: Value = app.ok_as(&org.client, "/api/agents", Value::Null).await;
+    let agent: uuid::Uuid = agents[0]["id"].as_str().unwrap().parse().unwrap();
+    let contact = app.add_contact(&org, "Ada", "+14155552671").await;
+    let key = contact_key(contact);
+    let first = spawn_ai_agent_thread(&app.state.db, agent, org.org_id, Some(key.clone()))
+        .await
+        .unwrap();
+    let dup = spawn_ai_agent_thread(&app.state.db, agent, org.org_id, Some(key.clone()))
+        .await
+        .unwrap_err();
+    assert!(herald::server::db::is_unique_violation(&dup), "{dup}");
+    let payload = herald::ai_agent::events::AiThreadEventPayload::UserMessage {
+        text: "hello".into(),
+    };
+    let found = herald::ai_agent::thread::find_or_spawn_contact_thread(
+        &app.state,
+        agent,
+        org.org_id,
+        contact,
+        payload.clone(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(found, first, "the live thread is reused");
+    app.settle().await;
+    app.state
+        .db
+        .execute_unprepared("UPDATE ai_thread SET state = 'archived'")
+        .await
+        .unwrap();
+    let fresh = herald::ai_agent::thread::find_or_spawn_contact_thread(
+        &app.state, agent, org.org_id, contact, payload,
+    )
+    .await
+    .unwrap();
+    assert_ne!(fresh, first, "an archived thread does not block a new one");
+    assert_eq!(app.count("ai_thread").await, 2);
+}
+
+on_both_databases!(thread_index_and_reuse);
