@@ -71,3 +71,40 @@ pub fn build_system_prompt(
         delivery(agent, reply, from_number)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use uuid::Uuid;
+
+    pub(crate) fn fixed_agent(config: serde_json::Value, mode: &str) -> ai_agent::Model {
+        ai_agent::Model {
+            id: Uuid::nil(),
+            organization_id: Some(Uuid::nil()),
+            user_id: Some(Uuid::nil()),
+            system_source_id: None,
+            name: "Text Reply".into(),
+            persona: "Warm and brief.".into(),
+            goals: "Answer questions.".into(),
+            send_mode: mode.into(),
+            attach_domain_tools: true,
+            tools_allowlist: serde_json::json!(["escalate_to_user"]),
+            config_payload: config,
+            created_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),
+        }
+    }
+
+    fn reply() -> ReplyContext {
+        ReplyContext { contact_id: Uuid::nil(), message_id: Uuid::nil(), phone_number_id: Uuid::nil() }
+    }
+
+    /// The prompt as it was before planning existed; with planning off it must stay byte-identical.
+    #[test]
+    fn prompt_without_planning_is_byte_stable() {
+        for (mode, file) in [("suggest", include_str!("prompt_golden_suggest.txt")), ("autonomous", include_str!("prompt_golden_autonomous.txt"))] {
+            let agent = fixed_agent(serde_json::json!({"rules": "Sign off as the front desk."}), mode);
+            let p = build_system_prompt(&agent, Some("Be kind."), Some(&reply()), Some("+14155550100"));
+            assert_eq!(p, file, "{mode}");
+        }
+    }
+}
