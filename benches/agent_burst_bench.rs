@@ -42,6 +42,8 @@ fn main() {
                 goals: agent.goals.clone(),
                 rules: String::new(),
                 send_mode: herald::ai_agent::model::SendMode::Autonomous,
+                planning_enabled: false,
+                plan_approval: herald::plans::model::ApprovalPolicy::HumanReview,
             };
             herald::ai_agent::service::update(&state, &member, agent.id, &input).await.unwrap();
         }

@@ -7,6 +7,7 @@ pub mod contacts;
 pub mod error;
 pub mod messaging;
 pub mod phone_numbers;
+pub mod plans;
 pub mod views;
 
 #[cfg(feature = "server")]

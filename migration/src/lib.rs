@@ -15,6 +15,9 @@ mod m20261121_000011_phone_number_add_ai_agent_id;
 mod m20261121_000012_create_ai_thread;
 mod m20261121_000013_create_notification;
 pub mod m20261121_000014_seed_text_reply_agent;
+mod m20261121_000015_create_ai_agent_plan;
+pub mod m20261121_000016_seed_assistant_agent;
+mod platform_agent;
 
 pub struct Migrator;
 
@@ -36,6 +39,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000012_create_ai_thread::Migration),
             Box::new(m20261121_000013_create_notification::Migration),
             Box::new(m20261121_000014_seed_text_reply_agent::Migration),
+            Box::new(m20261121_000015_create_ai_agent_plan::Migration),
+            Box::new(m20261121_000016_seed_assistant_agent::Migration),
         ]
     }
 }

@@ -1,7 +1,7 @@
 //! Server functions behind the agents pages, the suggestions panel and notifications.
 use crate::ai_agent::model::{
-    AgentInput, AgentView, ModelInfo, NotificationView, SuggestionSet, ThreadEventView,
-    ThreadSummary,
+    AgentInput, AgentView, AssistantView, ModelInfo, NotificationView, SuggestionSet,
+    ThreadEventView, ThreadSummary,
 };
 use crate::error::AppError;
 use dioxus::prelude::*;
@@ -75,4 +75,17 @@ pub async fn model_info() -> Result<ModelInfo, AppError> {
         label: state.model.label(),
         offline: state.model.is_offline(),
     })
+}
+
+#[get("/api/assistant")]
+pub async fn get_assistant() -> Result<AssistantView, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::assistant::view(&state, &m).await
+}
+
+/// A message to the operator's assistant; `plan_mode` is the composer's Plan switch.
+#[post("/api/assistant/ask")]
+pub async fn ask_assistant(text: String, plan_mode: bool) -> Result<Uuid, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::assistant::ask(&state, &m, &text, plan_mode).await
 }

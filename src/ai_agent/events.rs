@@ -6,8 +6,12 @@ use uuid::Uuid;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum AiThreadEventPayload {
-    /// An operator's message to the agent.
-    UserMessage { text: String },
+    /// An operator's message to the agent; `plan_mode` asks for a read-only planning turn.
+    UserMessage {
+        text: String,
+        #[serde(default)]
+        plan_mode: bool,
+    },
     /// A text from a contact to one of the organisation's numbers.
     InboundSms {
         message_id: Uuid,
@@ -66,7 +70,7 @@ impl AiThreadEventPayload {
     /// The words this event adds to the conversation, when it is an input.
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            Self::UserMessage { text } | Self::InboundSms { text, .. } => Some(text),
+            Self::UserMessage { text, .. } | Self::InboundSms { text, .. } => Some(text),
             _ => None,
         }
     }
@@ -79,7 +83,7 @@ impl AiThreadEventPayload {
     /// The message the model sees for this event.
     pub fn to_chat(&self) -> Option<ChatMessage> {
         match self {
-            Self::UserMessage { text } => Some(ChatMessage::User { content: text.clone() }),
+            Self::UserMessage { text, .. } => Some(ChatMessage::User { content: text.clone() }),
             Self::InboundSms { contact_id, phone_number_id, text, .. } => Some(ChatMessage::User {
                 content: format!(
                     "Inbound SMS from contact {contact_id} to our number {phone_number_id}. Text: \"{text}\""

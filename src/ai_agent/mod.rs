@@ -4,6 +4,8 @@ pub mod api;
 pub mod model;
 
 #[cfg(feature = "server")]
+pub mod assistant;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod events;

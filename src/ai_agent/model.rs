@@ -5,6 +5,8 @@ use uuid::Uuid;
 
 /// The well-known id of the "Text Reply" platform agent (mirrored in the seed migration).
 pub const TEXT_REPLY_AGENT_ID: Uuid = Uuid::from_u128(0xa1a1a1a1_0000_4000_8000_000000000005);
+/// The well-known id of the "Assistant" platform agent (mirrored in its seed migration).
+pub const ASSISTANT_AGENT_ID: Uuid = Uuid::from_u128(0xa1a1a1a1_0000_4000_8000_000000000001);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -45,6 +47,8 @@ pub struct AgentView {
     pub is_mine: bool,
     /// The organisation's numbers this agent answers.
     pub number_ids: Vec<Uuid>,
+    pub planning_enabled: bool,
+    pub plan_approval: crate::plans::model::ApprovalPolicy,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +58,24 @@ pub struct AgentInput {
     pub goals: String,
     pub rules: String,
     pub send_mode: SendMode,
+    #[serde(default)]
+    pub planning_enabled: bool,
+    #[serde(default = "default_plan_approval")]
+    pub plan_approval: crate::plans::model::ApprovalPolicy,
+}
+
+fn default_plan_approval() -> crate::plans::model::ApprovalPolicy {
+    crate::plans::model::ApprovalPolicy::HumanReview
+}
+
+/// The operator's assistant: its thread, history and plans.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AssistantView {
+    pub agent_id: Uuid,
+    pub thread_id: Option<Uuid>,
+    pub planning_enabled: bool,
+    pub events: Vec<ThreadEventView>,
+    pub plans: Vec<crate::plans::model::PlanView>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

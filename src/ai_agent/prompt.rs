@@ -59,14 +59,40 @@ fn delivery(
     )
 }
 
+/// Planning tiers: offered (the agent may plan) or in force (this turn is read-only planning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanningTier {
+    Available,
+    Planning,
+}
+
+pub const PLANNING_BLOCK: &str = "\n\n## Planning\n\
+For complex, multi-step or high-impact work (anything that changes many contacts or texts people), do not act directly. \
+Research with your read tools, then call present_plan with a typed plan: every contact in or out, with a reason. \
+Nothing changes until the plan is approved; present_plan ends your turn.";
+
+pub const PLANNING_NOW: &str =
+    "\n\nYou are planning now: only read tools and present_plan are available. Writes are refused.";
+
+fn planning_tier(tier: Option<PlanningTier>) -> String {
+    match tier {
+        None => String::new(),
+        Some(PlanningTier::Available) => PLANNING_BLOCK.to_owned(),
+        Some(PlanningTier::Planning) => format!("{PLANNING_BLOCK}{PLANNING_NOW}"),
+    }
+}
+
 pub fn build_system_prompt(
     agent: &ai_agent::Model,
     org_rules: Option<&str>,
     reply: Option<&ReplyContext>,
     from_number: Option<&str>,
+    planning: Option<PlanningTier>,
 ) -> String {
+    // The planning tier sits with the platform core; absent, the prompt is exactly as before.
     format!(
-        "{PLATFORM_CORE}{}{}",
+        "{PLATFORM_CORE}{}{}{}",
+        planning_tier(planning),
         rules(agent, org_rules),
         delivery(agent, reply, from_number)
     )
@@ -95,16 +121,40 @@ mod tests {
     }
 
     fn reply() -> ReplyContext {
-        ReplyContext { contact_id: Uuid::nil(), message_id: Uuid::nil(), phone_number_id: Uuid::nil() }
+        ReplyContext {
+            contact_id: Uuid::nil(),
+            message_id: Uuid::nil(),
+            phone_number_id: Uuid::nil(),
+        }
     }
 
     /// The prompt as it was before planning existed; with planning off it must stay byte-identical.
     #[test]
     fn prompt_without_planning_is_byte_stable() {
-        for (mode, file) in [("suggest", include_str!("prompt_golden_suggest.txt")), ("autonomous", include_str!("prompt_golden_autonomous.txt"))] {
-            let agent = fixed_agent(serde_json::json!({"rules": "Sign off as the front desk."}), mode);
-            let p = build_system_prompt(&agent, Some("Be kind."), Some(&reply()), Some("+14155550100"));
+        for (mode, file) in [
+            ("suggest", include_str!("prompt_golden_suggest.txt")),
+            ("autonomous", include_str!("prompt_golden_autonomous.txt")),
+        ] {
+            let agent = fixed_agent(
+                serde_json::json!({"rules": "Sign off as the front desk."}),
+                mode,
+            );
+            let p = build_system_prompt(
+                &agent,
+                Some("Be kind."),
+                Some(&reply()),
+                Some("+14155550100"),
+                None,
+            );
             assert_eq!(p, file, "{mode}");
+            let planning = build_system_prompt(
+                &agent,
+                Some("Be kind."),
+                Some(&reply()),
+                Some("+14155550100"),
+                Some(PlanningTier::Available),
+            );
+            assert!(planning.contains("## Planning") && planning != file);
         }
     }
 }

@@ -3,12 +3,12 @@
 use crate::ai_agent::entity::{ai_agent, ai_thread, ai_thread_event};
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::llm::{ChatMessage, Completion, LlmError, ToolDef};
-use crate::ai_agent::prompt::build_system_prompt;
+use crate::ai_agent::prompt::{build_system_prompt, PlanningTier};
 use crate::ai_agent::service::build_session_for_member;
 use crate::ai_agent::thread::{append_event, claim_thread, release_thread};
 use crate::ai_agent::tools::{
-    build_domain_tools_for_agent, definitions, escalate_to_owner, execute_tool_call, ReplyContext,
-    ToolCtx,
+    add_planning_tools, build_domain_tools_for_agent, definitions, escalate_to_owner,
+    execute_tool_call, ReplyContext, ToolCtx,
 };
 use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
@@ -22,6 +22,8 @@ use uuid::Uuid;
 
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
+    /// RiskGated plans changing more rows than this wait for a person.
+    pub plan_risk_max_rows: usize,
     /// How many of the thread's latest events a turn sees.
     pub history_limit: u64,
     /// Model calls per turn at most.
@@ -33,6 +35,7 @@ pub struct RuntimeConfig {
 impl Default for RuntimeConfig {
     fn default() -> Self {
         Self {
+            plan_risk_max_rows: crate::plans::approval::DEFAULT_MAX_ROWS,
             history_limit: 100,
             max_steps: 8,
             model_attempts: 3,
@@ -181,9 +184,22 @@ async fn run_turn(
             .map(|p| p.number),
         None => None,
     };
-    let tools = build_domain_tools_for_agent(&agent, owner.as_ref(), reply.as_ref());
-    let defs = definitions(&tools);
-    let system = build_system_prompt(&agent, None, reply.as_ref(), from_number.as_deref());
+    let (planning_enabled, _) = crate::plans::service::planning_settings(&agent);
+    // A planning turn: asked for with the composer's Plan switch, or entered by the agent.
+    let mut planning = planning_enabled
+        && pending.iter().filter_map(payload_of).any(|p| {
+            matches!(
+                p,
+                AiThreadEventPayload::UserMessage {
+                    plan_mode: true,
+                    ..
+                }
+            )
+        });
+    let mut tools = build_domain_tools_for_agent(&agent, owner.as_ref(), reply.as_ref());
+    if planning_enabled {
+        add_planning_tools(&mut tools, planning);
+    }
     let ctx = ToolCtx {
         state: state.clone(),
         agent: agent.clone(),
@@ -201,7 +217,17 @@ async fn run_turn(
     .await?;
     let mut msgs = history(state, thread_id).await?;
     let contact_id = reply.as_ref().map(|r| r.contact_id).unwrap_or_default();
-    for _ in 0..state.runtime.max_steps {
+    'steps: for _ in 0..state.runtime.max_steps {
+        let system = build_system_prompt(
+            &agent,
+            None,
+            reply.as_ref(),
+            from_number.as_deref(),
+            planning
+                .then_some(PlanningTier::Planning)
+                .or(planning_enabled.then_some(PlanningTier::Available)),
+        );
+        let defs = definitions(&tools, planning);
         let completion = match complete_with_retry(state, &system, &msgs, &defs).await {
             Ok(c) => c,
             Err(e) => {
@@ -218,8 +244,15 @@ async fn run_turn(
         if completion.tool_calls.is_empty() {
             break;
         }
+        let mut presented = false;
         for call in &completion.tool_calls {
-            let (content, is_error) = match execute_tool_call(&ctx, &tools, call).await {
+            let outcome = execute_tool_call(&ctx, &tools, planning, call).await;
+            if call.name == "enter_plan_mode" && outcome.is_ok() && !planning {
+                planning = true;
+                tools.retain(|t| t.def().name != "enter_plan_mode");
+            }
+            presented |= call.name == "present_plan" && outcome.is_ok();
+            let (content, is_error) = match outcome {
                 Ok(v) => (v.to_string(), false),
                 Err(e) => (
                     serde_json::json!({ "error": e.to_string() }).to_string(),
@@ -234,6 +267,10 @@ async fn run_turn(
             };
             append_event(&state.db, thread_id, &result).await?;
             msgs.extend(result.to_chat());
+        }
+        // present_plan ends the turn: the rest happens when a person or the policy decides.
+        if presented {
+            break 'steps;
         }
     }
     state.live.publish(

@@ -1,7 +1,9 @@
 //! Agents: per-member clones of platform agents, listing, editing, number assignment, and the
 //! owner's session that grants an agent its tools.
 use crate::ai_agent::entity::ai_agent;
-use crate::ai_agent::model::{AgentInput, AgentView, SendMode, TEXT_REPLY_AGENT_ID};
+use crate::ai_agent::model::{
+    AgentInput, AgentView, SendMode, ASSISTANT_AGENT_ID, TEXT_REPLY_AGENT_ID,
+};
 use crate::auth::entity::{membership, user};
 use crate::auth::model::Role;
 use crate::auth::session::Member;
@@ -18,7 +20,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 /// Platform agents every new member gets a clone of.
-pub const DEFAULT_USER_AGENT_SOURCES: [Uuid; 1] = [TEXT_REPLY_AGENT_ID];
+pub const DEFAULT_USER_AGENT_SOURCES: [Uuid; 2] = [TEXT_REPLY_AGENT_ID, ASSISTANT_AGENT_ID];
 
 /// Clones each platform agent for a member, copying every field; send_mode explicitly.
 pub async fn clone_platform_agents_for_member<C: ConnectionTrait>(
@@ -99,7 +101,10 @@ async fn to_view(state: &AppState, member: &Member, a: ai_agent::Model) -> AppRe
         .into_iter()
         .map(|p| p.id)
         .collect();
+    let (planning_enabled, plan_approval) = crate::plans::service::planning_settings(&a);
     Ok(AgentView {
+        planning_enabled,
+        plan_approval,
         id: a.id,
         name: a.name,
         persona: a.persona,
@@ -121,6 +126,8 @@ pub async fn list(state: &AppState, member: &Member) -> AppResult<Vec<AgentView>
     let rows = ai_agent::Entity::find()
         .filter(ai_agent::Column::OrganizationId.eq(member.organization_id))
         .order_by_asc(ai_agent::Column::CreatedAt)
+        // Clones made together keep their platform order: Text Reply before Assistant.
+        .order_by_desc(ai_agent::Column::Name)
         .all(&state.db)
         .await?;
     let mut out = Vec::with_capacity(rows.len());
@@ -146,6 +153,8 @@ fn clean(input: &AgentInput) -> AppResult<AgentInput> {
         goals: input.goals.trim().to_owned(),
         rules: input.rules.trim().to_owned(),
         send_mode: input.send_mode,
+        planning_enabled: input.planning_enabled,
+        plan_approval: input.plan_approval,
     })
 }
 
@@ -162,7 +171,7 @@ pub async fn create(state: &AppState, member: &Member, input: &AgentInput) -> Ap
         send_mode: Set(c.send_mode.as_str().into()),
         attach_domain_tools: Set(true),
         tools_allowlist: Set(json!(["escalate_to_user"])),
-        config_payload: Set(json!({ "rules": c.rules })),
+        config_payload: Set(json!({ "rules": c.rules, "planning_enabled": c.planning_enabled, "plan_approval": c.plan_approval.as_str() })),
         created_at: Set(Utc::now()),
     }
     .insert(&state.db)
@@ -193,6 +202,8 @@ pub async fn update(
         payload = json!({});
     }
     payload["rules"] = json!(c.rules);
+    payload["planning_enabled"] = json!(c.planning_enabled);
+    payload["plan_approval"] = json!(c.plan_approval.as_str());
     let mut am: ai_agent::ActiveModel = a.into();
     am.name = Set(c.name);
     am.persona = Set(c.persona);
@@ -238,4 +249,15 @@ pub async fn assign_numbers(
     }
     txn.commit().await?;
     to_view(state, member, a).await
+}
+
+/// The member's own Assistant clone.
+pub async fn my_assistant(state: &AppState, member: &Member) -> AppResult<ai_agent::Model> {
+    ai_agent::Entity::find()
+        .filter(ai_agent::Column::OrganizationId.eq(member.organization_id))
+        .filter(ai_agent::Column::UserId.eq(member.user_id))
+        .filter(ai_agent::Column::SystemSourceId.eq(ASSISTANT_AGENT_ID))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Your assistant"))
 }

@@ -103,7 +103,14 @@ pub async fn threads_for_agent(
 
 fn describe(p: &AiThreadEventPayload) -> (String, Option<String>) {
     match p {
-        AiThreadEventPayload::UserMessage { text } => ("Operator".into(), Some(text.clone())),
+        AiThreadEventPayload::UserMessage { text, plan_mode } => (
+            if *plan_mode {
+                "Operator (plan mode)".into()
+            } else {
+                "Operator".into()
+            },
+            Some(text.clone()),
+        ),
         AiThreadEventPayload::InboundSms { text, .. } => {
             ("Inbound text".into(), Some(text.clone()))
         }

@@ -53,8 +53,7 @@ pub async fn spawn_ai_agent_thread<C: ConnectionTrait>(
     Ok(id)
 }
 
-/// One long-lived thread per (agent, contact); a concurrent insert loses to the partial unique
-/// index and re-reads the winner's thread. Then the payload is enqueued.
+/// One long-lived thread per (agent, contact); see `find_or_spawn_thread`.
 #[tracing::instrument(skip(state, payload))]
 pub async fn find_or_spawn_contact_thread(
     state: &AppState,
@@ -63,25 +62,30 @@ pub async fn find_or_spawn_contact_thread(
     contact_id: Uuid,
     payload: AiThreadEventPayload,
 ) -> AppResult<Uuid> {
-    let key = contact_key(contact_id);
-    let id = match active_thread_for(&state.db, agent_id, &key).await? {
-        Some(id) => id,
-        None => {
-            match spawn_ai_agent_thread(&state.db, agent_id, organization_id, Some(key.clone()))
-                .await
-            {
-                Ok(id) => id,
-                Err(e) if is_unique_violation(&e) => active_thread_for(&state.db, agent_id, &key)
-                    .await?
-                    .ok_or_else(|| {
-                        AppError::Internal("thread race lost but no thread found".into())
-                    })?,
-                Err(e) => return Err(e.into()),
-            }
-        }
-    };
+    let id =
+        find_or_create_thread(state, agent_id, organization_id, &contact_key(contact_id)).await?;
     enqueue_and_maybe_spawn(state, id, payload).await?;
     Ok(id)
+}
+
+/// The live thread for (agent, key), created if there is none. A concurrent insert loses to the
+/// partial unique index and re-reads the winner's thread.
+pub async fn find_or_create_thread(
+    state: &AppState,
+    agent_id: Uuid,
+    organization_id: Uuid,
+    key: &str,
+) -> AppResult<Uuid> {
+    if let Some(id) = active_thread_for(&state.db, agent_id, key).await? {
+        return Ok(id);
+    }
+    match spawn_ai_agent_thread(&state.db, agent_id, organization_id, Some(key.to_owned())).await {
+        Ok(id) => Ok(id),
+        Err(e) if is_unique_violation(&e) => active_thread_for(&state.db, agent_id, key)
+            .await?
+            .ok_or_else(|| AppError::Internal("thread race lost but no thread found".into())),
+        Err(e) => Err(e.into()),
+    }
 }
 
 static LAST_SEQ: AtomicI64 = AtomicI64::new(0);

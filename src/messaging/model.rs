@@ -92,6 +92,9 @@ pub enum LiveEvent {
         contact_id: Uuid,
         thread_id: Uuid,
     },
+    PlanUpdated {
+        plan_id: Uuid,
+    },
 }
 
 impl LiveEvent {
@@ -102,6 +105,7 @@ impl LiveEvent {
             | LiveEvent::ContactChanged { contact_id }
             | LiveEvent::SuggestionsReady { contact_id, .. }
             | LiveEvent::ThreadUpdated { contact_id, .. } => *contact_id,
+            LiveEvent::PlanUpdated { .. } => Uuid::nil(),
         }
     }
 }

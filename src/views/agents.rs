@@ -7,6 +7,7 @@ use crate::ai_agent::model::{AgentInput, AgentView, SendMode};
 use crate::app::Route;
 use crate::components::{short_time, ErrorBanner};
 use crate::phone_numbers::api::list_phone_numbers;
+use crate::plans::model::ApprovalPolicy;
 use crate::views::LiveTick;
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -18,6 +19,8 @@ fn blank() -> AgentInput {
         goals: String::new(),
         rules: String::new(),
         send_mode: SendMode::Suggest,
+        planning_enabled: false,
+        plan_approval: ApprovalPolicy::HumanReview,
     }
 }
 
@@ -134,6 +137,8 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
         goals: agent.goals.clone(),
         rules: agent.rules.clone(),
         send_mode: agent.send_mode,
+        planning_enabled: agent.planning_enabled,
+        plan_approval: agent.plan_approval,
     });
     let mut error = use_signal(|| None::<String>);
     let mut saved = use_signal(|| false);
@@ -156,6 +161,27 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
                 select { id: "agent-send-mode", onchange: move |e| form.write().send_mode = SendMode::parse(&e.value()),
                     option { value: "suggest", selected: form.read().send_mode == SendMode::Suggest, "Suggest: draft 2–3 replies for a person to pick" }
                     option { value: "autonomous", selected: form.read().send_mode == SendMode::Autonomous, "Autonomous: send replies itself" }
+                }
+            }
+            div { class: "planning-box",
+                label { class: "check",
+                    input {
+                        id: "agent-planning",
+                        r#type: "checkbox",
+                        checked: form.read().planning_enabled,
+                        onchange: move |e| form.write().planning_enabled = e.checked(),
+                    }
+                    " Planning: let this agent plan complex or high-impact work"
+                }
+                label { "Plan approval"
+                    select {
+                        id: "agent-plan-approval",
+                        disabled: !form.read().planning_enabled,
+                        onchange: move |e| form.write().plan_approval = ApprovalPolicy::parse(&e.value()).unwrap_or(ApprovalPolicy::HumanReview),
+                        for p in [ApprovalPolicy::HumanReview, ApprovalPolicy::RiskGated, ApprovalPolicy::Auto] {
+                            option { value: "{p.as_str()}", selected: form.read().plan_approval == p, "{p.label()}" }
+                        }
+                    }
                 }
             }
             label { "Persona" textarea { id: "agent-persona", rows: "2", value: "{form.read().persona}", oninput: move |e| form.write().persona = e.value() } }

@@ -22,22 +22,30 @@ async fn clones_keep_suggest_mode_everywhere(backend: Backend) {
         )
         .await;
     let agents: Value = app.ok_as(&org.client, "/api/agents", Value::Null).await;
-    assert_eq!(
-        agents.as_array().unwrap().len(),
-        2,
-        "one Text Reply clone per member"
-    );
-    assert!(agents
+    let text_reply: Vec<&Value> = agents
         .as_array()
         .unwrap()
         .iter()
-        .all(|a| a["send_mode"] == "suggest"));
-    // The migration's backfill: roll the seed back, then forward again.
-    Migrator::down(&app.state.db, Some(1)).await.unwrap();
+        .filter(|a| a["name"] == "Text Reply")
+        .collect();
+    assert_eq!(
+        text_reply.len(),
+        2,
+        "one Text Reply clone per member: {agents}"
+    );
+    assert!(text_reply.iter().all(|a| a["send_mode"] == "suggest"));
+    // The migration's backfill: roll back to before the Text Reply seed, then forward again.
+    Migrator::down(&app.state.db, Some(3)).await.unwrap();
     assert_eq!(app.count("ai_agent").await, 0);
     Migrator::up(&app.state.db, None).await.unwrap();
     use herald::ai_agent::entity::ai_agent;
-    let all = ai_agent::Entity::find().all(&app.state.db).await.unwrap();
+    let all: Vec<_> = ai_agent::Entity::find()
+        .all(&app.state.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.name == "Text Reply")
+        .collect();
     assert_eq!(
         all.len(),
         3,
@@ -82,7 +90,7 @@ async fn an_owner_who_left_keeps_only_escalation(backend: Backend) {
         .as_array()
         .unwrap()
         .iter()
-        .find(|a| a["owner_name"] == "Mo")
+        .find(|a| a["owner_name"] == "Mo" && a["name"] == "Text Reply")
         .unwrap()
         .clone();
     let _: Value = app
@@ -313,6 +321,7 @@ async fn thread_index_and_reuse(backend: Backend) {
     assert!(herald::server::db::is_unique_violation(&dup), "{dup}");
     let payload = herald::ai_agent::events::AiThreadEventPayload::UserMessage {
         text: "hello".into(),
+        plan_mode: false,
     };
     let found = herald::ai_agent::thread::find_or_spawn_contact_thread(
         &app.state,

@@ -116,6 +116,21 @@ impl ChatModel for OfflineModel {
             })
         };
         let step = turn.len();
+        let replying = prompt.starts_with("Inbound SMS")
+            || has(tools, "propose_sms_replies")
+            || has(tools, "send_sms");
+        if !replying {
+            let earlier: Vec<&str> = messages
+                .iter()
+                .filter_map(|m| match m {
+                    ChatMessage::User { content } => Some(content.as_str()),
+                    _ => None,
+                })
+                .collect();
+            return Ok(assistant_step(
+                &prompt, &earlier, tools, &called, &result_of, step,
+            ));
+        }
         if has(tools, "get_contact") && !called("get_contact") {
             return Ok(call(step, "get_contact", json!({})));
         }
@@ -163,9 +178,116 @@ impl ChatModel for OfflineModel {
     }
 }
 
+/// "tag everyone who has not replied in 30 days as quiet" → (30, "quiet").
+pub fn parse_tagging_request(text: &str) -> Option<(i64, String)> {
+    let t = text.to_lowercase();
+    if !t.contains("tag") || !(t.contains("replied") || t.contains("quiet") || t.contains("heard"))
+    {
+        return None;
+    }
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let days = words.windows(2).find_map(|w| {
+        (w[1].starts_with("day"))
+            .then(|| w[0].parse::<i64>().ok())
+            .flatten()
+    })?;
+    let tag = words
+        .iter()
+        .position(|w| *w == "as")
+        .and_then(|i| words.get(i + 1))
+        .map(|w| w.to_string())
+        .unwrap_or_else(|| "quiet".into());
+    Some((days, tag))
+}
+
+/// The assistant's deterministic steps: plan a tagging request, or say what it can do.
+fn assistant_step(
+    prompt: &str,
+    earlier: &[&str],
+    tools: &[ToolDef],
+    called: &dyn Fn(&str) -> bool,
+    result_of: &dyn Fn(&str) -> Option<Value>,
+    step: usize,
+) -> Completion {
+    let text = |t: String| Completion {
+        text: Some(t),
+        tool_calls: vec![],
+    };
+    // The request may be this message, or (after a rejection) an earlier one.
+    let request = earlier.iter().rev().find_map(|m| parse_tagging_request(m));
+    let Some((days, tag)) = request else {
+        return text("I can look up contacts and conversations, and plan changes for you, for example: \"tag everyone who has not replied in 30 days as quiet\".".into());
+    };
+    if called("present_plan") {
+        return text("I've submitted the plan. Nothing changes until it is approved.".into());
+    }
+    if !has(tools, "present_plan") {
+        return text("That changes many contacts, so it needs a plan, and planning is off for me. Turn on Planning in my settings.".into());
+    }
+    if has(tools, "enter_plan_mode") && !called("enter_plan_mode") {
+        return call(
+            step,
+            "enter_plan_mode",
+            json!({"reason": "Tagging many contacts is high-impact."}),
+        );
+    }
+    let Some(found) = result_of("find_quiet_contacts") else {
+        return call(step, "find_quiet_contacts", json!({ "days": days }));
+    };
+    // After a rejection, leave out anyone the reviewer named.
+    let rejection = prompt.to_lowercase();
+    let revising = rejection.contains("rejected");
+    let changes: Vec<Value> = found["quiet"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| {
+            let name = c["name"].as_str().unwrap_or("").to_owned();
+            let named = revising && name.split_whitespace().any(|w| w.len() > 2 && rejection.contains(&w.to_lowercase()));
+            let (include, reason) = if c["opted_out"].as_bool().unwrap_or(false) {
+                (false, "opted out".to_owned())
+            } else if named {
+                (false, "excluded at review".to_owned())
+            } else {
+                (true, format!("no reply in {days} days"))
+            };
+            json!({"contact_id": c["id"], "include": include, "reason": reason, "add_tags": [tag], "remove_tags": []})
+        })
+        .collect();
+    let included = changes.iter().filter(|c| c["include"] == true).count();
+    call(
+        step,
+        "present_plan",
+        json!({
+            "title": format!("Tag {included} quiet contacts as \"{tag}\""),
+            "summary": format!("Contacts with no reply in the last {days} days get the \"{tag}\" tag. Opted-out contacts are left out.{}", if revising { " Revised after review." } else { "" }),
+            "action": {"type": "tag_contacts", "changes": changes}
+        }),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tagging_requests_are_understood() {
+        assert_eq!(
+            parse_tagging_request("tag everyone who has not replied in 30 days as quiet"),
+            Some((30, "quiet".into()))
+        );
+        assert_eq!(
+            parse_tagging_request(
+                "Please tag contacts that haven't replied in 7 days as cold-lead."
+            ),
+            Some((7, "cold-lead".into()))
+        );
+        assert_eq!(parse_tagging_request("how are you"), None);
+    }
 
     #[test]
     fn drafts_fit_the_message() {

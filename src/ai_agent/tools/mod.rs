@@ -1,13 +1,15 @@
 //! Agent tools: one build site (`build_domain_tools_for_agent`) and one execution path that
 //! refuses any tool not offered this turn.
 mod escalate;
+pub mod plan;
 pub mod propose;
 mod read;
 mod send;
 
 pub use escalate::{escalate_to_owner, EscalateToUser};
+pub use plan::{EnterPlanMode, PresentPlan, PLAN_SUBMITTED};
 pub use propose::ProposeSmsReplies;
-pub use read::{CheckOptOut, GetContact, RecentMessages, SearchContacts};
+pub use read::{CheckOptOut, FindQuietContacts, GetContact, RecentMessages, SearchContacts};
 pub use send::SendSms;
 
 use crate::ai_agent::entity::ai_agent;
@@ -85,6 +87,7 @@ pub fn build_domain_tools_for_agent(
         tools.push(Box::new(SearchContacts));
         tools.push(Box::new(RecentMessages));
         tools.push(Box::new(CheckOptOut));
+        tools.push(Box::new(FindQuietContacts));
         tools.push(Box::new(SendSms));
     }
     match SendMode::parse(&agent.send_mode) {
@@ -104,8 +107,22 @@ pub fn build_domain_tools_for_agent(
     tools
 }
 
-pub fn definitions(tools: &Toolset) -> Vec<ToolDef> {
-    tools.iter().map(|t| t.def()).collect()
+/// With planning enabled, the agent can plan: `present_plan`, and `enter_plan_mode` outside a
+/// planning turn. High-impact actions exist only as plan actions, never as direct tools.
+pub fn add_planning_tools(tools: &mut Toolset, planning: bool) {
+    tools.push(Box::new(PresentPlan));
+    if !planning {
+        tools.push(Box::new(EnterPlanMode));
+    }
+}
+
+/// The definitions offered this turn: during planning, mutating tools are withheld.
+pub fn definitions(tools: &Toolset, planning: bool) -> Vec<ToolDef> {
+    tools
+        .iter()
+        .filter(|t| !(planning && t.mutates()))
+        .map(|t| t.def())
+        .collect()
 }
 
 /// Runs one tool call. A tool not offered this turn is refused here, whatever the model says;
@@ -114,9 +131,19 @@ pub fn definitions(tools: &Toolset) -> Vec<ToolDef> {
 pub async fn execute_tool_call(
     ctx: &ToolCtx,
     tools: &Toolset,
+    planning: bool,
     call: &ToolCall,
 ) -> Result<Value, ToolError> {
-    let Some(tool) = tools.iter().find(|t| t.def().name == call.name) else {
+    let tool = tools.iter().find(|t| t.def().name == call.name);
+    // Second layer: whatever was offered, a planning turn never runs a mutating tool.
+    if planning && tool.is_some_and(|t| t.mutates()) {
+        tracing::warn!(tool = %call.name, "refused a write during planning");
+        return Err(ToolError::Refused(format!(
+            "You are planning: `{}` changes things, and nothing may change until a plan is approved. Use read tools, then present_plan.",
+            call.name
+        )));
+    }
+    let Some(tool) = tool else {
         tracing::warn!(tool = %call.name, "refused a tool that was not offered");
         return Err(ToolError::Refused(format!(
             "The tool `{}` is not available to you in this turn.",

@@ -141,3 +141,53 @@ impl AgentTool for CheckOptOut {
         Ok(json!({"contact_id": c.id, "opted_out": out.is_some(), "source": out.map(|o| o.source)}))
     }
 }
+
+pub struct FindQuietContacts;
+
+#[async_trait::async_trait]
+impl AgentTool for FindQuietContacts {
+    fn def(&self) -> ToolDef {
+        def(
+            "find_quiet_contacts",
+            "Contacts with no text from them in the last N days (or ever), with their opt-out status.",
+            json!({"type": "object", "required": ["days"], "properties": {"days": {"type": "integer", "minimum": 1, "maximum": 3650}}}),
+        )
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let days = args
+            .get("days")
+            .and_then(Value::as_i64)
+            .filter(|d| (1..=3650).contains(d))
+            .ok_or_else(|| ToolError::BadArguments("days must be 1 to 3650".into()))?;
+        let since = chrono::Utc::now() - chrono::Duration::days(days);
+        let people = contact::Entity::find()
+            .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
+            .order_by_asc(contact::Column::Name)
+            .limit(2000)
+            .all(&ctx.state.db)
+            .await
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        let recent: Vec<uuid::Uuid> = message::Entity::find()
+            .select_only()
+            .column(message::Column::ContactId)
+            .filter(message::Column::OrganizationId.eq(ctx.organization_id))
+            .filter(message::Column::Direction.eq("inbound"))
+            .filter(message::Column::CreatedAt.gte(since))
+            .distinct()
+            .into_tuple()
+            .all(&ctx.state.db)
+            .await
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        let ids: Vec<uuid::Uuid> = people.iter().map(|c| c.id).collect();
+        let outs = opt_out::sms_opt_outs(&ctx.state.db, &ids).await?;
+        let quiet: Vec<Value> = people
+            .iter()
+            .filter(|c| !recent.contains(&c.id))
+            .map(|c| json!({"id": c.id, "name": c.name, "opted_out": outs.contains_key(&c.id)}))
+            .collect();
+        Ok(json!({"days": days, "quiet": quiet, "replied_recently": recent.len()}))
+    }
+}

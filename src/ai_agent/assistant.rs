@@ -1,0 +1,64 @@
+//! The operator's Assistant: one chat thread per member, read tools over the CRM, and plans.
+use crate::ai_agent::events::AiThreadEventPayload;
+use crate::ai_agent::model::AssistantView;
+use crate::ai_agent::service::my_assistant;
+use crate::ai_agent::thread::{active_thread_for, enqueue_and_maybe_spawn, find_or_create_thread};
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::server::AppState;
+use uuid::Uuid;
+
+fn key(member: &Member) -> String {
+    format!("assistant:{}", member.user_id)
+}
+
+/// Sends the operator's message; `plan_mode` asks for a read-only planning turn.
+#[tracing::instrument(skip(state, text))]
+pub async fn ask(
+    state: &AppState,
+    member: &Member,
+    text: &str,
+    plan_mode: bool,
+) -> AppResult<Uuid> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(AppError::validation("Write a message for your assistant."));
+    }
+    let agent = my_assistant(state, member).await?;
+    let thread =
+        find_or_create_thread(state, agent.id, member.organization_id, &key(member)).await?;
+    enqueue_and_maybe_spawn(
+        state,
+        thread,
+        AiThreadEventPayload::UserMessage {
+            text: text.to_owned(),
+            plan_mode,
+        },
+    )
+    .await?;
+    Ok(thread)
+}
+
+pub async fn view(state: &AppState, member: &Member) -> AppResult<AssistantView> {
+    let agent = my_assistant(state, member).await?;
+    let (planning_enabled, _) = crate::plans::service::planning_settings(&agent);
+    let thread_id = active_thread_for(&state.db, agent.id, &key(member)).await?;
+    let (events, plans) = match thread_id {
+        Some(t) => (
+            crate::ai_agent::suggestions::thread_events(state, member, t).await?,
+            crate::plans::service::list(state, member, None, Some(agent.id))
+                .await?
+                .into_iter()
+                .filter(|p| p.thread_id == Some(t))
+                .collect(),
+        ),
+        None => (vec![], vec![]),
+    };
+    Ok(AssistantView {
+        agent_id: agent.id,
+        thread_id,
+        planning_enabled,
+        events,
+        plans,
+    })
+}

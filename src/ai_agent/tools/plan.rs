@@ -1,0 +1,79 @@
+//! Planning tools: `enter_plan_mode` switches the turn to read-only planning, and `present_plan`
+//! (schema generated from the plan types) submits a typed plan and ends the turn.
+use super::{AgentTool, ToolCtx, ToolError};
+use crate::ai_agent::llm::ToolDef;
+use crate::plans::model::PlanAction;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+pub const PLAN_SUBMITTED: &str = "Plan submitted for review";
+
+/// What `present_plan` takes: the AgentPlan envelope an agent fills in.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct PresentPlanArgs {
+    /// A short headline, e.g. "Tag 12 quiet contacts".
+    pub title: String,
+    /// Why this plan, in a sentence or two, for the person reviewing it.
+    pub summary: String,
+    /// The typed, executable action.
+    pub action: PlanAction,
+}
+
+pub struct PresentPlan;
+
+#[async_trait::async_trait]
+impl AgentTool for PresentPlan {
+    fn def(&self) -> ToolDef {
+        let schema = schemars::schema_for!(PresentPlanArgs);
+        ToolDef {
+            name: "present_plan".into(),
+            description: "Submit your plan for approval. Nothing changes until it is approved; this ends your turn.".into(),
+            parameters: serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"})),
+        }
+    }
+    /// It proposes; only the executor, after approval, changes anything.
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let args: PresentPlanArgs = serde_json::from_value(args)
+            .map_err(|e| ToolError::BadArguments(format!("not a plan: {e}")))?;
+        let plan = crate::plans::service::present_plan(
+            &ctx.state,
+            &ctx.agent,
+            Some(ctx.thread_id),
+            &args.title,
+            &args.summary,
+            args.action,
+            None,
+        )
+        .await?;
+        Ok(json!({
+            "result": PLAN_SUBMITTED,
+            "plan_id": plan.id,
+            "status": plan.status,
+            "decision_reason": plan.decision_reason,
+        }))
+    }
+}
+
+pub struct EnterPlanMode;
+
+#[async_trait::async_trait]
+impl AgentTool for EnterPlanMode {
+    fn def(&self) -> ToolDef {
+        ToolDef {
+            name: "enter_plan_mode".into(),
+            description: "For complex or high-impact work: switch to read-only planning, research, then present_plan.".into(),
+            parameters: json!({"type": "object", "properties": {"reason": {"type": "string"}}}),
+        }
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    async fn call(&self, _ctx: &ToolCtx, _args: Value) -> Result<Value, ToolError> {
+        Ok(
+            json!({"planning": true, "note": "You are planning: only read tools and present_plan are available until the plan is approved."}),
+        )
+    }
+}

@@ -1,0 +1,62 @@
+//! The `ai_agent_plan` and `ai_agent_plan_audit` tables.
+pub mod plan {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "ai_agent_plan")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub agent_id: Uuid,
+        pub thread_id: Option<Uuid>,
+        pub title: String,
+        #[sea_orm(column_type = "Text")]
+        pub summary: String,
+        pub action_type: String,
+        pub action_payload: Json,
+        pub approval_policy: String,
+        pub status: String,
+        pub decision: Option<String>,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub decision_reason: Option<String>,
+        pub created_by: Option<Uuid>,
+        pub approved_by: Option<Uuid>,
+        pub approved_at: Option<DateTimeUtc>,
+        pub executed_ref: Option<Uuid>,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub error: Option<String>,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod audit {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "ai_agent_plan_audit")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub plan_id: Uuid,
+        pub kind: String,
+        pub actor: String,
+        pub actor_user_id: Option<Uuid>,
+        pub policy: Option<String>,
+        pub decision: Option<String>,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub reason: Option<String>,
+        pub before: Option<Json>,
+        pub after: Option<Json>,
+        pub created_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+    impl ActiveModelBehavior for ActiveModel {}
+}

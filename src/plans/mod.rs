@@ -1,0 +1,11 @@
+//! Agent plans: research read-only, present a typed plan, let a policy decide, then execute.
+pub mod api;
+pub mod approval;
+pub mod model;
+
+#[cfg(feature = "server")]
+pub mod entity;
+#[cfg(feature = "server")]
+pub mod executor;
+#[cfg(feature = "server")]
+pub mod service;

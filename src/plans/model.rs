@@ -1,0 +1,242 @@
+//! The AgentPlan envelope, its typed actions, approval policies and statuses, shared by the plan
+//! card, the Plans page and the server.
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalPolicy {
+    HumanReview,
+    Auto,
+    RiskGated,
+}
+
+impl ApprovalPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::HumanReview => "human_review",
+            Self::Auto => "auto",
+            Self::RiskGated => "risk_gated",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "human_review" => Some(Self::HumanReview),
+            "auto" => Some(Self::Auto),
+            "risk_gated" => Some(Self::RiskGated),
+            _ => None,
+        }
+    }
+    /// What the agent config page calls it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::HumanReview => "Always review my agent's plans",
+            Self::RiskGated => "Let it proceed on low-risk plans",
+            Self::Auto => "Approve automatically",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    Drafting,
+    AwaitingApproval,
+    Approved,
+    Rejected,
+    Executing,
+    Done,
+    Failed,
+}
+
+impl PlanStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Drafting => "drafting",
+            Self::AwaitingApproval => "awaiting_approval",
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Executing => "executing",
+            Self::Done => "done",
+            Self::Failed => "failed",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Drafting,
+            Self::AwaitingApproval,
+            Self::Approved,
+            Self::Rejected,
+            Self::Executing,
+            Self::Done,
+            Self::Failed,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
+    }
+    /// The status machine: Drafting → AwaitingApproval → Approved → Executing → Done | Failed,
+    /// with Rejected as the other exit; Drafting may go straight to Approved (auto-approval).
+    pub fn can_become(self, next: PlanStatus) -> bool {
+        use PlanStatus::*;
+        matches!(
+            (self, next),
+            (Drafting, AwaitingApproval)
+                | (Drafting, Approved)
+                | (AwaitingApproval, Approved)
+                | (AwaitingApproval, Rejected)
+                | (Approved, Executing)
+                | (Executing, Done)
+                | (Executing, Failed)
+        )
+    }
+}
+
+/// One contact's part in a plan: in or out, why, and (for tagging) which tags change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
+pub struct ContactChange {
+    pub contact_id: Uuid,
+    pub include: bool,
+    pub reason: String,
+    #[serde(default)]
+    pub add_tags: Vec<String>,
+    #[serde(default)]
+    pub remove_tags: Vec<String>,
+}
+
+/// What an approved plan does. Extensible: each variant has one executor handler.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PlanAction {
+    /// Per contact, tags to add and remove, each with a reason.
+    TagContacts { changes: Vec<ContactChange> },
+}
+
+impl PlanAction {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            PlanAction::TagContacts { .. } => "tag_contacts",
+        }
+    }
+    pub fn changes(&self) -> &[ContactChange] {
+        match self {
+            PlanAction::TagContacts { changes } => changes,
+        }
+    }
+    /// Actions that text people are hard-wired to human review.
+    pub fn sends_messages(&self) -> bool {
+        false
+    }
+    pub fn spends_money(&self) -> bool {
+        self.sends_messages()
+    }
+    /// How many rows the plan would change.
+    pub fn rows_mutated(&self) -> usize {
+        self.changes()
+            .iter()
+            .filter(|c| c.include && (!c.add_tags.is_empty() || !c.remove_tags.is_empty()))
+            .count()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Gate,
+    Proceed,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub kind: String,
+    pub actor: String,
+    pub actor_name: Option<String>,
+    pub policy: Option<String>,
+    pub decision: Option<String>,
+    pub reason: Option<String>,
+    pub before: Option<serde_json::Value>,
+    pub after: Option<serde_json::Value>,
+    pub at: DateTime<Utc>,
+}
+
+/// A contact as the plan card shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanContact {
+    pub change: ContactChange,
+    pub name: String,
+    pub opted_out: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanView {
+    pub id: Uuid,
+    pub agent_id: Uuid,
+    pub agent_name: String,
+    pub thread_id: Option<Uuid>,
+    pub title: String,
+    pub summary: String,
+    pub action: PlanAction,
+    pub contacts: Vec<PlanContact>,
+    pub approval_policy: ApprovalPolicy,
+    pub status: PlanStatus,
+    pub decision: Option<Decision>,
+    pub decision_reason: Option<String>,
+    pub approved_by_name: Option<String>,
+    pub approved_at: Option<DateTime<Utc>>,
+    pub executed_ref: Option<Uuid>,
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub audit: Vec<AuditEntry>,
+}
+
+impl PlanView {
+    pub fn included(&self) -> usize {
+        self.contacts.iter().filter(|c| c.change.include).count()
+    }
+    pub fn excluded(&self) -> usize {
+        self.contacts.len() - self.included()
+    }
+    /// Excluded contacts grouped by reason, largest group first.
+    pub fn exclusions_by_reason(&self) -> Vec<(String, Vec<String>)> {
+        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+        for c in self.contacts.iter().filter(|c| !c.change.include) {
+            match groups.iter_mut().find(|(r, _)| *r == c.change.reason) {
+                Some((_, names)) => names.push(c.name.clone()),
+                None => groups.push((c.change.reason.clone(), vec![c.name.clone()])),
+            }
+        }
+        groups.sort_by_key(|g| std::cmp::Reverse(g.1.len()));
+        groups
+    }
+}
+
+/// What an operator may change before approving.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanEdit {
+    pub title: Option<String>,
+    pub summary: Option<String>,
+    /// Contacts to switch in (true) or out (false).
+    #[serde(default)]
+    pub include: Vec<(Uuid, bool)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_machine() {
+        use PlanStatus::*;
+        assert!(AwaitingApproval.can_become(Approved));
+        assert!(AwaitingApproval.can_become(Rejected));
+        assert!(Approved.can_become(Executing));
+        assert!(Executing.can_become(Done) && Executing.can_become(Failed));
+        assert!(!Rejected.can_become(Approved));
+        assert!(!Done.can_become(Executing));
+        assert!(!AwaitingApproval.can_become(Done));
+        assert!(!Approved.can_become(Approved));
+    }
+}

@@ -1,0 +1,502 @@
+//! Plans: present (persist, resolve the policy, gate or approve), view, edit, approve atomically,
+//! reject back to the authoring thread; every decision and edit is audited.
+use crate::ai_agent::entity::{ai_agent, ai_thread};
+use crate::ai_agent::events::AiThreadEventPayload;
+use crate::auth::entity::user;
+use crate::auth::session::Member;
+use crate::contacts::entity::contact;
+use crate::contacts::opt_out;
+use crate::error::{AppError, AppResult};
+use crate::plans::approval::{effective_policy, resolve_approval};
+use crate::plans::entity::{audit, plan};
+use crate::plans::model::*;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
+use serde_json::json;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// The agent's planning settings from `config_payload`.
+pub fn planning_settings(agent: &ai_agent::Model) -> (bool, ApprovalPolicy) {
+    let enabled = agent
+        .config_payload
+        .get("planning_enabled")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    let policy = agent
+        .config_payload
+        .get("plan_approval")
+        .and_then(|v| v.as_str())
+        .and_then(ApprovalPolicy::parse)
+        .unwrap_or(ApprovalPolicy::HumanReview);
+    (enabled, policy)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn record<C: ConnectionTrait>(
+    db: &C,
+    plan_id: Uuid,
+    kind: &str,
+    actor_user: Option<Uuid>,
+    policy: Option<&str>,
+    decision: Option<&str>,
+    reason: Option<String>,
+    before: Option<serde_json::Value>,
+    after: Option<serde_json::Value>,
+) -> AppResult<()> {
+    audit::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        plan_id: Set(plan_id),
+        kind: Set(kind.into()),
+        actor: Set(if actor_user.is_some() {
+            "user".into()
+        } else {
+            "policy".into()
+        }),
+        actor_user_id: Set(actor_user),
+        policy: Set(policy.map(str::to_owned)),
+        decision: Set(decision.map(str::to_owned)),
+        reason: Set(reason),
+        before: Set(before),
+        after: Set(after),
+        created_at: Set(Utc::now()),
+    }
+    .insert(db)
+    .await?;
+    Ok(())
+}
+
+/// Checks every contact in the plan belongs to the organisation, and no opted-out contact is in.
+async fn validate_action(state: &AppState, org: Uuid, action: &PlanAction) -> AppResult<()> {
+    let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
+    let found: Vec<Uuid> = contact::Entity::find()
+        .select_only()
+        .column(contact::Column::Id)
+        .filter(contact::Column::OrganizationId.eq(org))
+        .filter(contact::Column::Id.is_in(ids.clone()))
+        .into_tuple()
+        .all(&state.db)
+        .await?;
+    if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
+        return Err(AppError::NotFound(format!("Contact {missing}")));
+    }
+    let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
+    let names = names_of(state, &ids).await?;
+    if let Some(c) = action
+        .changes()
+        .iter()
+        .find(|c| c.include && outs.contains_key(&c.contact_id))
+    {
+        let name = names.get(&c.contact_id).cloned().unwrap_or_default();
+        return Err(AppError::OptedOut(format!(
+            "{name} has opted out, so the plan cannot include them."
+        )));
+    }
+    Ok(())
+}
+
+async fn names_of(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, String>> {
+    Ok(contact::Entity::find()
+        .filter(contact::Column::Id.is_in(ids.iter().copied()))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c.name))
+        .collect())
+}
+
+/// Persists a presented plan and lets the policy decide: gate it, or approve and execute it.
+#[tracing::instrument(skip(state, agent, action, title, summary), fields(agent = %agent.id))]
+pub async fn present_plan(
+    state: &AppState,
+    agent: &ai_agent::Model,
+    thread_id: Option<Uuid>,
+    title: &str,
+    summary: &str,
+    action: PlanAction,
+    policy_override: Option<ApprovalPolicy>,
+) -> AppResult<plan::Model> {
+    let org = agent
+        .organization_id
+        .ok_or_else(|| AppError::validation("A platform agent cannot plan."))?;
+    if title.trim().is_empty() {
+        return Err(AppError::validation("A plan needs a title."));
+    }
+    if action.changes().is_empty() {
+        return Err(AppError::validation("A plan needs at least one contact."));
+    }
+    validate_action(state, org, &action).await?;
+    let (_, agent_policy) = planning_settings(agent);
+    let policy = effective_policy(agent_policy, policy_override, &action);
+    let (decision, reason) = resolve_approval(policy, &action, state.runtime.plan_risk_max_rows);
+    let now = Utc::now();
+    let status = match decision {
+        Decision::Gate => PlanStatus::AwaitingApproval,
+        Decision::Proceed => PlanStatus::Approved,
+    };
+    let id = Uuid::new_v4();
+    let row = plan::ActiveModel {
+        id: Set(id),
+        organization_id: Set(org),
+        agent_id: Set(agent.id),
+        thread_id: Set(thread_id),
+        title: Set(title.trim().chars().take(255).collect()),
+        summary: Set(summary.trim().to_owned()),
+        action_type: Set(action.type_name().into()),
+        action_payload: Set(
+            serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?
+        ),
+        approval_policy: Set(policy.as_str().into()),
+        status: Set(status.as_str().into()),
+        decision: Set(Some(decision_str(decision).into())),
+        decision_reason: Set(Some(reason.clone())),
+        created_by: Set(agent.user_id),
+        approved_by: Set(None),
+        approved_at: Set((decision == Decision::Proceed).then_some(now)),
+        executed_ref: Set(None),
+        error: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&state.db)
+    .await?;
+    record(
+        &state.db,
+        id,
+        "decision",
+        None,
+        Some(policy.as_str()),
+        Some(decision_str(decision)),
+        Some(reason),
+        None,
+        None,
+    )
+    .await?;
+    if decision == Decision::Proceed {
+        crate::plans::executor::spawn_execution(state, id);
+    }
+    Ok(row)
+}
+
+fn decision_str(d: Decision) -> &'static str {
+    match d {
+        Decision::Gate => "gate",
+        Decision::Proceed => "proceed",
+    }
+}
+
+pub async fn find_in_org<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    id: Uuid,
+) -> AppResult<plan::Model> {
+    plan::Entity::find_by_id(id)
+        .filter(plan::Column::OrganizationId.eq(org))
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Plan"))
+}
+
+pub fn action_of(p: &plan::Model) -> AppResult<PlanAction> {
+    serde_json::from_value(p.action_payload.clone())
+        .map_err(|e| AppError::Internal(format!("stored plan action: {e}")))
+}
+
+pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
+    let action = action_of(&p)?;
+    let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
+    let names = names_of(state, &ids).await?;
+    let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
+    let contacts = action
+        .changes()
+        .iter()
+        .map(|c| PlanContact {
+            change: c.clone(),
+            name: names.get(&c.contact_id).cloned().unwrap_or_default(),
+            opted_out: outs.contains_key(&c.contact_id),
+        })
+        .collect();
+    let agent_name = ai_agent::Entity::find_by_id(p.agent_id)
+        .one(&state.db)
+        .await?
+        .map(|a| a.name)
+        .unwrap_or_default();
+    let user_name = |id: Option<Uuid>| async move {
+        match id {
+            Some(u) => user::Entity::find_by_id(u)
+                .one(&state.db)
+                .await
+                .ok()
+                .flatten()
+                .map(|u| u.name),
+            None => None,
+        }
+    };
+    let mut audit_rows = Vec::new();
+    for a in audit::Entity::find()
+        .filter(audit::Column::PlanId.eq(p.id))
+        .order_by_asc(audit::Column::CreatedAt)
+        .all(&state.db)
+        .await?
+    {
+        audit_rows.push(AuditEntry {
+            actor_name: user_name(a.actor_user_id).await,
+            kind: a.kind,
+            actor: a.actor,
+            policy: a.policy,
+            decision: a.decision,
+            reason: a.reason,
+            before: a.before,
+            after: a.after,
+            at: a.created_at,
+        });
+    }
+    Ok(PlanView {
+        id: p.id,
+        agent_id: p.agent_id,
+        agent_name,
+        thread_id: p.thread_id,
+        title: p.title,
+        summary: p.summary,
+        action,
+        contacts,
+        approval_policy: ApprovalPolicy::parse(&p.approval_policy)
+            .unwrap_or(ApprovalPolicy::HumanReview),
+        status: PlanStatus::parse(&p.status).unwrap_or(PlanStatus::Failed),
+        decision: p.decision.as_deref().map(|d| {
+            if d == "proceed" {
+                Decision::Proceed
+            } else {
+                Decision::Gate
+            }
+        }),
+        decision_reason: p.decision_reason,
+        approved_by_name: user_name(p.approved_by).await,
+        approved_at: p.approved_at,
+        executed_ref: p.executed_ref,
+        error: p.error,
+        created_at: p.created_at,
+        updated_at: p.updated_at,
+        audit: audit_rows,
+    })
+}
+
+pub async fn list(
+    state: &AppState,
+    m: &Member,
+    status: Option<PlanStatus>,
+    agent: Option<Uuid>,
+) -> AppResult<Vec<PlanView>> {
+    let mut q = plan::Entity::find().filter(plan::Column::OrganizationId.eq(m.organization_id));
+    if let Some(s) = status {
+        q = q.filter(plan::Column::Status.eq(s.as_str()));
+    }
+    if let Some(a) = agent {
+        q = q.filter(plan::Column::AgentId.eq(a));
+    }
+    let rows = q
+        .order_by_desc(plan::Column::CreatedAt)
+        .limit(200)
+        .all(&state.db)
+        .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for p in rows {
+        out.push(view(state, p).await?);
+    }
+    Ok(out)
+}
+
+/// Moves a plan from one status to the next, refusing an illegal transition with a clear error.
+pub async fn transition<C: ConnectionTrait>(
+    db: &C,
+    p: &plan::Model,
+    next: PlanStatus,
+) -> AppResult<bool> {
+    let now_status = PlanStatus::parse(&p.status).unwrap_or(PlanStatus::Failed);
+    if !now_status.can_become(next) {
+        return Err(AppError::Conflict(format!(
+            "A plan that is {} cannot become {}.",
+            now_status.as_str().replace('_', " "),
+            next.as_str().replace('_', " ")
+        )));
+    }
+    let res = plan::Entity::update_many()
+        .col_expr(plan::Column::Status, Expr::value(next.as_str()))
+        .col_expr(plan::Column::UpdatedAt, Expr::value(Utc::now()))
+        .filter(plan::Column::Id.eq(p.id))
+        .filter(plan::Column::Status.eq(now_status.as_str()))
+        .exec(db)
+        .await?;
+    Ok(res.rows_affected == 1)
+}
+
+/// Edits title, summary and who is in; only while the plan awaits approval.
+pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppResult<PlanView> {
+    let p = find_in_org(&state.db, m.organization_id, id).await?;
+    if p.status != PlanStatus::AwaitingApproval.as_str() {
+        return Err(AppError::Conflict(
+            "Only a plan awaiting approval can be edited.".into(),
+        ));
+    }
+    let before = json!({"title": p.title, "summary": p.summary, "action": p.action_payload});
+    let mut action = action_of(&p)?;
+    let PlanAction::TagContacts { changes } = &mut action;
+    for (contact_id, include) in &e.include {
+        let c = changes
+            .iter_mut()
+            .find(|c| c.contact_id == *contact_id)
+            .ok_or_else(|| AppError::NotFound(format!("Contact {contact_id} in this plan")))?;
+        c.include = *include;
+        if *include && c.reason.is_empty() {
+            c.reason = "added by the operator".into();
+        }
+    }
+    validate_action(state, m.organization_id, &action).await?;
+    let title = e
+        .title
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or(&p.title)
+        .to_owned();
+    if title.is_empty() {
+        return Err(AppError::validation("A plan needs a title."));
+    }
+    let summary = e
+        .summary
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or(&p.summary)
+        .to_owned();
+    let after = json!({"title": title, "summary": summary, "action": action});
+    let mut am: plan::ActiveModel = p.into();
+    am.title = Set(title);
+    am.summary = Set(summary);
+    am.action_payload =
+        Set(serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?);
+    am.updated_at = Set(Utc::now());
+    let p = am.update(&state.db).await?;
+    record(
+        &state.db,
+        id,
+        "edit",
+        Some(m.user_id),
+        None,
+        None,
+        None,
+        Some(before),
+        Some(after),
+    )
+    .await?;
+    view(state, p).await
+}
+
+/// Approves atomically: of two concurrent approvals exactly one wins and executes.
+#[tracing::instrument(skip(state, m))]
+pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanView> {
+    let p = find_in_org(&state.db, m.organization_id, id).await?;
+    let now = Utc::now();
+    let next_ok = PlanStatus::parse(&p.status).is_some_and(|s| s.can_become(PlanStatus::Approved));
+    if !next_ok {
+        return Err(AppError::Conflict(format!(
+            "This plan is already {}.",
+            p.status.replace('_', " ")
+        )));
+    }
+    let res = plan::Entity::update_many()
+        .col_expr(
+            plan::Column::Status,
+            Expr::value(PlanStatus::Approved.as_str()),
+        )
+        .col_expr(plan::Column::ApprovedBy, Expr::value(Some(m.user_id)))
+        .col_expr(plan::Column::ApprovedAt, Expr::value(Some(now)))
+        .col_expr(plan::Column::Decision, Expr::value(Some("proceed")))
+        .col_expr(
+            plan::Column::DecisionReason,
+            Expr::value(Some("Approved by a person.")),
+        )
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
+        .filter(plan::Column::Id.eq(id))
+        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
+        .exec(&state.db)
+        .await?;
+    if res.rows_affected != 1 {
+        return Err(AppError::Conflict("This plan was already decided.".into()));
+    }
+    record(
+        &state.db,
+        id,
+        "decision",
+        Some(m.user_id),
+        Some(&p.approval_policy),
+        Some("proceed"),
+        Some("Approved by a person.".into()),
+        None,
+        None,
+    )
+    .await?;
+    crate::plans::executor::spawn_execution(state, id);
+    view(state, find_in_org(&state.db, m.organization_id, id).await?).await
+}
+
+/// Rejects with a reason, which goes back to the authoring thread so the agent can revise.
+#[tracing::instrument(skip(state, m, reason))]
+pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> AppResult<PlanView> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(AppError::validation(
+            "Say why, so the agent can revise the plan.",
+        ));
+    }
+    let p = find_in_org(&state.db, m.organization_id, id).await?;
+    if !transition(&state.db, &p, PlanStatus::Rejected).await? {
+        return Err(AppError::Conflict("This plan was already decided.".into()));
+    }
+    plan::Entity::update_many()
+        .col_expr(plan::Column::Decision, Expr::value(Some("gate")))
+        .col_expr(
+            plan::Column::DecisionReason,
+            Expr::value(Some(format!("Rejected: {reason}"))),
+        )
+        .filter(plan::Column::Id.eq(id))
+        .exec(&state.db)
+        .await?;
+    record(
+        &state.db,
+        id,
+        "decision",
+        Some(m.user_id),
+        Some(&p.approval_policy),
+        Some("reject"),
+        Some(reason.to_owned()),
+        None,
+        None,
+    )
+    .await?;
+    if let Some(thread_id) = p.thread_id {
+        if ai_thread::Entity::find_by_id(thread_id)
+            .one(&state.db)
+            .await?
+            .is_some()
+        {
+            let text = format!(
+                "The plan \"{}\" was rejected: {reason}. Revise it and present a new plan.",
+                p.title
+            );
+            crate::ai_agent::thread::enqueue_and_maybe_spawn(
+                state,
+                thread_id,
+                AiThreadEventPayload::UserMessage {
+                    text,
+                    plan_mode: true,
+                },
+            )
+            .await?;
+        }
+    }
+    view(state, find_in_org(&state.db, m.organization_id, id).await?).await
+}
