@@ -10,5 +10,6 @@ mod messaging;
 mod migrations;
 mod openai_provider;
 mod ops;
+mod plans;
 mod twilio_transport;
 mod webhook;
