@@ -33,6 +33,10 @@ pub enum Route {
         AgentThread { thread_id: Uuid },
         #[route("/notifications")]
         Notifications {},
+        #[route("/assistant")]
+        Assistant {},
+        #[route("/plans")]
+        Plans {},
 }
 
 #[allow(non_snake_case)]

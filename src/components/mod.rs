@@ -1,10 +1,12 @@
 //! Shared pieces of UI used across pages.
 mod composer;
 mod message_bubble;
+mod plan_card;
 mod suggestions_panel;
 
 pub use composer::Composer;
 pub use message_bubble::MessageBubble;
+pub use plan_card::PlanCard;
 pub use suggestions_panel::{Prefill, SuggestionsPanel};
 
 use dioxus::prelude::*;

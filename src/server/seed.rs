@@ -73,8 +73,9 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
             "katherine@example.com",
             "lead",
         ),
+        ("Boris Becker", "+14155552675", "", "lead"),
     ] {
-        contacts::create(
+        let created = contacts::create(
             state,
             org,
             &ContactInput {
@@ -86,6 +87,10 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
             },
         )
         .await?;
+        // Boris opted out: plans and campaigns must leave him out.
+        if name == "Boris Becker" {
+            contacts::set_opted_out(state, org, created.id, true).await?;
+        }
     }
     for (i, (from, to, body)) in [
         (

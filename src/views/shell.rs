@@ -55,12 +55,14 @@ fn SignedIn(me: CurrentUser) -> Element {
                 div { class: "brand", "Herald" }
                 div { class: "org-name", "{me.organization_name}" }
                 Link { to: Route::Inbox {}, class: "nav-link", id: "nav-inbox", "Inbox" }
+                Link { to: Route::Assistant {}, class: "nav-link", id: "nav-assistant", "Assistant" }
                 Link { to: Route::Contacts {}, class: "nav-link", id: "nav-contacts", "Contacts" }
                 Link { to: Route::PhoneNumbers {}, class: "nav-link", id: "nav-numbers", "Phone numbers" }
                 if me.simulator_enabled {
                     Link { to: Route::Simulator {}, class: "nav-link", id: "nav-simulator", "Phone simulator" }
                 }
                 Link { to: Route::Agents {}, class: "nav-link", id: "nav-agents", "Agents" }
+                Link { to: Route::Plans {}, class: "nav-link", id: "nav-plans", "Plans" }
                 Link { to: Route::Notifications {}, class: "nav-link", id: "nav-notifications", "Notifications" }
                 Link { to: Route::Team {}, class: "nav-link", id: "nav-team", "Team" }
                 ModelBadge {}

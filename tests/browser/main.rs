@@ -7,4 +7,5 @@ mod helpers;
 mod desktop;
 mod harness;
 mod messaging;
+mod plans;
 mod suggestions;

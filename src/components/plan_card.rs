@@ -1,0 +1,152 @@
+//! The plan card: title and summary, "N in · M out", exclusions grouped by reason, the policy's
+//! decision, and Approve · Edit · Reject; the full lists open on demand.
+use crate::components::{short_time, ErrorBanner};
+use crate::plans::api::{approve_plan, edit_plan, reject_plan};
+use crate::plans::model::{Decision, PlanEdit, PlanStatus, PlanView};
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
+    let id = plan.id;
+    let mut editing = use_signal(|| false);
+    let mut rejecting = use_signal(|| false);
+    let mut reason = use_signal(String::new);
+    let mut title = use_signal(|| plan.title.clone());
+    let mut summary = use_signal(|| plan.summary.clone());
+    let mut include = use_signal(|| {
+        plan.contacts
+            .iter()
+            .map(|c| (c.change.contact_id, c.change.include))
+            .collect::<Vec<(Uuid, bool)>>()
+    });
+    let mut error = use_signal(|| None::<String>);
+    let mut busy = use_signal(|| false);
+    let awaiting = plan.status == PlanStatus::AwaitingApproval;
+    let auto_approved = plan.decision == Some(Decision::Proceed) && plan.approved_by_name.is_none();
+    let status = plan.status.as_str().replace('_', " ");
+
+    let approve = move |_| async move {
+        busy.set(true);
+        match approve_plan(id).await {
+            Ok(_) => {
+                error.set(None);
+                on_changed.call(());
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+        busy.set(false);
+    };
+    let save = move |_| async move {
+        let changed: Vec<(Uuid, bool)> = include();
+        match edit_plan(
+            id,
+            PlanEdit {
+                title: Some(title()),
+                summary: Some(summary()),
+                include: changed,
+            },
+        )
+        .await
+        {
+            Ok(_) => {
+                error.set(None);
+                editing.set(false);
+                on_changed.call(());
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let reject = move |_| async move {
+        match reject_plan(id, reason()).await {
+            Ok(_) => {
+                error.set(None);
+                rejecting.set(false);
+                on_changed.call(());
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let groups = plan.exclusions_by_reason();
+    rsx! {
+        div { class: "plan-card card", "data-plan-id": "{plan.id}", "data-status": "{plan.status.as_str()}",
+            div { class: "plan-head",
+                span { class: "plan-kicker", "Plan by {plan.agent_name}" }
+                span { class: "badge plan-status status-{plan.status.as_str()}", "{status}" }
+            }
+            if editing() {
+                input { class: "plan-title-input", value: "{title}", oninput: move |e| title.set(e.value()) }
+                textarea { class: "plan-summary-input", rows: "2", value: "{summary}", oninput: move |e| summary.set(e.value()) }
+            } else {
+                h3 { class: "plan-title", "{plan.title}" }
+                p { class: "plan-summary", "{plan.summary}" }
+            }
+            div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }
+            if !groups.is_empty() {
+                ul { class: "plan-exclusions",
+                    for (why, names) in groups {
+                        li { key: "{why}", strong { "{why}" } " ({names.len()}): {names.join(\", \")}" }
+                    }
+                }
+            }
+            if auto_approved {
+                div { class: "plan-auto-note", "Plan auto-approved → {status}. {plan.decision_reason.clone().unwrap_or_default()}" }
+            } else if let Some(r) = plan.decision_reason.clone() {
+                div { class: "plan-decision muted small", "{r}" }
+            }
+            if let Some(err) = plan.error.clone() {
+                div { class: "error-banner", "The plan failed: {err}" }
+            }
+            details { class: "plan-lists",
+                summary { "Show every contact" }
+                ul {
+                    for c in plan.contacts.iter() {
+                        li { key: "{c.change.contact_id}", class: if c.change.include { "in" } else { "out" },
+                            if editing() {
+                                input {
+                                    r#type: "checkbox",
+                                    class: "plan-include",
+                                    "data-name": "{c.name}",
+                                    checked: include.read().iter().any(|(i, on)| *i == c.change.contact_id && *on),
+                                    onchange: {
+                                        let cid = c.change.contact_id;
+                                        move |e: FormEvent| {
+                                            let mut v = include.write();
+                                            if let Some(x) = v.iter_mut().find(|(i, _)| *i == cid) {
+                                                x.1 = e.checked();
+                                            }
+                                        }
+                                    },
+                                }
+                            }
+                            " {c.name}"
+                            span { class: "muted small", " · {c.change.reason}" }
+                            if !c.change.add_tags.is_empty() { span { class: "tag", "+{c.change.add_tags.join(\", +\")}" } }
+                            if c.opted_out { span { class: "badge keyword", "opted out" } }
+                        }
+                    }
+                }
+            }
+            ErrorBanner { message: error() }
+            if awaiting {
+                div { class: "row plan-actions",
+                    if editing() {
+                        button { class: "primary plan-save", onclick: save, "Save changes" }
+                        button { class: "secondary", onclick: move |_| editing.set(false), "Cancel" }
+                    } else {
+                        button { class: "primary plan-approve", disabled: busy(), onclick: approve, "Approve" }
+                        button { class: "secondary plan-edit", onclick: move |_| editing.set(true), "Edit" }
+                        button { class: "danger plan-reject", onclick: move |_| rejecting.set(!rejecting()), "Reject" }
+                    }
+                }
+                if rejecting() {
+                    div { class: "row",
+                        input { class: "plan-reject-reason", placeholder: "Why? The agent will revise the plan.", value: "{reason}", oninput: move |e| reason.set(e.value()) }
+                        button { class: "danger plan-reject-send", onclick: reject, "Send rejection" }
+                    }
+                }
+            }
+            div { class: "muted small", "Policy: {plan.approval_policy.label()} · created {short_time(plan.created_at)}" }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! The Plans page, the audit: every plan with its status, policy, decision, approver and times.
+use crate::components::{short_time, ErrorBanner, PlanCard};
+use crate::plans::api::list_plans;
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn Plans() -> Element {
+    let live = use_context::<LiveTick>();
+    let mut plans = use_resource(move || {
+        let _ = (live.count)();
+        list_plans(None, None)
+    });
+    let mut open = use_signal(|| None::<Uuid>);
+    let current = plans.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Plans" } }
+            match current {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(list)) if list.is_empty() => rsx! { p { class: "muted", "No plans yet. Agents with planning on present them here." } },
+                Some(Ok(list)) => rsx! {
+                    table { class: "table", id: "plans-table",
+                        thead { tr { th { "Plan" } th { "Agent" } th { "Status" } th { "Policy" } th { "Decision" } th { "Approved by" } th { "Created" } th { "Updated" } } }
+                        tbody {
+                            for p in list.iter() {
+                                tr { key: "{p.id}", class: "plan-row", onclick: { let id = p.id; move |_| open.set(if open() == Some(id) { None } else { Some(id) }) },
+                                    td { "{p.title}" }
+                                    td { "{p.agent_name}" }
+                                    td { span { class: "badge plan-status status-{p.status.as_str()}", {words(p.status.as_str())} } }
+                                    td { {words(p.approval_policy.as_str())} }
+                                    td { class: "small", {p.decision_reason.clone().unwrap_or_default()} }
+                                    td { {approver(p)} }
+                                    td { class: "small", "{short_time(p.created_at)}" }
+                                    td { class: "small", "{short_time(p.updated_at)}" }
+                                }
+                            }
+                        }
+                    }
+                    for p in list.iter().filter(|p| open() == Some(p.id)) {
+                        PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plans.restart() }
+                        div { class: "card",
+                            h2 { "Audit" }
+                            ul { class: "audit",
+                                for a in p.audit.iter() {
+                                    li { "{short_time(a.at)} · {a.kind} by {a.actor_name.clone().unwrap_or(a.actor.clone())}"
+                                        if let Some(d) = a.decision.clone() { " · {d}" }
+                                        if let Some(r) = a.reason.clone() { " · {r}" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}
+
+fn words(s: &str) -> String {
+    s.replace('_', " ")
+}
+
+/// Who approved: a person's name, "policy" for an automatic approval, or nobody yet.
+fn approver(p: &crate::plans::model::PlanView) -> String {
+    match (&p.approved_by_name, p.approved_at) {
+        (Some(name), _) => name.clone(),
+        (None, Some(_)) => "policy".into(),
+        (None, None) => String::new(),
+    }
+}

@@ -1,0 +1,111 @@
+//! In Chromium: ask the assistant in plan mode; the plan card appears; edit it and approve it;
+//! the contacts are tagged. Then the RiskGated path: a small plan runs with no human.
+use crate::harness::*;
+use crate::helpers::Backend;
+use fantoccini::Locator;
+
+async fn plan_card_edit_approve(backend: Backend) {
+    let Some(server) = start_web_server(backend).await else {
+        return;
+    };
+    let b = start_browser().await;
+    let tag = format!("{backend:?}").to_lowercase();
+    b.open(&format!("{}/signin", server.base)).await;
+    b.fill("#signin-email", herald::server::seed::DEMO_EMAIL)
+        .await;
+    b.fill("#signin-password", herald::server::seed::DEMO_PASSWORD)
+        .await;
+    b.click("#signin-submit").await;
+    b.wait_for("#nav-assistant").await;
+
+    b.open(&format!("{}/assistant", server.base)).await;
+    b.click("#plan-switch").await;
+    b.fill(
+        "#assistant-input",
+        "tag everyone who has not replied in 30 days as quiet",
+    )
+    .await;
+    b.click("#assistant-send").await;
+    b.wait_for(".plan-card[data-status='awaiting_approval']")
+        .await;
+    b.wait_for_text(".plan-counts", "2 in · 1 out").await;
+    b.wait_for_text(".plan-exclusions", "opted out").await;
+    b.shot(&format!("{tag}-20-plan-card")).await;
+
+    // Edit: leave Katherine out, rename it.
+    b.click(".plan-edit").await;
+    b.click(".plan-lists summary").await;
+    b.click("input.plan-include[data-name='Katherine Johnson']")
+        .await;
+    b.fill(".plan-title-input", "Tag Grace as quiet").await;
+    b.shot(&format!("{tag}-21-plan-edit")).await;
+    b.click(".plan-save").await;
+    b.wait_for_text(".plan-counts", "1 in · 2 out").await;
+    b.wait_for_text(".plan-title", "Tag Grace as quiet").await;
+    b.click(".plan-approve").await;
+    b.wait_for(".plan-card[data-status='done']").await;
+    b.shot(&format!("{tag}-22-plan-done")).await;
+
+    b.open(&format!("{}/contacts", server.base)).await;
+    b.fill("#contact-search", "quiet").await;
+    b.wait_for_text("#contacts-table", "Grace Hopper").await;
+    let rows = b
+        .client
+        .find_all(Locator::Css("#contacts-table .contact-row"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1, "only Grace was tagged quiet");
+    b.shot(&format!("{tag}-23-tagged")).await;
+
+    // RiskGated: "let it proceed on low-risk plans", then a small plan runs by itself.
+    b.open(&format!("{}/agents", server.base)).await;
+    let links = b
+        .client
+        .find_all(Locator::Css(".agent-link"))
+        .await
+        .unwrap();
+    for l in links {
+        if l.text().await.unwrap() == "Assistant" {
+            l.click().await.unwrap();
+            break;
+        }
+    }
+    b.wait_for("#agent-plan-approval").await;
+    b.client
+        .find(Locator::Css("#agent-plan-approval"))
+        .await
+        .unwrap()
+        .select_by_value("risk_gated")
+        .await
+        .unwrap();
+    b.click("#agent-save").await;
+    b.wait_for_text(".agent-form .ok", "Saved").await;
+    b.shot(&format!("{tag}-24-risk-gated")).await;
+    b.open(&format!("{}/assistant", server.base)).await;
+    b.click("#plan-switch").await;
+    b.fill(
+        "#assistant-input",
+        "tag everyone who has not replied in 30 days as dormant",
+    )
+    .await;
+    b.click("#assistant-send").await;
+    b.wait_for_text(".plan-auto-note", "Plan auto-approved")
+        .await;
+    b.wait_for(".plan-card[data-status='done']").await;
+    b.shot(&format!("{tag}-25-auto-approved")).await;
+    b.open(&format!("{}/plans", server.base)).await;
+    b.wait_for_text("#plans-table", "policy").await;
+    b.shot(&format!("{tag}-26-plans-page")).await;
+    b.client.clone().close().await.unwrap();
+}
+
+mod plan_card_edit_approve {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        super::plan_card_edit_approve(crate::helpers::Backend::Sqlite).await
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        super::plan_card_edit_approve(crate::helpers::Backend::Postgres).await
+    }
+}
