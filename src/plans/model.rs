@@ -125,7 +125,13 @@ impl PlanAction {
             PlanAction::TagContacts { changes } => changes,
         }
     }
-    /// Actions that text people are hard-wired to human review.
+    /// The action's own policy, overriding the agent's default: anything that texts people is
+    /// hard-wired to human review.
+    pub fn policy_override(&self) -> Option<ApprovalPolicy> {
+        self.sends_messages().then_some(ApprovalPolicy::HumanReview)
+    }
+
+    /// Whether executing it texts people.
     pub fn sends_messages(&self) -> bool {
         false
     }

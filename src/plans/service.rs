@@ -132,7 +132,11 @@ pub async fn present_plan(
     }
     validate_action(state, org, &action).await?;
     let (_, agent_policy) = planning_settings(agent);
-    let policy = effective_policy(agent_policy, policy_override, &action);
+    let policy = effective_policy(
+        agent_policy,
+        policy_override.or(action.policy_override()),
+        &action,
+    );
     let (decision, reason) = resolve_approval(policy, &action, state.runtime.plan_risk_max_rows);
     let now = Utc::now();
     let status = match decision {

@@ -14,11 +14,27 @@ pub fn AgentThread(thread_id: Uuid) -> Element {
         get_thread_events(thread_id)
     });
     let current = events.read().clone();
+    let mut plans = use_resource(move || {
+        let _ = (live.count)();
+        crate::plans::api::list_plans(None, None)
+    });
+    // Plans this thread presented, newest first.
+    let thread_plans: Vec<crate::plans::model::PlanView> = plans
+        .read()
+        .clone()
+        .and_then(Result::ok)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.thread_id == Some(thread_id))
+        .collect();
     rsx! {
         div { class: "page",
             header { class: "page-head",
                 button { class: "link-button back", onclick: move |_| navigator().go_back(), "← Back" }
                 h1 { "Agent thread" }
+            }
+            for p in thread_plans {
+                crate::components::PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plans.restart() }
             }
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
