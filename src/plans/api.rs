@@ -23,17 +23,17 @@ pub async fn list_plans(
 #[post("/api/plans/edit")]
 pub async fn edit_plan(id: Uuid, edit: PlanEdit) -> Result<PlanView, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
-    crate::plans::service::edit(&state, &m, id, &edit).await
+    crate::plans::decisions::edit(&state, &m, id, &edit).await
 }
 
 #[post("/api/plans/approve")]
 pub async fn approve_plan(id: Uuid) -> Result<PlanView, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
-    crate::plans::service::approve(&state, &m, id).await
+    crate::plans::decisions::approve(&state, &m, id).await
 }
 
 #[post("/api/plans/reject")]
 pub async fn reject_plan(id: Uuid, reason: String) -> Result<PlanView, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
-    crate::plans::service::reject(&state, &m, id, &reason).await
+    crate::plans::decisions::reject(&state, &m, id, &reason).await
 }

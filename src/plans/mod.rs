@@ -4,6 +4,8 @@ pub mod approval;
 pub mod model;
 
 #[cfg(feature = "server")]
+pub mod decisions;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod executor;

@@ -1,7 +1,6 @@
 //! Plans: present (persist, resolve the policy, gate or approve), view, edit, approve atomically,
 //! reject back to the authoring thread; every decision and edit is audited.
-use crate::ai_agent::entity::{ai_agent, ai_thread};
-use crate::ai_agent::events::AiThreadEventPayload;
+use crate::ai_agent::entity::ai_agent;
 use crate::auth::entity::user;
 use crate::auth::session::Member;
 use crate::contacts::entity::contact;
@@ -17,7 +16,6 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
-use serde_json::json;
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -38,7 +36,7 @@ pub fn planning_settings(agent: &ai_agent::Model) -> (bool, ApprovalPolicy) {
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn record<C: ConnectionTrait>(
+pub(crate) async fn record<C: ConnectionTrait>(
     db: &C,
     plan_id: Uuid,
     kind: &str,
@@ -72,7 +70,11 @@ async fn record<C: ConnectionTrait>(
 }
 
 /// Checks every contact in the plan belongs to the organisation, and no opted-out contact is in.
-async fn validate_action(state: &AppState, org: Uuid, action: &PlanAction) -> AppResult<()> {
+pub(crate) async fn validate_action(
+    state: &AppState,
+    org: Uuid,
+    action: &PlanAction,
+) -> AppResult<()> {
     let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
     let found: Vec<Uuid> = contact::Entity::find()
         .select_only()
@@ -337,170 +339,4 @@ pub async fn transition<C: ConnectionTrait>(
         .exec(db)
         .await?;
     Ok(res.rows_affected == 1)
-}
-
-/// Edits title, summary and who is in; only while the plan awaits approval.
-pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppResult<PlanView> {
-    let p = find_in_org(&state.db, m.organization_id, id).await?;
-    if p.status != PlanStatus::AwaitingApproval.as_str() {
-        return Err(AppError::Conflict(
-            "Only a plan awaiting approval can be edited.".into(),
-        ));
-    }
-    let before = json!({"title": p.title, "summary": p.summary, "action": p.action_payload});
-    let mut action = action_of(&p)?;
-    let PlanAction::TagContacts { changes } = &mut action;
-    for (contact_id, include) in &e.include {
-        let c = changes
-            .iter_mut()
-            .find(|c| c.contact_id == *contact_id)
-            .ok_or_else(|| AppError::NotFound(format!("Contact {contact_id} in this plan")))?;
-        c.include = *include;
-        if *include && c.reason.is_empty() {
-            c.reason = "added by the operator".into();
-        }
-    }
-    validate_action(state, m.organization_id, &action).await?;
-    let title = e
-        .title
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or(&p.title)
-        .to_owned();
-    if title.is_empty() {
-        return Err(AppError::validation("A plan needs a title."));
-    }
-    let summary = e
-        .summary
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or(&p.summary)
-        .to_owned();
-    let after = json!({"title": title, "summary": summary, "action": action});
-    let mut am: plan::ActiveModel = p.into();
-    am.title = Set(title);
-    am.summary = Set(summary);
-    am.action_payload =
-        Set(serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?);
-    am.updated_at = Set(Utc::now());
-    let p = am.update(&state.db).await?;
-    record(
-        &state.db,
-        id,
-        "edit",
-        Some(m.user_id),
-        None,
-        None,
-        None,
-        Some(before),
-        Some(after),
-    )
-    .await?;
-    view(state, p).await
-}
-
-/// Approves atomically: of two concurrent approvals exactly one wins and executes.
-#[tracing::instrument(skip(state, m))]
-pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanView> {
-    let p = find_in_org(&state.db, m.organization_id, id).await?;
-    let now = Utc::now();
-    let next_ok = PlanStatus::parse(&p.status).is_some_and(|s| s.can_become(PlanStatus::Approved));
-    if !next_ok {
-        return Err(AppError::Conflict(format!(
-            "This plan is already {}.",
-            p.status.replace('_', " ")
-        )));
-    }
-    let res = plan::Entity::update_many()
-        .col_expr(
-            plan::Column::Status,
-            Expr::value(PlanStatus::Approved.as_str()),
-        )
-        .col_expr(plan::Column::ApprovedBy, Expr::value(Some(m.user_id)))
-        .col_expr(plan::Column::ApprovedAt, Expr::value(Some(now)))
-        .col_expr(plan::Column::Decision, Expr::value(Some("proceed")))
-        .col_expr(
-            plan::Column::DecisionReason,
-            Expr::value(Some("Approved by a person.")),
-        )
-        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
-        .filter(plan::Column::Id.eq(id))
-        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
-        .exec(&state.db)
-        .await?;
-    if res.rows_affected != 1 {
-        return Err(AppError::Conflict("This plan was already decided.".into()));
-    }
-    record(
-        &state.db,
-        id,
-        "decision",
-        Some(m.user_id),
-        Some(&p.approval_policy),
-        Some("proceed"),
-        Some("Approved by a person.".into()),
-        None,
-        None,
-    )
-    .await?;
-    crate::plans::executor::spawn_execution(state, id);
-    view(state, find_in_org(&state.db, m.organization_id, id).await?).await
-}
-
-/// Rejects with a reason, which goes back to the authoring thread so the agent can revise.
-#[tracing::instrument(skip(state, m, reason))]
-pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> AppResult<PlanView> {
-    let reason = reason.trim();
-    if reason.is_empty() {
-        return Err(AppError::validation(
-            "Say why, so the agent can revise the plan.",
-        ));
-    }
-    let p = find_in_org(&state.db, m.organization_id, id).await?;
-    if !transition(&state.db, &p, PlanStatus::Rejected).await? {
-        return Err(AppError::Conflict("This plan was already decided.".into()));
-    }
-    plan::Entity::update_many()
-        .col_expr(plan::Column::Decision, Expr::value(Some("gate")))
-        .col_expr(
-            plan::Column::DecisionReason,
-            Expr::value(Some(format!("Rejected: {reason}"))),
-        )
-        .filter(plan::Column::Id.eq(id))
-        .exec(&state.db)
-        .await?;
-    record(
-        &state.db,
-        id,
-        "decision",
-        Some(m.user_id),
-        Some(&p.approval_policy),
-        Some("reject"),
-        Some(reason.to_owned()),
-        None,
-        None,
-    )
-    .await?;
-    if let Some(thread_id) = p.thread_id {
-        if ai_thread::Entity::find_by_id(thread_id)
-            .one(&state.db)
-            .await?
-            .is_some()
-        {
-            let text = format!(
-                "The plan \"{}\" was rejected: {reason}. Revise it and present a new plan.",
-                p.title
-            );
-            crate::ai_agent::thread::enqueue_and_maybe_spawn(
-                state,
-                thread_id,
-                AiThreadEventPayload::UserMessage {
-                    text,
-                    plan_mode: true,
-                },
-            )
-            .await?;
-        }
-    }
-    view(state, find_in_org(&state.db, m.organization_id, id).await?).await
 }

@@ -171,6 +171,17 @@ impl Browser {
         panic!("no {css} ever showed {text:?}");
     }
 
+    /// Signs in as the demo user and waits for the signed-in shell.
+    pub async fn sign_in_demo(&self, base: &str) {
+        self.open(&format!("{base}/signin")).await;
+        self.fill("#signin-email", herald::server::seed::DEMO_EMAIL)
+            .await;
+        self.fill("#signin-password", herald::server::seed::DEMO_PASSWORD)
+            .await;
+        self.click("#signin-submit").await;
+        self.wait_for("#nav-assistant").await;
+    }
+
     /// Opens `url` and waits until the client app has hydrated.
     pub async fn open(&self, url: &str) {
         self.client.goto(url).await.unwrap();

@@ -10,12 +10,7 @@ async fn plan_card_edit_approve(backend: Backend) {
     };
     let b = start_browser().await;
     let tag = format!("{backend:?}").to_lowercase();
-    b.open(&format!("{}/signin", server.base)).await;
-    b.fill("#signin-email", herald::server::seed::DEMO_EMAIL)
-        .await;
-    b.fill("#signin-password", herald::server::seed::DEMO_PASSWORD)
-        .await;
-    b.click("#signin-submit").await;
+    b.sign_in_demo(&server.base).await;
     b.wait_for("#nav-assistant").await;
 
     b.open(&format!("{}/assistant", server.base)).await;

@@ -10,12 +10,7 @@ async fn suggest_mode_panel(backend: Backend) {
     };
     let b = start_browser().await;
     let tag = format!("{backend:?}").to_lowercase();
-    b.open(&format!("{}/signin", server.base)).await;
-    b.fill("#signin-email", herald::server::seed::DEMO_EMAIL)
-        .await;
-    b.fill("#signin-password", herald::server::seed::DEMO_PASSWORD)
-        .await;
-    b.click("#signin-submit").await;
+    b.sign_in_demo(&server.base).await;
     b.wait_for_text("#model-badge", "Offline model").await;
 
     // The demo's Text Reply agent is in suggest mode on the front desk.

@@ -65,6 +65,26 @@ async fn setup(backend: Backend, mode: &str, model: Option<Arc<ScriptedModel>>) 
     })
 }
 
+async fn threads_of(s: &Setup) -> Value {
+    s.app
+        .ok_as(
+            &s.org.client,
+            "/api/agents/threads",
+            json!({"agent_id": s.agent["id"]}),
+        )
+        .await
+}
+
+async fn events_of(s: &Setup, thread: &Value) -> Value {
+    s.app
+        .ok_as(
+            &s.org.client,
+            "/api/threads/events",
+            json!({"thread_id": thread["id"]}),
+        )
+        .await
+}
+
 async fn text_in(s: &Setup, sid: &str, from: &str, to: &str, body: &str) {
     assert!(s
         .app
@@ -132,23 +152,9 @@ async fn suggest_mode_drafts_three_options(backend: Backend) {
     )
     .await;
     assert_eq!(s.app.count("ai_thread").await, 1);
-    let threads: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/agents/threads",
-            json!({"agent_id": s.agent["id"]}),
-        )
-        .await;
+    let threads = threads_of(&s).await;
     assert_eq!(threads[0]["contact_name"], "+14155552671");
-    let events: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/threads/events",
-            json!({"thread_id": threads[0]["id"]}),
-        )
-        .await;
+    let events = events_of(&s, &threads[0]).await;
     let kinds: Vec<&str> = events
         .as_array()
         .unwrap()
@@ -239,22 +245,8 @@ async fn adversarial_send_in_suggest_mode_is_refused(backend: Backend) {
         !offered.contains(&"send_sms".to_string()),
         "send_sms is not even offered: {offered:?}"
     );
-    let threads: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/agents/threads",
-            json!({"agent_id": s.agent["id"]}),
-        )
-        .await;
-    let events: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/threads/events",
-            json!({"thread_id": threads[0]["id"]}),
-        )
-        .await;
+    let threads = threads_of(&s).await;
+    let events = events_of(&s, &threads[0]).await;
     let refused: Vec<&Value> = events
         .as_array()
         .unwrap()
@@ -318,23 +310,9 @@ async fn wrong_number_and_malformed_calls_are_refused(backend: Backend) {
         sent[0].from, "+14155550101",
         "the model may name another of the organisation's numbers"
     );
-    let threads: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/agents/threads",
-            json!({"agent_id": s.agent["id"]}),
-        )
-        .await;
+    let threads = threads_of(&s).await;
     assert_eq!(threads[0]["state"], "idle");
-    let events: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/threads/events",
-            json!({"thread_id": threads[0]["id"]}),
-        )
-        .await;
+    let events = events_of(&s, &threads[0]).await;
     let details: Vec<String> = events
         .as_array()
         .unwrap()
@@ -412,14 +390,7 @@ async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
         2,
         "three attempts, then the turn gave up"
     );
-    let threads: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/agents/threads",
-            json!({"agent_id": s.agent["id"]}),
-        )
-        .await;
+    let threads = threads_of(&s).await;
     assert_eq!(threads[0]["state"], "idle");
     assert!(threads[0]["last_error"]
         .as_str()
@@ -431,14 +402,7 @@ async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
         .await;
     assert_eq!(notes[0]["title"], "Text Reply could not answer");
     assert!(notes[0]["body"].as_str().unwrap().contains("hello?"));
-    let events: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/threads/events",
-            json!({"thread_id": threads[0]["id"]}),
-        )
-        .await;
+    let events = events_of(&s, &threads[0]).await;
     assert!(
         events
             .as_array()
@@ -563,14 +527,7 @@ async fn two_hundred_concurrent_texts_one_thread(backend: Backend) {
     }
     s.app.settle().await;
     assert_eq!(s.app.count("ai_thread").await, 1, "exactly one thread");
-    let threads: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/agents/threads",
-            json!({"agent_id": s.agent["id"]}),
-        )
-        .await;
+    let threads = threads_of(&s).await;
     let thread_id: uuid::Uuid = threads[0]["id"].as_str().unwrap().parse().unwrap();
     use herald::ai_agent::entity::ai_thread_event;
     use herald::ai_agent::events::AiThreadEventPayload;
