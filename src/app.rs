@@ -37,6 +37,10 @@ pub enum Route {
         Assistant {},
         #[route("/plans")]
         Plans {},
+        #[route("/operations")]
+        Operations {},
+        #[route("/operations/:operation_id")]
+        OperationReview { operation_id: Uuid },
 }
 
 #[allow(non_snake_case)]

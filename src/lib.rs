@@ -2,6 +2,7 @@
 pub mod ai_agent;
 pub mod app;
 pub mod auth;
+pub mod bulk_operation;
 pub mod components;
 pub mod contacts;
 pub mod error;

@@ -17,6 +17,7 @@ mod m20261121_000013_create_notification;
 pub mod m20261121_000014_seed_text_reply_agent;
 mod m20261121_000015_create_ai_agent_plan;
 pub mod m20261121_000016_seed_assistant_agent;
+mod m20261121_000017_create_assistant_operation;
 mod platform_agent;
 
 pub struct Migrator;
@@ -41,6 +42,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000014_seed_text_reply_agent::Migration),
             Box::new(m20261121_000015_create_ai_agent_plan::Migration),
             Box::new(m20261121_000016_seed_assistant_agent::Migration),
+            Box::new(m20261121_000017_create_assistant_operation::Migration),
         ]
     }
 }

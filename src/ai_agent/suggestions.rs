@@ -224,3 +224,31 @@ pub async fn mark_read(state: &AppState, member: &Member, id: Uuid) -> AppResult
     }
     Ok(())
 }
+
+/// Adds a notification for one member.
+pub async fn notify(
+    state: &AppState,
+    organization_id: Uuid,
+    user_id: Uuid,
+    kind: &str,
+    title: String,
+    body: String,
+    link: Option<String>,
+) -> AppResult<Uuid> {
+    use sea_orm::{ActiveModelTrait, Set};
+    let id = Uuid::new_v4();
+    notification::ActiveModel {
+        id: Set(id),
+        organization_id: Set(organization_id),
+        user_id: Set(user_id),
+        kind: Set(kind.into()),
+        title: Set(title),
+        body: Set(body),
+        link: Set(link),
+        read_at: Set(None),
+        created_at: Set(Utc::now()),
+    }
+    .insert(&state.db)
+    .await?;
+    Ok(id)
+}

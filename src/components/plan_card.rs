@@ -14,6 +14,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let mut reason = use_signal(String::new);
     let mut title = use_signal(|| plan.title.clone());
     let mut summary = use_signal(|| plan.summary.clone());
+    let mut concept = use_signal(|| plan.action.message_concept().map(str::to_owned));
     let mut include = use_signal(|| {
         plan.contacts
             .iter()
@@ -42,6 +43,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
         match edit_plan(
             id,
             PlanEdit {
+                message_concept: concept(),
                 title: Some(title()),
                 summary: Some(summary()),
                 include: changed,
@@ -81,7 +83,19 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 h3 { class: "plan-title", "{plan.title}" }
                 p { class: "plan-summary", "{plan.summary}" }
             }
+            if let Some(c) = plan.action.message_concept() {
+                if editing() {
+                    label { "Message concept"
+                        textarea { class: "plan-concept-input", rows: "2", value: "{concept().unwrap_or_default()}", oninput: move |e| concept.set(Some(e.value())) }
+                    }
+                } else {
+                    div { class: "plan-concept", strong { "Message concept: " } "{c}" }
+                }
+            }
             div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }
+            if let Some(op) = plan.executed_ref {
+                crate::components::OperationCard { operation_id: op }
+            }
             if !groups.is_empty() {
                 ul { class: "plan-exclusions",
                     for (why, names) in groups {

@@ -95,6 +95,9 @@ pub enum LiveEvent {
     PlanUpdated {
         plan_id: Uuid,
     },
+    OperationUpdated {
+        operation_id: Uuid,
+    },
 }
 
 impl LiveEvent {
@@ -105,7 +108,7 @@ impl LiveEvent {
             | LiveEvent::ContactChanged { contact_id }
             | LiveEvent::SuggestionsReady { contact_id, .. }
             | LiveEvent::ThreadUpdated { contact_id, .. } => *contact_id,
-            LiveEvent::PlanUpdated { .. } => Uuid::nil(),
+            LiveEvent::PlanUpdated { .. } | LiveEvent::OperationUpdated { .. } => Uuid::nil(),
         }
     }
 }

@@ -69,6 +69,7 @@ mod tests {
                     reason: "quiet".into(),
                     add_tags: vec!["quiet".into()],
                     remove_tags: vec![],
+                    kind: String::new(),
                 })
                 .collect(),
         }
@@ -116,12 +117,33 @@ mod tests {
     #[test]
     fn excluded_contacts_are_not_mutations() {
         let mut a = tagging(30);
-        let PlanAction::TagContacts { changes } = &mut a;
-        for c in changes.iter_mut().skip(10) {
+        for c in a.changes_mut().iter_mut().skip(10) {
             c.include = false;
         }
         assert_eq!(a.rows_mutated(), 10);
         assert_eq!(assess_risk(&a, 25).0, Decision::Proceed);
+    }
+
+    #[test]
+    fn campaigns_always_gate() {
+        let campaign = PlanAction::BulkSmsCampaign {
+            audience: vec![],
+            message_concept: "Hi".into(),
+        };
+        for agent_default in [
+            ApprovalPolicy::Auto,
+            ApprovalPolicy::RiskGated,
+            ApprovalPolicy::HumanReview,
+        ] {
+            let p = effective_policy(agent_default, campaign.policy_override(), &campaign);
+            assert_eq!(p, ApprovalPolicy::HumanReview);
+            assert_eq!(resolve_approval(p, &campaign, 1000).0, Decision::Gate);
+        }
+        assert_eq!(
+            assess_risk(&campaign, 1000).0,
+            Decision::Gate,
+            "it sends messages"
+        );
     }
 
     #[test]

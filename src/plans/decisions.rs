@@ -24,7 +24,7 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
     }
     let before = json!({"title": p.title, "summary": p.summary, "action": p.action_payload});
     let mut action = action_of(&p)?;
-    let PlanAction::TagContacts { changes } = &mut action;
+    let changes = action.changes_mut();
     for (contact_id, include) in &e.include {
         let c = changes
             .iter_mut()
@@ -34,6 +34,18 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
         if *include && c.reason.is_empty() {
             c.reason = "added by the operator".into();
         }
+    }
+    if let (
+        Some(concept),
+        PlanAction::BulkSmsCampaign {
+            message_concept, ..
+        },
+    ) = (&e.message_concept, &mut action)
+    {
+        if concept.trim().is_empty() {
+            return Err(AppError::validation("A campaign needs a message concept."));
+        }
+        *message_concept = concept.trim().to_owned();
     }
     validate_action(state, m.organization_id, &action).await?;
     let title = e

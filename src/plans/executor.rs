@@ -123,5 +123,19 @@ async fn dispatch(
             }
             Ok(None)
         }
+        PlanAction::BulkSmsCampaign {
+            audience,
+            message_concept,
+        } => {
+            let op = crate::bulk_operation::create::create_bulk_operation(
+                state,
+                p,
+                &audience,
+                &message_concept,
+            )
+            .await?;
+            crate::bulk_operation::draft_engine::spawn_draft_engine(state, op);
+            Ok(Some(op))
+        }
     }
 }

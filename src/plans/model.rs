@@ -103,7 +103,13 @@ pub struct ContactChange {
     pub add_tags: Vec<String>,
     #[serde(default)]
     pub remove_tags: Vec<String>,
+    /// What sort of decision: e.g. "quote_lead", "opted_out", "already_customer".
+    #[serde(default)]
+    pub kind: String,
 }
+
+/// A campaign's audience entry: the same shape as any per-contact plan decision.
+pub type ContactDecision = ContactChange;
 
 /// What an approved plan does. Extensible: each variant has one executor handler.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,17 +118,30 @@ pub struct ContactChange {
 pub enum PlanAction {
     /// Per contact, tags to add and remove, each with a reason.
     TagContacts { changes: Vec<ContactChange> },
+    /// Text every included contact a draft written from the concept; always reviewed by a person.
+    BulkSmsCampaign {
+        audience: Vec<ContactDecision>,
+        message_concept: String,
+    },
 }
 
 impl PlanAction {
     pub fn type_name(&self) -> &'static str {
         match self {
             PlanAction::TagContacts { .. } => "tag_contacts",
+            PlanAction::BulkSmsCampaign { .. } => "bulk_sms_campaign",
         }
     }
     pub fn changes(&self) -> &[ContactChange] {
         match self {
             PlanAction::TagContacts { changes } => changes,
+            PlanAction::BulkSmsCampaign { audience, .. } => audience,
+        }
+    }
+    pub fn changes_mut(&mut self) -> &mut Vec<ContactChange> {
+        match self {
+            PlanAction::TagContacts { changes } => changes,
+            PlanAction::BulkSmsCampaign { audience, .. } => audience,
         }
     }
     /// The action's own policy, overriding the agent's default: anything that texts people is
@@ -133,7 +152,15 @@ impl PlanAction {
 
     /// Whether executing it texts people.
     pub fn sends_messages(&self) -> bool {
-        false
+        matches!(self, PlanAction::BulkSmsCampaign { .. })
+    }
+    pub fn message_concept(&self) -> Option<&str> {
+        match self {
+            PlanAction::BulkSmsCampaign {
+                message_concept, ..
+            } => Some(message_concept),
+            PlanAction::TagContacts { .. } => None,
+        }
     }
     pub fn spends_money(&self) -> bool {
         self.sends_messages()
@@ -227,6 +254,9 @@ pub struct PlanEdit {
     /// Contacts to switch in (true) or out (false).
     #[serde(default)]
     pub include: Vec<(Uuid, bool)>,
+    /// A campaign's message concept.
+    #[serde(default)]
+    pub message_concept: Option<String>,
 }
 
 #[cfg(test)]

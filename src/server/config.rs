@@ -32,6 +32,8 @@ pub struct Config {
     pub seed_demo: bool,
     /// Sign-in attempts allowed per email and per address each minute.
     pub sign_in_attempts_per_minute: u32,
+    /// Campaign sends per second per number (`SEND_RATE_PER_SECOND`, default 1).
+    pub sends_per_second: f64,
     /// `LLM_PROVIDER`: `offline` (default, built in and deterministic).
     pub llm_provider: String,
     /// Model, key, base URL and timeout for a hosted provider.
@@ -100,6 +102,10 @@ impl Config {
             sign_in_attempts_per_minute: var("SIGN_IN_ATTEMPTS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(10),
+            sends_per_second: var("SEND_RATE_PER_SECOND")
+                .and_then(|v| v.parse().ok())
+                .filter(|r: &f64| *r > 0.0)
+                .unwrap_or(1.0),
             llm_provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
             llm: crate::ai_agent::llm::rig::RigSettings {
                 provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
@@ -129,6 +135,7 @@ impl Config {
             default_region: "US".into(),
             seed_demo: false,
             sign_in_attempts_per_minute: 10,
+            sends_per_second: 1.0,
             llm_provider: "offline".into(),
             llm: crate::ai_agent::llm::rig::RigSettings {
                 provider: "offline".into(),

@@ -39,6 +39,10 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         Ok(n) => tracing::info!(plans = n, "resumed approved plans"),
         Err(e) => tracing::error!(error = %e, "could not resume plans"),
     }
+    // So are bulk operations left drafting or sending.
+    if let Err(e) = crate::bulk_operation::review::resume_engines(&state).await {
+        tracing::error!(error = %e, "could not resume bulk operations");
+    }
     let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let handle = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {

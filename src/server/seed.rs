@@ -71,9 +71,10 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
             "Katherine Johnson",
             "+14155552674",
             "katherine@example.com",
-            "lead",
+            "lead, quote",
         ),
-        ("Boris Becker", "+14155552675", "", "lead"),
+        ("Boris Becker", "+14155552675", "", "lead, quote"),
+        ("Linus Torvalds", "+14155552676", "", "lead, quote"),
     ] {
         let created = contacts::create(
             state,

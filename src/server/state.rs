@@ -17,6 +17,9 @@ pub struct Inner {
     pub transport: Arc<dyn SmsTransport>,
     pub model: Arc<dyn ChatModel>,
     pub runtime: RuntimeConfig,
+    pub drafter: Arc<dyn crate::bulk_operation::drafter::Drafter>,
+    pub engine: crate::bulk_operation::draft_engine::EngineConfig,
+    pub clock: Arc<dyn crate::bulk_operation::clock::Clock>,
     pub live: LiveHub,
     pub metrics: Metrics,
     pub sign_in_limiter: SignInLimiter,
@@ -29,6 +32,10 @@ pub struct Services {
     pub transport: Arc<dyn SmsTransport>,
     pub model: Arc<dyn ChatModel>,
     pub runtime: RuntimeConfig,
+    /// Writes campaign drafts; None uses the model.
+    pub drafter: Option<Arc<dyn crate::bulk_operation::drafter::Drafter>>,
+    pub engine: crate::bulk_operation::draft_engine::EngineConfig,
+    pub clock: Arc<dyn crate::bulk_operation::clock::Clock>,
 }
 
 impl Services {
@@ -37,6 +44,12 @@ impl Services {
             transport: crate::messaging::transport::from_config(config)?,
             model: crate::ai_agent::llm::from_config(config)?,
             runtime: RuntimeConfig::default(),
+            drafter: None,
+            engine: crate::bulk_operation::draft_engine::EngineConfig {
+                sends_per_second: config.sends_per_second,
+                ..Default::default()
+            },
+            clock: Arc::new(crate::bulk_operation::clock::SystemClock),
         })
     }
 }
@@ -54,6 +67,11 @@ impl Deref for AppState {
 
 impl AppState {
     pub fn with_parts(db: DatabaseConnection, config: Config, services: Services) -> Self {
+        let drafter = services.drafter.clone().unwrap_or_else(|| {
+            Arc::new(crate::bulk_operation::drafter::ModelDrafter(
+                services.model.clone(),
+            ))
+        });
         let sign_in_limiter = SignInLimiter::new(config.sign_in_attempts_per_minute);
         Self(Arc::new(Inner {
             db,
@@ -61,6 +79,9 @@ impl AppState {
             transport: services.transport,
             model: services.model,
             runtime: services.runtime,
+            drafter,
+            engine: services.engine,
+            clock: services.clock,
             live: LiveHub::new(),
             metrics: Metrics::new(),
             sign_in_limiter,

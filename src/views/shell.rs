@@ -63,6 +63,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                 }
                 Link { to: Route::Agents {}, class: "nav-link", id: "nav-agents", "Agents" }
                 Link { to: Route::Plans {}, class: "nav-link", id: "nav-plans", "Plans" }
+                Link { to: Route::Operations {}, class: "nav-link", id: "nav-operations", "Operations" }
                 Link { to: Route::Notifications {}, class: "nav-link", id: "nav-notifications", "Notifications" }
                 Link { to: Route::Team {}, class: "nav-link", id: "nav-team", "Team" }
                 ModelBadge {}

@@ -35,7 +35,14 @@ async fn clones_keep_suggest_mode_everywhere(backend: Backend) {
     );
     assert!(text_reply.iter().all(|a| a["send_mode"] == "suggest"));
     // The migration's backfill: roll back to before the Text Reply seed, then forward again.
-    Migrator::down(&app.state.db, Some(3)).await.unwrap();
+    let all_migrations = Migrator::migrations();
+    let seed_at = all_migrations
+        .iter()
+        .position(|m| m.name().contains("seed_text_reply_agent"))
+        .unwrap();
+    Migrator::down(&app.state.db, Some((all_migrations.len() - seed_at) as u32))
+        .await
+        .unwrap();
     assert_eq!(app.count("ai_agent").await, 0);
     Migrator::up(&app.state.db, None).await.unwrap();
     use herald::ai_agent::entity::ai_agent;

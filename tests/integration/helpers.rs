@@ -126,6 +126,10 @@ pub struct Options {
     pub public_url: String,
     pub transport: Option<Arc<dyn SmsTransport>>,
     pub model: Option<Arc<dyn ChatModel>>,
+    pub drafter: Option<Arc<dyn herald::bulk_operation::drafter::Drafter>>,
+    pub clock: Option<Arc<dyn herald::bulk_operation::clock::Clock>>,
+    /// Campaign sends per second (fast by default in tests).
+    pub sends_per_second: f64,
     pub sign_in_attempts_per_minute: u32,
 }
 
@@ -136,6 +140,9 @@ impl Default for Options {
             public_url: "https://herald.example".into(),
             transport: None,
             model: None,
+            drafter: None,
+            clock: None,
+            sends_per_second: 1000.0,
             sign_in_attempts_per_minute: 10,
         }
     }
@@ -166,6 +173,11 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
         services.model = m;
     }
     services.runtime.model_backoff = std::time::Duration::from_millis(5);
+    services.drafter = opts.drafter;
+    if let Some(c) = opts.clock {
+        services.clock = c;
+    }
+    services.engine.sends_per_second = opts.sends_per_second;
     let running = start_with(config, services).await.expect("server starts");
     Some(TestApp {
         base: format!("http://{}", running.addr),

@@ -4,6 +4,7 @@ mod helpers;
 mod agent_lifecycle;
 mod agents;
 mod auth;
+mod campaigns;
 mod contacts;
 mod cross_org;
 mod messaging;

@@ -89,7 +89,7 @@ impl ChatModel for OfflineModel {
 
     async fn complete(
         &self,
-        _system: &str,
+        system: &str,
         messages: &[ChatMessage],
         tools: &[ToolDef],
     ) -> Result<Completion, LlmError> {
@@ -116,6 +116,9 @@ impl ChatModel for OfflineModel {
             })
         };
         let step = turn.len();
+        if has(tools, "submit_draft") {
+            return Ok(draft_step(system, &prompt, step));
+        }
         let replying = prompt.starts_with("Inbound SMS")
             || has(tools, "propose_sms_replies")
             || has(tools, "send_sms");
@@ -217,6 +220,9 @@ fn assistant_step(
         tool_calls: vec![],
     };
     // The request may be this message, or (after a rejection) an earlier one.
+    if earlier.iter().rev().any(|m| is_follow_up_request(m)) {
+        return campaign_step(prompt, tools, called, result_of, step);
+    }
     let request = earlier.iter().rev().find_map(|m| parse_tagging_request(m));
     let Some((days, tag)) = request else {
         return text("I can look up contacts and conversations, and plan changes for you, for example: \"tag everyone who has not replied in 30 days as quiet\".".into());
@@ -270,9 +276,134 @@ fn assistant_step(
     )
 }
 
+/// "follow up with quiet quote leads" and its variants.
+pub fn is_follow_up_request(text: &str) -> bool {
+    let t = text.to_lowercase();
+    (t.contains("follow up") || t.contains("follow-up")) && t.contains("quote")
+}
+
+pub const FOLLOW_UP_CONCEPT: &str = "A friendly follow-up on the quote we sent: ask whether they have any questions and offer to book a time that suits them.";
+
+/// Plans a campaign to quiet quote leads: every candidate in or out, with a reason.
+fn campaign_step(
+    prompt: &str,
+    tools: &[ToolDef],
+    called: &dyn Fn(&str) -> bool,
+    result_of: &dyn Fn(&str) -> Option<Value>,
+    step: usize,
+) -> Completion {
+    let text = |t: &str| Completion {
+        text: Some(t.into()),
+        tool_calls: vec![],
+    };
+    if called("present_plan") {
+        return text("I've submitted the campaign plan. Nothing is sent until you approve it and review the drafts.");
+    }
+    if !has(tools, "present_plan") {
+        return text(
+            "A campaign texts many people, so it needs a plan, and planning is off for me.",
+        );
+    }
+    if has(tools, "enter_plan_mode") && !called("enter_plan_mode") {
+        return call(
+            step,
+            "enter_plan_mode",
+            json!({"reason": "A campaign texts many people."}),
+        );
+    }
+    let Some(quiet) = result_of("find_quiet_contacts") else {
+        return call(step, "find_quiet_contacts", json!({"days": 30}));
+    };
+    let Some(quotes) = result_of("search_contacts") else {
+        return call(step, "search_contacts", json!({"query": "quote"}));
+    };
+    let rejection = prompt.to_lowercase();
+    let revising = rejection.contains("rejected");
+    let quiet_ids: Vec<&str> = quiet["quiet"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect())
+        .unwrap_or_default();
+    let quote_list = quotes.as_array().cloned().unwrap_or_default();
+    let mut audience: Vec<Value> = Vec::new();
+    for c in &quote_list {
+        let id = c["id"].as_str().unwrap_or("");
+        let name = c["name"].as_str().unwrap_or("");
+        let named = revising
+            && name
+                .split_whitespace()
+                .any(|w| w.len() > 2 && rejection.contains(&w.to_lowercase()));
+        let (include, reason, kind) = if c["opted_out"].as_bool().unwrap_or(false) {
+            (false, "opted out", "opted_out")
+        } else if !quiet_ids.contains(&id) {
+            (false, "replied in the last 30 days", "active")
+        } else if named {
+            (false, "excluded at review", "operator")
+        } else {
+            (true, "quote lead, no reply in 30 days", "quote_lead")
+        };
+        audience
+            .push(json!({"contact_id": id, "include": include, "reason": reason, "kind": kind}));
+    }
+    for c in quiet["quiet"].as_array().cloned().unwrap_or_default() {
+        let id = c["id"].as_str().unwrap_or("");
+        if !quote_list.iter().any(|q| q["id"].as_str() == Some(id)) {
+            audience.push(json!({"contact_id": id, "include": false, "reason": "not a quote lead", "kind": "off_campaign"}));
+        }
+    }
+    let n = audience.iter().filter(|a| a["include"] == true).count();
+    call(
+        step,
+        "present_plan",
+        json!({
+            "title": format!("Follow up with {n} quiet quote leads"),
+            "summary": format!("Quote leads with no reply in 30 days get a personal follow-up.{}", if revising { " Revised after review." } else { "" }),
+            "action": {"type": "bulk_sms_campaign", "audience": audience, "message_concept": FOLLOW_UP_CONCEPT}
+        }),
+    )
+}
+
+/// One campaign draft: a greeting by first name and the concept, as the drafter's tool call.
+fn draft_step(system: &str, prompt: &str, step: usize) -> Completion {
+    let first = prompt
+        .strip_prefix("DRAFT for ")
+        .and_then(|r| r.split('.').next())
+        .unwrap_or("there")
+        .trim()
+        .to_owned();
+    let concept = system
+        .split("Campaign concept:")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap_or("")
+        .trim()
+        .to_lowercase();
+    let body = if concept.contains("quote") {
+        format!("Hi {first}, just checking in on the quote we sent. Any questions? Happy to book a time that suits you.")
+    } else {
+        format!("Hi {first}, {concept}")
+    };
+    call(step, "submit_draft", json!({"text": body}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn follow_up_requests_and_drafts() {
+        assert!(is_follow_up_request("Follow up with quiet quote leads"));
+        assert!(!is_follow_up_request("follow up with Ada"));
+        let c = draft_step(
+            "Campaign concept: A friendly follow-up on the quote we sent.\nRules",
+            "DRAFT for Ada.\nContact: Ada",
+            0,
+        );
+        let args: Value = serde_json::from_str(&c.tool_calls[0].arguments).unwrap();
+        assert!(args["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Hi Ada, just checking in on the quote"));
+    }
 
     #[test]
     fn tagging_requests_are_understood() {

@@ -1,11 +1,9 @@
 //! `escalate_to_user`: hands the conversation to the agent's owner, with a draft, as a notification.
 use super::{AgentTool, ToolCtx, ToolError};
-use crate::ai_agent::entity::{ai_agent, notification};
+use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::llm::ToolDef;
 use crate::error::AppResult;
 use crate::server::AppState;
-use chrono::Utc;
-use sea_orm::{ActiveModelTrait, Set};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -23,19 +21,15 @@ pub async fn escalate_to_owner(
     let Some(user_id) = agent.user_id else {
         return Ok(None);
     };
-    let id = Uuid::new_v4();
-    notification::ActiveModel {
-        id: Set(id),
-        organization_id: Set(organization_id),
-        user_id: Set(user_id),
-        kind: Set("escalation".into()),
-        title: Set(title),
-        body: Set(body),
-        link: Set(link),
-        read_at: Set(None),
-        created_at: Set(Utc::now()),
-    }
-    .insert(&state.db)
+    let id = crate::ai_agent::suggestions::notify(
+        state,
+        organization_id,
+        user_id,
+        "escalation",
+        title,
+        body,
+        link,
+    )
     .await?;
     Ok(Some(id))
 }

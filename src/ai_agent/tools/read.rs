@@ -186,7 +186,7 @@ impl AgentTool for FindQuietContacts {
         let quiet: Vec<Value> = people
             .iter()
             .filter(|c| !recent.contains(&c.id))
-            .map(|c| json!({"id": c.id, "name": c.name, "opted_out": outs.contains_key(&c.id)}))
+            .map(|c| json!({"id": c.id, "name": c.name, "tags": c.tags, "opted_out": outs.contains_key(&c.id)}))
             .collect();
         Ok(json!({"days": days, "quiet": quiet, "replied_recently": recent.len()}))
     }

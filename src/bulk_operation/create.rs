@@ -1,0 +1,206 @@
+//! `create_bulk_operation`: items for the plan's included contacts only, with deterministic skips
+//! (no phone, opted out, duplicate phone) recorded whatever the plan says. Idempotent per plan.
+use crate::bulk_operation::entity::{item, operation};
+use crate::bulk_operation::model::item_status;
+use crate::contacts::entity::contact;
+use crate::contacts::opt_out;
+use crate::error::{AppError, AppResult};
+use crate::plans::entity::plan;
+use crate::plans::model::ContactDecision;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+};
+use std::collections::{HashMap, HashSet};
+use uuid::Uuid;
+
+/// Why an included contact is skipped, if it is.
+pub fn skip_reason(
+    c: Option<&contact::Model>,
+    opted_out: bool,
+    seen_phones: &mut HashSet<String>,
+) -> Option<&'static str> {
+    let Some(c) = c else {
+        return Some("contact no longer exists");
+    };
+    let Some(phone) = c.phone.as_deref().filter(|p| !p.is_empty()) else {
+        return Some("no phone number");
+    };
+    if opted_out {
+        return Some("opted out");
+    }
+    if !seen_phones.insert(phone.to_owned()) {
+        return Some("duplicate phone number");
+    }
+    None
+}
+
+#[tracing::instrument(skip(state, p, audience, concept), fields(plan = %p.id))]
+pub async fn create_bulk_operation(
+    state: &AppState,
+    p: &plan::Model,
+    audience: &[ContactDecision],
+    concept: &str,
+) -> AppResult<Uuid> {
+    if let Some(existing) = operation::Entity::find()
+        .filter(operation::Column::PlanId.eq(p.id))
+        .one(&state.db)
+        .await?
+    {
+        return Ok(existing.id);
+    }
+    let number = crate::phone_numbers::service::list(state, p.organization_id)
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| {
+            AppError::validation("The organisation has no phone number to send from.")
+        })?;
+    let included: Vec<Uuid> = audience
+        .iter()
+        .filter(|d| d.include)
+        .map(|d| d.contact_id)
+        .collect();
+    let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
+        .filter(contact::Column::OrganizationId.eq(p.organization_id))
+        .filter(contact::Column::Id.is_in(included.clone()))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c))
+        .collect();
+    let outs = opt_out::sms_opt_outs(&state.db, &included).await?;
+    let agent = crate::ai_agent::entity::ai_agent::Entity::find_by_id(p.agent_id)
+        .one(&state.db)
+        .await?;
+    let now = Utc::now();
+    let op_id = Uuid::new_v4();
+    let mut seen = HashSet::new();
+    let mut rows: Vec<(usize, Uuid, Option<&'static str>)> = Vec::new();
+    for (position, contact_id) in included.iter().enumerate() {
+        // Another organisation's or a deleted contact never becomes an item.
+        if !people.contains_key(contact_id) {
+            continue;
+        }
+        rows.push((
+            position,
+            *contact_id,
+            skip_reason(
+                people.get(contact_id),
+                outs.contains_key(contact_id),
+                &mut seen,
+            ),
+        ));
+    }
+    let total = rows.len() as i32;
+    let skipped = rows.iter().filter(|r| r.2.is_some()).count() as i32;
+    let txn = state.db.begin().await?;
+    operation::ActiveModel {
+        id: Set(op_id),
+        organization_id: Set(p.organization_id),
+        agent_id: Set(p.agent_id),
+        plan_id: Set(Some(p.id)),
+        thread_id: Set(p.thread_id),
+        owner_user_id: Set(agent.as_ref().and_then(|a| a.user_id).or(p.created_by)),
+        phone_number_id: Set(number.id),
+        kind: Set("bulk_sms".into()),
+        message_concept: Set(concept.to_owned()),
+        persona: Set(agent.map(|a| a.persona).unwrap_or_default()),
+        status: Set("drafting".into()),
+        total: Set(total),
+        drafted: Set(0),
+        sent: Set(0),
+        failed: Set(0),
+        skipped: Set(skipped),
+        error: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+    for (position, contact_id, reason) in rows {
+        item::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            operation_id: Set(op_id),
+            organization_id: Set(p.organization_id),
+            contact_id: Set(contact_id),
+            position: Set(position as i32),
+            status: Set(if reason.is_some() {
+                item_status::SKIPPED
+            } else {
+                item_status::PENDING
+            }
+            .into()),
+            skip_reason: Set(reason.map(str::to_owned)),
+            draft: Set(None),
+            edited: Set(false),
+            claimed_by: Set(None),
+            heartbeat_at: Set(None),
+            attempts: Set(0),
+            idempotency_key: Set(Uuid::new_v4()),
+            message_id: Set(None),
+            error: Set(None),
+            drafted_at: Set(None),
+            sent_at: Set(None),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(&txn)
+        .await?;
+    }
+    txn.commit().await?;
+    Ok(op_id)
+}
+
+/// Items of an operation in order.
+pub async fn items_of(state: &AppState, op: Uuid) -> AppResult<Vec<item::Model>> {
+    Ok(item::Entity::find()
+        .filter(item::Column::OperationId.eq(op))
+        .order_by_asc(item::Column::Position)
+        .all(&state.db)
+        .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(phone: Option<&str>) -> contact::Model {
+        contact::Model {
+            id: Uuid::new_v4(),
+            organization_id: Uuid::nil(),
+            name: "x".into(),
+            phone: phone.map(str::to_owned),
+            email: None,
+            tags: serde_json::json!([]),
+            custom_fields: serde_json::json!({}),
+            notes: String::new(),
+            time_zone: None,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn skips_are_deterministic() {
+        let mut seen = HashSet::new();
+        assert_eq!(
+            skip_reason(Some(&c(None)), false, &mut seen),
+            Some("no phone number")
+        );
+        assert_eq!(
+            skip_reason(Some(&c(Some("+1"))), true, &mut seen),
+            Some("opted out")
+        );
+        assert_eq!(skip_reason(Some(&c(Some("+2"))), false, &mut seen), None);
+        assert_eq!(
+            skip_reason(Some(&c(Some("+2"))), false, &mut seen),
+            Some("duplicate phone number")
+        );
+        assert_eq!(
+            skip_reason(None, false, &mut seen),
+            Some("contact no longer exists")
+        );
+    }
+}

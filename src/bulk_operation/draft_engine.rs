@@ -1,0 +1,304 @@
+//! `spawn_draft_engine`: claims pending items in batches (FOR UPDATE SKIP LOCKED on PostgreSQL,
+//! one UPDATE … RETURNING on SQLite), drafts up to N at once with heartbeats, and hands the
+//! operation to review when every item is drafted. A reaper returns items whose worker died.
+use crate::bulk_operation::drafter::DraftRequest;
+use crate::bulk_operation::entity::{item, operation};
+use crate::bulk_operation::model::{item_status, OperationStatus};
+use crate::contacts::entity::contact;
+use crate::error::AppResult;
+use crate::server::AppState;
+use chrono::Utc;
+use futures::StreamExt;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement};
+use std::time::Duration;
+use uuid::Uuid;
+
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub batch_size: u64,
+    pub concurrency: usize,
+    /// An item whose heartbeat is older than this is returned to pending by the reaper.
+    pub stale_after: Duration,
+    /// Messages per second per sending number.
+    pub sends_per_second: f64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            batch_size: 50,
+            concurrency: 20,
+            stale_after: Duration::from_secs(120),
+            sends_per_second: 1.0,
+        }
+    }
+}
+
+pub fn spawn_draft_engine(state: &AppState, operation_id: Uuid) {
+    let bg = state.clone();
+    state.tasks.spawn(async move {
+        if let Err(e) = run_draft_engine(&bg, operation_id).await {
+            tracing::error!(error = %e, %operation_id, "draft engine stopped");
+        }
+    });
+}
+
+/// Claims up to `limit` pending items of the operation for `worker`; no two claimers share one.
+pub async fn claim_batch(
+    state: &AppState,
+    operation_id: Uuid,
+    worker: &str,
+    limit: u64,
+) -> AppResult<Vec<(Uuid, Uuid)>> {
+    let backend = state.db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => {
+            "UPDATE assistant_operation_item SET status = 'drafting', claimed_by = $1, heartbeat_at = $2, attempts = attempts + 1, updated_at = $2 \
+             WHERE id IN (SELECT id FROM assistant_operation_item WHERE operation_id = $3 AND status = 'pending' \
+             ORDER BY position LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id, contact_id"
+        }
+        _ => {
+            "UPDATE assistant_operation_item SET status = 'drafting', claimed_by = ?, heartbeat_at = ?, attempts = attempts + 1, updated_at = ? \
+             WHERE id IN (SELECT id FROM assistant_operation_item WHERE operation_id = ? AND status = 'pending' \
+             ORDER BY position LIMIT ?) RETURNING id, contact_id"
+        }
+    };
+    let now = Utc::now();
+    let values: Vec<sea_orm::Value> = match backend {
+        DbBackend::Postgres => vec![
+            worker.into(),
+            now.into(),
+            operation_id.into(),
+            (limit as i64).into(),
+        ],
+        _ => vec![
+            worker.into(),
+            now.into(),
+            now.into(),
+            operation_id.into(),
+            (limit as i64).into(),
+        ],
+    };
+    let rows = state
+        .db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get::<Uuid>("", "id")?,
+                r.try_get::<Uuid>("", "contact_id")?,
+            ))
+        })
+        .collect::<Result<Vec<_>, sea_orm::DbErr>>()
+        .map_err(Into::into)
+}
+
+/// Returns items stuck in drafting (their worker died) to pending.
+pub async fn reap_stale(state: &AppState, stale_after: Duration) -> AppResult<u64> {
+    let cutoff = Utc::now() - chrono::Duration::from_std(stale_after).unwrap_or_default();
+    let res = item::Entity::update_many()
+        .col_expr(item::Column::Status, Expr::value(item_status::PENDING))
+        .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
+        .filter(item::Column::Status.eq(item_status::DRAFTING))
+        .filter(item::Column::HeartbeatAt.lt(cutoff))
+        .exec(&state.db)
+        .await?;
+    Ok(res.rows_affected)
+}
+
+async fn context_for(state: &AppState, contact_id: Uuid) -> AppResult<(String, String)> {
+    let c = contact::Entity::find_by_id(contact_id)
+        .one(&state.db)
+        .await?;
+    let Some(c) = c else {
+        return Ok((String::new(), String::new()));
+    };
+    let first = c
+        .name
+        .split_whitespace()
+        .next()
+        .filter(|n| !n.starts_with('+'))
+        .unwrap_or("there")
+        .to_owned();
+    let tags: Vec<String> = serde_json::from_value(c.tags.clone()).unwrap_or_default();
+    Ok((
+        first,
+        format!(
+            "Contact: {} · tags: {} · notes: {}",
+            c.name,
+            tags.join(", "),
+            c.notes
+        ),
+    ))
+}
+
+/// Drafts one claimed item; a failure leaves it pending for another attempt (at most 3).
+async fn draft_item(
+    state: &AppState,
+    op: &operation::Model,
+    org_name: &str,
+    item_id: Uuid,
+    contact_id: Uuid,
+) -> AppResult<()> {
+    let (first_name, contact_context) = context_for(state, contact_id).await?;
+    let req = DraftRequest {
+        organization: org_name.to_owned(),
+        persona: op.persona.clone(),
+        concept: op.message_concept.clone(),
+        instruction: "Follow up personally and briefly.".into(),
+        contact_context,
+        first_name,
+    };
+    let result = state.drafter.draft(&req).await;
+    let now = Utc::now();
+    let mut update =
+        item::Entity::update_many().col_expr(item::Column::UpdatedAt, Expr::value(now));
+    update = match result {
+        Ok(text) => update
+            .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
+            .col_expr(item::Column::Draft, Expr::value(Some(text)))
+            .col_expr(item::Column::DraftedAt, Expr::value(Some(now))),
+        Err(e) => {
+            tracing::warn!(error = %e, %item_id, "draft failed");
+            let attempts = item::Entity::find_by_id(item_id)
+                .one(&state.db)
+                .await?
+                .map(|i| i.attempts)
+                .unwrap_or(0);
+            let next = if attempts >= 3 {
+                item_status::FAILED
+            } else {
+                item_status::PENDING
+            };
+            update
+                .col_expr(item::Column::Status, Expr::value(next))
+                .col_expr(item::Column::Error, Expr::value(Some(e.to_string())))
+        }
+    };
+    update
+        .filter(item::Column::Id.eq(item_id))
+        .filter(item::Column::Status.eq(item_status::DRAFTING))
+        .exec(&state.db)
+        .await?;
+    Ok(())
+}
+
+/// Recounts the operation's counters from its items and publishes progress.
+pub async fn refresh_counters(state: &AppState, op_id: Uuid) -> AppResult<()> {
+    let items = crate::bulk_operation::create::items_of(state, op_id).await?;
+    let count = |s: &str| items.iter().filter(|i| i.status == s).count() as i32;
+    let drafted = items
+        .iter()
+        .filter(|i| i.drafted_at.is_some() && i.status != item_status::SKIPPED)
+        .count() as i32;
+    operation::Entity::update_many()
+        .col_expr(operation::Column::Drafted, Expr::value(drafted))
+        .col_expr(
+            operation::Column::Sent,
+            Expr::value(count(item_status::SENT)),
+        )
+        .col_expr(
+            operation::Column::Failed,
+            Expr::value(count(item_status::FAILED)),
+        )
+        .col_expr(
+            operation::Column::Skipped,
+            Expr::value(count(item_status::SKIPPED)),
+        )
+        .col_expr(operation::Column::UpdatedAt, Expr::value(Utc::now()))
+        .filter(operation::Column::Id.eq(op_id))
+        .exec(&state.db)
+        .await?;
+    if let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? {
+        state.live.publish(
+            op.organization_id,
+            crate::messaging::model::LiveEvent::OperationUpdated {
+                operation_id: op_id,
+            },
+        );
+    }
+    Ok(())
+}
+
+#[tracing::instrument(skip(state))]
+pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
+    let worker = format!("drafter-{}", Uuid::new_v4().simple());
+    let cfg = state.engine.clone();
+    loop {
+        let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
+            return Ok(());
+        };
+        if OperationStatus::parse(&op.status) != OperationStatus::Drafting {
+            return Ok(());
+        }
+        let org_name = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
+            .one(&state.db)
+            .await?
+            .map(|o| o.name)
+            .unwrap_or_default();
+        reap_stale(state, cfg.stale_after).await?;
+        let batch = claim_batch(state, op_id, &worker, cfg.batch_size).await?;
+        if batch.is_empty() {
+            let busy = item::Entity::find()
+                .filter(item::Column::OperationId.eq(op_id))
+                .filter(item::Column::Status.is_in([item_status::PENDING, item_status::DRAFTING]))
+                .one(&state.db)
+                .await?;
+            match busy {
+                // Another worker is drafting the rest; wait for it (or the reaper).
+                Some(_) => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+                None => return finish_drafting(state, &op).await,
+            }
+        }
+        futures::stream::iter(batch)
+            .map(|(item_id, contact_id)| {
+                let (op, org_name) = (&op, &org_name);
+                async move {
+                    if let Err(e) = draft_item(state, op, org_name, item_id, contact_id).await {
+                        tracing::error!(error = %e, %item_id, "could not record a draft");
+                    }
+                }
+            })
+            .buffer_unordered(cfg.concurrency)
+            .collect::<Vec<()>>()
+            .await;
+        refresh_counters(state, op_id).await?;
+    }
+}
+
+/// Every item drafted: the operation waits for review, and the owner hears about it.
+async fn finish_drafting(state: &AppState, op: &operation::Model) -> AppResult<()> {
+    let res = operation::Entity::update_many()
+        .col_expr(
+            operation::Column::Status,
+            Expr::value(OperationStatus::AwaitingApproval.as_str()),
+        )
+        .filter(operation::Column::Id.eq(op.id))
+        .filter(operation::Column::Status.eq(OperationStatus::Drafting.as_str()))
+        .exec(&state.db)
+        .await?;
+    refresh_counters(state, op.id).await?;
+    if res.rows_affected == 1 {
+        if let Some(user_id) = op.owner_user_id {
+            crate::ai_agent::suggestions::notify(
+                state,
+                op.organization_id,
+                user_id,
+                "operation",
+                "Drafts are ready for review".into(),
+                format!(
+                    "The campaign \"{}\" has drafts waiting for your review.",
+                    op.message_concept
+                ),
+                Some(format!("/operations/{}", op.id)),
+            )
+            .await?;
+        }
+    }
+    Ok(())
+}

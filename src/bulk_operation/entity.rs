@@ -1,0 +1,72 @@
+//! The `assistant_operation` and `assistant_operation_item` tables.
+pub mod operation {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "assistant_operation")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub agent_id: Uuid,
+        pub plan_id: Option<Uuid>,
+        pub thread_id: Option<Uuid>,
+        pub owner_user_id: Option<Uuid>,
+        pub phone_number_id: Uuid,
+        pub kind: String,
+        #[sea_orm(column_type = "Text")]
+        pub message_concept: String,
+        #[sea_orm(column_type = "Text")]
+        pub persona: String,
+        pub status: String,
+        pub total: i32,
+        pub drafted: i32,
+        pub sent: i32,
+        pub failed: i32,
+        pub skipped: i32,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub error: Option<String>,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod item {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "assistant_operation_item")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub operation_id: Uuid,
+        pub organization_id: Uuid,
+        pub contact_id: Uuid,
+        pub position: i32,
+        pub status: String,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub skip_reason: Option<String>,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub draft: Option<String>,
+        pub edited: bool,
+        pub claimed_by: Option<String>,
+        pub heartbeat_at: Option<DateTimeUtc>,
+        pub attempts: i32,
+        pub idempotency_key: Uuid,
+        pub message_id: Option<Uuid>,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub error: Option<String>,
+        pub drafted_at: Option<DateTimeUtc>,
+        pub sent_at: Option<DateTimeUtc>,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+    impl ActiveModelBehavior for ActiveModel {}
+}

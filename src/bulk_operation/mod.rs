@@ -1,0 +1,20 @@
+//! Bulk SMS operations from approved campaign plans: create (opt-out-safe), draft per contact
+//! on a durable engine, human review, then compliant, paced, exactly-once sending.
+pub mod api;
+pub mod model;
+pub mod segments;
+
+#[cfg(feature = "server")]
+pub mod clock;
+#[cfg(feature = "server")]
+pub mod create;
+#[cfg(feature = "server")]
+pub mod draft_engine;
+#[cfg(feature = "server")]
+pub mod drafter;
+#[cfg(feature = "server")]
+pub mod entity;
+#[cfg(feature = "server")]
+pub mod review;
+#[cfg(feature = "server")]
+pub mod send_engine;

@@ -1,0 +1,93 @@
+//! Operation and item types shared by the operation card, the draft review sheet and the server.
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperationStatus {
+    Drafting,
+    AwaitingApproval,
+    Sending,
+    Done,
+    Cancelled,
+    Failed,
+}
+
+impl OperationStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Drafting => "drafting",
+            Self::AwaitingApproval => "awaiting_approval",
+            Self::Sending => "sending",
+            Self::Done => "done",
+            Self::Cancelled => "cancelled",
+            Self::Failed => "failed",
+        }
+    }
+    pub fn parse(s: &str) -> Self {
+        [
+            Self::Drafting,
+            Self::AwaitingApproval,
+            Self::Sending,
+            Self::Done,
+            Self::Cancelled,
+            Self::Failed,
+        ]
+        .into_iter()
+        .find(|x| x.as_str() == s)
+        .unwrap_or(Self::Failed)
+    }
+}
+
+/// Item statuses: pending → drafting → drafted → (sending) → sent | failed; or skipped, cancelled.
+pub mod item_status {
+    pub const PENDING: &str = "pending";
+    pub const DRAFTING: &str = "drafting";
+    pub const DRAFTED: &str = "drafted";
+    pub const SENDING: &str = "sending";
+    pub const SENT: &str = "sent";
+    pub const FAILED: &str = "failed";
+    pub const SKIPPED: &str = "skipped";
+    pub const CANCELLED: &str = "cancelled";
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OperationView {
+    pub id: Uuid,
+    pub plan_id: Option<Uuid>,
+    pub status: OperationStatus,
+    pub message_concept: String,
+    pub from_number: String,
+    pub total: i32,
+    pub drafted: i32,
+    pub sent: i32,
+    pub failed: i32,
+    pub skipped: i32,
+    /// Skip reasons with how many items each.
+    pub skip_reasons: Vec<(String, i32)>,
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ItemView {
+    pub id: Uuid,
+    pub contact_id: Uuid,
+    pub contact_name: String,
+    pub phone: Option<String>,
+    pub status: String,
+    pub skip_reason: Option<String>,
+    pub draft: Option<String>,
+    pub edited: bool,
+    /// The contact texted in after this draft was written.
+    pub replied_since_drafting: bool,
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReviewSheet {
+    pub operation: OperationView,
+    pub items: Vec<ItemView>,
+}

@@ -1,0 +1,304 @@
+//! The draft review sheet (Gate 2): view drafts with segments and cost, edit, skip or
+//! regenerate one, approve all to start sending, or cancel.
+use crate::auth::session::Member;
+use crate::bulk_operation::create::items_of;
+use crate::bulk_operation::entity::{item, operation};
+use crate::bulk_operation::model::{
+    item_status, ItemView, OperationStatus, OperationView, ReviewSheet,
+};
+use crate::contacts::entity::contact;
+use crate::error::{AppError, AppResult};
+use crate::messaging::entity as message;
+use crate::server::AppState;
+use chrono::Utc;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+pub async fn find_in_org<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    id: Uuid,
+) -> AppResult<operation::Model> {
+    operation::Entity::find_by_id(id)
+        .filter(operation::Column::OrganizationId.eq(org))
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Operation"))
+}
+
+pub async fn view(state: &AppState, op: operation::Model) -> AppResult<OperationView> {
+    let items = items_of(state, op.id).await?;
+    let mut reasons: Vec<(String, i32)> = Vec::new();
+    for r in items.iter().filter_map(|i| i.skip_reason.clone()) {
+        match reasons.iter_mut().find(|(x, _)| *x == r) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((r, 1)),
+        }
+    }
+    let from = crate::phone_numbers::entity::Entity::find_by_id(op.phone_number_id)
+        .one(&state.db)
+        .await?
+        .map(|n| n.number)
+        .unwrap_or_default();
+    Ok(OperationView {
+        id: op.id,
+        plan_id: op.plan_id,
+        status: OperationStatus::parse(&op.status),
+        message_concept: op.message_concept,
+        from_number: from,
+        total: op.total,
+        drafted: op.drafted,
+        sent: op.sent,
+        failed: op.failed,
+        skipped: op.skipped,
+        skip_reasons: reasons,
+        error: op.error,
+        created_at: op.created_at,
+        updated_at: op.updated_at,
+    })
+}
+
+pub async fn list(state: &AppState, m: &Member) -> AppResult<Vec<OperationView>> {
+    let rows = operation::Entity::find()
+        .filter(operation::Column::OrganizationId.eq(m.organization_id))
+        .order_by_desc(operation::Column::CreatedAt)
+        .all(&state.db)
+        .await?;
+    let mut out = Vec::new();
+    for r in rows {
+        out.push(view(state, r).await?);
+    }
+    Ok(out)
+}
+
+pub async fn sheet(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
+    let op = find_in_org(&state.db, m.organization_id, id).await?;
+    let items = items_of(state, id).await?;
+    let ids: Vec<Uuid> = items.iter().map(|i| i.contact_id).collect();
+    let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
+        .filter(contact::Column::Id.is_in(ids.clone()))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c))
+        .collect();
+    let mut views = Vec::with_capacity(items.len());
+    for i in items {
+        // A contact who texted in after their draft was written: flag it for a second look.
+        let replied = match i.drafted_at {
+            Some(at) if i.status == item_status::DRAFTED => message::Entity::find()
+                .filter(message::Column::ContactId.eq(i.contact_id))
+                .filter(message::Column::Direction.eq("inbound"))
+                .filter(message::Column::CreatedAt.gt(at))
+                .one(&state.db)
+                .await?
+                .is_some(),
+            _ => false,
+        };
+        let c = people.get(&i.contact_id);
+        views.push(ItemView {
+            id: i.id,
+            contact_id: i.contact_id,
+            contact_name: c.map(|c| c.name.clone()).unwrap_or_default(),
+            phone: c.and_then(|c| c.phone.clone()),
+            status: i.status,
+            skip_reason: i.skip_reason,
+            draft: i.draft,
+            edited: i.edited,
+            replied_since_drafting: replied,
+            error: i.error,
+        });
+    }
+    Ok(ReviewSheet {
+        operation: view(state, op).await?,
+        items: views,
+    })
+}
+
+async fn item_in_review(
+    state: &AppState,
+    m: &Member,
+    item_id: Uuid,
+) -> AppResult<(operation::Model, item::Model)> {
+    let it = item::Entity::find_by_id(item_id)
+        .filter(item::Column::OrganizationId.eq(m.organization_id))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Draft"))?;
+    let op = find_in_org(&state.db, m.organization_id, it.operation_id).await?;
+    if OperationStatus::parse(&op.status) != OperationStatus::AwaitingApproval {
+        return Err(AppError::Conflict(
+            "Drafts can change only while the operation awaits review.".into(),
+        ));
+    }
+    if it.status != item_status::DRAFTED {
+        return Err(AppError::Conflict(format!(
+            "This draft is {}, not awaiting review.",
+            it.status
+        )));
+    }
+    Ok((op, it))
+}
+
+pub async fn edit_draft(
+    state: &AppState,
+    m: &Member,
+    item_id: Uuid,
+    text: &str,
+) -> AppResult<ReviewSheet> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(AppError::validation(
+            "A draft cannot be empty; skip it instead.",
+        ));
+    }
+    if text.chars().count() > crate::messaging::model::MAX_SMS_CHARS {
+        return Err(AppError::validation("That draft is too long for a text."));
+    }
+    let (op, _) = item_in_review(state, m, item_id).await?;
+    item::Entity::update_many()
+        .col_expr(item::Column::Draft, Expr::value(Some(text.to_owned())))
+        .col_expr(item::Column::Edited, Expr::value(true))
+        .col_expr(item::Column::DraftedAt, Expr::value(Some(Utc::now())))
+        .filter(item::Column::Id.eq(item_id))
+        .exec(&state.db)
+        .await?;
+    sheet(state, m, op.id).await
+}
+
+pub async fn skip_item(state: &AppState, m: &Member, item_id: Uuid) -> AppResult<ReviewSheet> {
+    let (op, _) = item_in_review(state, m, item_id).await?;
+    item::Entity::update_many()
+        .col_expr(item::Column::Status, Expr::value(item_status::SKIPPED))
+        .col_expr(
+            item::Column::SkipReason,
+            Expr::value(Some("skipped at review")),
+        )
+        .filter(item::Column::Id.eq(item_id))
+        .exec(&state.db)
+        .await?;
+    crate::bulk_operation::draft_engine::refresh_counters(state, op.id).await?;
+    sheet(state, m, op.id).await
+}
+
+pub async fn regenerate_item(
+    state: &AppState,
+    m: &Member,
+    item_id: Uuid,
+) -> AppResult<ReviewSheet> {
+    let (op, it) = item_in_review(state, m, item_id).await?;
+    let org = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
+        .one(&state.db)
+        .await?
+        .map(|o| o.name)
+        .unwrap_or_default();
+    let c = contact::Entity::find_by_id(it.contact_id)
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Contact"))?;
+    let req = crate::bulk_operation::drafter::DraftRequest {
+        organization: org,
+        persona: op.persona.clone(),
+        concept: op.message_concept.clone(),
+        instruction: "Write a different version from the last one.".into(),
+        contact_context: format!(
+            "Contact: {} · previous draft: {}",
+            c.name,
+            it.draft.clone().unwrap_or_default()
+        ),
+        first_name: c
+            .name
+            .split_whitespace()
+            .next()
+            .unwrap_or("there")
+            .to_owned(),
+    };
+    let text = state
+        .drafter
+        .draft(&req)
+        .await
+        .map_err(|e| AppError::Transport(e.to_string()))?;
+    item::Entity::update_many()
+        .col_expr(item::Column::Draft, Expr::value(Some(text)))
+        .col_expr(item::Column::Edited, Expr::value(false))
+        .col_expr(item::Column::DraftedAt, Expr::value(Some(Utc::now())))
+        .filter(item::Column::Id.eq(item_id))
+        .exec(&state.db)
+        .await?;
+    sheet(state, m, op.id).await
+}
+
+/// Approve all: atomically from review to sending, then the send engine starts.
+pub async fn approve_all(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
+    find_in_org(&state.db, m.organization_id, id).await?;
+    let res = operation::Entity::update_many()
+        .col_expr(
+            operation::Column::Status,
+            Expr::value(OperationStatus::Sending.as_str()),
+        )
+        .col_expr(operation::Column::UpdatedAt, Expr::value(Utc::now()))
+        .filter(operation::Column::Id.eq(id))
+        .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval.as_str()))
+        .exec(&state.db)
+        .await?;
+    if res.rows_affected != 1 {
+        return Err(AppError::Conflict(
+            "Only an operation awaiting review can be approved.".into(),
+        ));
+    }
+    crate::bulk_operation::send_engine::spawn_send_engine(state, id);
+    sheet(state, m, id).await
+}
+
+/// Cancel: nothing not yet sent goes out.
+pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
+    let op = find_in_org(&state.db, m.organization_id, id).await?;
+    let status = OperationStatus::parse(&op.status);
+    if matches!(
+        status,
+        OperationStatus::Done | OperationStatus::Cancelled | OperationStatus::Failed
+    ) {
+        return Err(AppError::Conflict(format!(
+            "The operation is already {}.",
+            op.status
+        )));
+    }
+    operation::Entity::update_many()
+        .col_expr(
+            operation::Column::Status,
+            Expr::value(OperationStatus::Cancelled.as_str()),
+        )
+        .filter(operation::Column::Id.eq(id))
+        .exec(&state.db)
+        .await?;
+    item::Entity::update_many()
+        .col_expr(item::Column::Status, Expr::value(item_status::CANCELLED))
+        .filter(item::Column::OperationId.eq(id))
+        .filter(item::Column::Status.is_in([
+            item_status::PENDING,
+            item_status::DRAFTING,
+            item_status::DRAFTED,
+        ]))
+        .exec(&state.db)
+        .await?;
+    crate::bulk_operation::draft_engine::refresh_counters(state, id).await?;
+    sheet(state, m, id).await
+}
+
+/// Operations a restart left drafting or sending start again.
+pub async fn resume_engines(state: &AppState) -> AppResult<()> {
+    for op in operation::Entity::find()
+        .filter(operation::Column::Status.is_in(["drafting", "sending"]))
+        .all(&state.db)
+        .await?
+    {
+        if op.status == "drafting" {
+            crate::bulk_operation::draft_engine::spawn_draft_engine(state, op.id);
+        } else {
+            crate::bulk_operation::send_engine::spawn_send_engine(state, op.id);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,65 @@
+//! The operation card: live drafting and sending progress, skips with reasons, and a link to the
+//! draft review sheet.
+use crate::app::Route;
+use crate::bulk_operation::api::get_operation;
+use crate::bulk_operation::model::OperationStatus;
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn OperationCard(operation_id: Uuid) -> Element {
+    let live = use_context::<LiveTick>();
+    let op = use_resource(move || {
+        let _ = (live.count)();
+        get_operation(operation_id)
+    });
+    let current = op.read().clone();
+    match current {
+        Some(Ok(o)) => {
+            let status = o.status.as_str().replace('_', " ");
+            let drafting_pct = if o.total > 0 {
+                (o.drafted + o.skipped) * 100 / o.total
+            } else {
+                100
+            };
+            let sending_pct = if o.total > 0 {
+                (o.sent + o.failed + o.skipped) * 100 / o.total
+            } else {
+                100
+            };
+            rsx! {
+                div { class: "operation-card", "data-status": "{o.status.as_str()}",
+                    div { class: "plan-head",
+                        strong { "Campaign" }
+                        span { class: "badge plan-status status-{o.status.as_str()}", "{status}" }
+                    }
+                    div { class: "progress-row",
+                        span { class: "op-drafted", "Drafted {o.drafted}/{o.total}" }
+                        div { class: "bar", div { class: "fill", style: "width: {drafting_pct}%" } }
+                    }
+                    div { class: "progress-row",
+                        span { class: "op-sent", "Sent {o.sent}/{o.total}" }
+                        div { class: "bar", div { class: "fill sent", style: "width: {sending_pct}%" } }
+                    }
+                    div { class: "small",
+                        span { class: "op-failed", "Failed {o.failed}" }
+                        " · "
+                        span { class: "op-skipped", "Skipped {o.skipped}" }
+                        for (why, n) in o.skip_reasons.iter() {
+                            span { class: "muted", " · {why}: {n}" }
+                        }
+                    }
+                    div { class: "muted small", "From {o.from_number}" }
+                    if o.status == OperationStatus::AwaitingApproval {
+                        Link { to: Route::OperationReview { operation_id }, class: "review-link", "Review the drafts →" }
+                    } else {
+                        Link { to: Route::OperationReview { operation_id }, class: "review-link", "Open the operation" }
+                    }
+                }
+            }
+        }
+        Some(Err(e)) => rsx! { div { class: "error-banner", "{e}" } },
+        None => rsx! { div { class: "muted small", "Loading the operation…" } },
+    }
+}

@@ -1,0 +1,137 @@
+//! Operations: every campaign with live progress, and each one's draft review sheet (Gate 2):
+//! drafts with segments and cost, edit, skip or regenerate one, approve all, or cancel.
+use crate::bulk_operation::api::{
+    approve_operation, cancel_operation, edit_draft, get_review_sheet, list_operations,
+    regenerate_draft, skip_draft,
+};
+use crate::bulk_operation::model::{item_status, ItemView, OperationStatus, ReviewSheet};
+use crate::bulk_operation::segments::segments;
+use crate::components::{ErrorBanner, OperationCard};
+use crate::error::AppError;
+use crate::views::LiveTick;
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn Operations() -> Element {
+    let live = use_context::<LiveTick>();
+    let ops = use_resource(move || {
+        let _ = (live.count)();
+        list_operations()
+    });
+    let current = ops.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Operations" } }
+            match current {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(list)) if list.is_empty() => rsx! { p { class: "muted", "No campaigns yet. Ask your assistant to plan one." } },
+                Some(Ok(list)) => rsx! {
+                    for o in list {
+                        div { key: "{o.id}", class: "card",
+                            p { strong { "{o.message_concept}" } }
+                            OperationCard { operation_id: o.id }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}
+
+#[component]
+pub fn OperationReview(operation_id: Uuid) -> Element {
+    let live = use_context::<LiveTick>();
+    let mut sheet = use_resource(move || {
+        let _ = (live.count)();
+        get_review_sheet(operation_id)
+    });
+    let mut error = use_signal(|| None::<String>);
+    let mut act = move |r: Result<ReviewSheet, AppError>| match r {
+        Ok(_) => {
+            error.set(None);
+            sheet.restart();
+        }
+        Err(e) => error.set(Some(e.to_string())),
+    };
+    let current = sheet.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Draft review" } }
+            ErrorBanner { message: error() }
+            match current {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(s)) => {
+                    let reviewing = s.operation.status == OperationStatus::AwaitingApproval;
+                    let active = matches!(s.operation.status, OperationStatus::Drafting | OperationStatus::AwaitingApproval | OperationStatus::Sending);
+                    let cost: f64 = s.items.iter().filter(|i| i.status == item_status::DRAFTED).filter_map(|i| i.draft.as_deref()).map(|d| segments(d).cost()).sum();
+                    rsx! {
+                        OperationCard { operation_id }
+                        p { class: "muted", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4}" }
+                        div { class: "row",
+                            if reviewing {
+                                button { id: "approve-all", class: "primary", onclick: move |_| async move { act(approve_operation(operation_id).await) }, "Approve all and send" }
+                            }
+                            if active {
+                                button { id: "cancel-operation", class: "danger", onclick: move |_| async move { act(cancel_operation(operation_id).await) }, "Cancel" }
+                            }
+                        }
+                        div { class: "draft-sheet", id: "draft-sheet",
+                            for it in s.items {
+                                DraftRow { key: "{it.id}", item: it, reviewing, on_done: act }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[component]
+fn DraftRow(
+    item: ItemView,
+    reviewing: bool,
+    on_done: EventHandler<Result<ReviewSheet, AppError>>,
+) -> Element {
+    let id = item.id;
+    let mut editing = use_signal(|| false);
+    let mut text = use_signal(|| item.draft.clone().unwrap_or_default());
+    let seg = segments(&text());
+    let editable = reviewing && item.status == item_status::DRAFTED;
+    rsx! {
+        div { class: "draft-row status-{item.status}", "data-contact": "{item.contact_name}",
+            div { class: "draft-head",
+                strong { "{item.contact_name}" }
+                span { class: "muted small", " {item.phone.clone().unwrap_or_default()}" }
+                span { class: "badge", "{item.status}" }
+                if item.edited { span { class: "badge", "edited" } }
+                if item.replied_since_drafting { span { class: "badge keyword replied-flag", "replied since drafting" } }
+            }
+            if let Some(r) = item.skip_reason.clone() { p { class: "muted small", "Skipped: {r}" } }
+            if let Some(e) = item.error.clone() { p { class: "message-error small", "{e}" } }
+            if editing() {
+                textarea { class: "draft-input", rows: "3", value: "{text}", oninput: move |e| text.set(e.value()) }
+            } else if let Some(d) = item.draft.clone() {
+                p { class: "draft-body", "{d}" }
+            }
+            if item.draft.is_some() { p { class: "muted small segments", "{seg.label()}" } }
+            if editable {
+                div { class: "row",
+                    if editing() {
+                        button { class: "primary draft-save", onclick: move |_| async move {
+                            editing.set(false);
+                            on_done.call(edit_draft(id, text()).await);
+                        }, "Save" }
+                    } else {
+                        button { class: "secondary draft-edit", onclick: move |_| editing.set(true), "Edit" }
+                        button { class: "secondary draft-regenerate", onclick: move |_| async move { on_done.call(regenerate_draft(id).await) }, "Regenerate" }
+                        button { class: "danger draft-skip", onclick: move |_| async move { on_done.call(skip_draft(id).await) }, "Skip" }
+                    }
+                }
+            }
+        }
+    }
+}
