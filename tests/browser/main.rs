@@ -4,6 +4,7 @@
 #[allow(dead_code)]
 mod helpers;
 
+mod campaign;
 mod desktop;
 mod harness;
 mod messaging;
