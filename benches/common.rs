@@ -35,10 +35,21 @@ pub async fn start_herald(
     postgres: bool,
     numbers: &[&str],
 ) -> (String, herald::server::AppState, uuid::Uuid) {
+    start_herald_with(postgres, numbers, |_| {}).await
+}
+
+/// Like `start_herald`, with the outside services adjusted first (drafter, engine settings).
+pub async fn start_herald_with(
+    postgres: bool,
+    numbers: &[&str],
+    adjust: impl FnOnce(&mut herald::server::state::Services),
+) -> (String, herald::server::AppState, uuid::Uuid) {
     let mut config = Config::for_database(database_url(postgres, "herald").await);
     config.webhook_auth_token = Some(TOKEN.into());
     config.public_url = PUBLIC_URL.into();
-    let running = herald::server::launch::start(config)
+    let mut services = herald::server::state::Services::from_config(&config).expect("services");
+    adjust(&mut services);
+    let running = herald::server::launch::start_with(config, services)
         .await
         .expect("herald starts");
     let (org, _) = herald::auth::service::create_organization_with_owner(

@@ -6,6 +6,7 @@ mod agents;
 mod auth;
 mod campaigns;
 mod contacts;
+mod crash;
 mod cross_org;
 mod messaging;
 mod migrations;
