@@ -142,6 +142,12 @@ async fn draft_item(
     item_id: Uuid,
     contact_id: Uuid,
 ) -> AppResult<()> {
+    // The heartbeat says this worker is alive and on this item.
+    item::Entity::update_many()
+        .col_expr(item::Column::HeartbeatAt, Expr::value(Some(Utc::now())))
+        .filter(item::Column::Id.eq(item_id))
+        .exec(&state.db)
+        .await?;
     let (first_name, contact_context) = context_for(state, contact_id).await?;
     let req = DraftRequest {
         organization: org_name.to_owned(),

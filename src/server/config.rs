@@ -34,6 +34,10 @@ pub struct Config {
     pub sign_in_attempts_per_minute: u32,
     /// Campaign sends per second per number (`SEND_RATE_PER_SECOND`, default 1).
     pub sends_per_second: f64,
+    /// Drafts written at once (`DRAFT_CONCURRENCY`, default 20).
+    pub draft_concurrency: usize,
+    /// Items claimed per batch (`DRAFT_BATCH_SIZE`, default 50).
+    pub draft_batch_size: u64,
     /// `LLM_PROVIDER`: `offline` (default, built in and deterministic).
     pub llm_provider: String,
     /// Model, key, base URL and timeout for a hosted provider.
@@ -102,6 +106,14 @@ impl Config {
             sign_in_attempts_per_minute: var("SIGN_IN_ATTEMPTS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(10),
+            draft_concurrency: var("DRAFT_CONCURRENCY")
+                .and_then(|v| v.parse().ok())
+                .filter(|n: &usize| *n > 0)
+                .unwrap_or(20),
+            draft_batch_size: var("DRAFT_BATCH_SIZE")
+                .and_then(|v| v.parse().ok())
+                .filter(|n: &u64| *n > 0)
+                .unwrap_or(50),
             sends_per_second: var("SEND_RATE_PER_SECOND")
                 .and_then(|v| v.parse().ok())
                 .filter(|r: &f64| *r > 0.0)
@@ -136,6 +148,8 @@ impl Config {
             seed_demo: false,
             sign_in_attempts_per_minute: 10,
             sends_per_second: 1.0,
+            draft_concurrency: 20,
+            draft_batch_size: 50,
             llm_provider: "offline".into(),
             llm: crate::ai_agent::llm::rig::RigSettings {
                 provider: "offline".into(),

@@ -47,6 +47,8 @@ impl Services {
             drafter: None,
             engine: crate::bulk_operation::draft_engine::EngineConfig {
                 sends_per_second: config.sends_per_second,
+                concurrency: config.draft_concurrency,
+                batch_size: config.draft_batch_size,
                 ..Default::default()
             },
             clock: Arc::new(crate::bulk_operation::clock::SystemClock),
