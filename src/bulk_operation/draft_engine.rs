@@ -245,28 +245,35 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
             .map(|o| o.name)
             .unwrap_or_default();
         reap_stale(state, cfg.stale_after).await?;
-        let batch = claim_batch(state, op_id, &worker, cfg.batch_size).await?;
-        if batch.is_empty() {
-            let busy = item::Entity::find()
-                .filter(item::Column::OperationId.eq(op_id))
-                .filter(item::Column::Status.is_in([item_status::PENDING, item_status::DRAFTING]))
-                .one(&state.db)
-                .await?;
-            match busy {
-                // Another worker is drafting the rest; wait for it (or the reaper).
-                Some(_) => {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    continue;
+        // Batches are claimed as the pipeline needs them, so `concurrency` drafts stay in flight
+        // across batch boundaries.
+        let batch_size = cfg.batch_size;
+        let claims =
+            futures::stream::unfold((state.clone(), worker.clone()), move |(st, w)| async move {
+                match claim_batch(&st, op_id, &w, batch_size).await {
+                    Ok(batch) if !batch.is_empty() => Some((futures::stream::iter(batch), (st, w))),
+                    Ok(_) => None,
+                    Err(e) => {
+                        tracing::error!(error = %e, "claim failed");
+                        None
+                    }
                 }
-                None => return finish_drafting(state, &op).await,
-            }
-        }
-        futures::stream::iter(batch)
+            })
+            .flatten();
+        let drafted = std::sync::atomic::AtomicUsize::new(0);
+        claims
             .map(|(item_id, contact_id)| {
-                let (op, org_name) = (&op, &org_name);
+                let (op, org_name, drafted) = (&op, &org_name, &drafted);
                 async move {
                     if let Err(e) = draft_item(state, op, org_name, item_id, contact_id).await {
                         tracing::error!(error = %e, %item_id, "could not record a draft");
+                    }
+                    // Live progress every `concurrency` drafts.
+                    if (drafted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1)
+                        % cfg.concurrency.max(1)
+                        == 0
+                    {
+                        let _ = refresh_counters(state, op_id).await;
                     }
                 }
             })
@@ -274,6 +281,16 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
             .collect::<Vec<()>>()
             .await;
         refresh_counters(state, op_id).await?;
+        let busy = item::Entity::find()
+            .filter(item::Column::OperationId.eq(op_id))
+            .filter(item::Column::Status.is_in([item_status::PENDING, item_status::DRAFTING]))
+            .one(&state.db)
+            .await?;
+        match busy {
+            // Another worker is drafting the rest (or a failed draft waits for another try).
+            Some(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            None => return finish_drafting(state, &op).await,
+        }
     }
 }
 

@@ -156,6 +156,8 @@ pub async fn run_send_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
                 }
             }
             set_item(state, it.id, item_status::SENDING, None).await?;
+            // Pace from the start of each send, so the send's own time is inside the gap.
+            last_send = Some(clock.now());
             let body = it.draft.clone().unwrap_or_default();
             let result = crate::messaging::outbound::send_sms_keyed(
                 state,
@@ -167,7 +169,6 @@ pub async fn run_send_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
                 Some(it.idempotency_key),
             )
             .await;
-            last_send = Some(clock.now());
             match result {
                 Ok(m) => {
                     item::Entity::update_many()
