@@ -4,6 +4,8 @@ mod helpers;
 mod agent_lifecycle;
 mod agents;
 mod auth;
+mod campaign_engine;
+mod campaign_support;
 mod campaigns;
 mod contacts;
 mod crash;

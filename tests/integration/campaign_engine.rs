@@ -1,0 +1,303 @@
+//! The campaign engines: claims never overlap, restarts resume without redrafting, pacing and
+//! quiet hours on an injectable clock, late opt-outs, and exactly-once sends.
+use crate::campaign_support::*;
+use crate::helpers::*;
+use crate::on_both_databases;
+use herald::bulk_operation::clock::ManualClock;
+use herald::bulk_operation::drafter::{DraftRequest, Drafter, FixedLatencyDrafter};
+use herald::bulk_operation::entity::item;
+use herald::messaging::transport::outbox::OutboxTransport;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Four claimers at once never share an item.
+async fn claims_never_overlap(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let mut ids = Vec::new();
+    for i in 0..200 {
+        ids.push(
+            app.add_contact(&c.org, &format!("Lead {i}"), &format!("+1415556{i:04}"))
+                .await,
+        );
+    }
+    let audience = include_all(&ids);
+    let agent = assistant_agent(&app, c.org.org_id).await;
+    let op = operation_for(&app, &agent, &audience, "Claims").await;
+    let claimers = (0..4).map(|w| {
+        let state = app.state.clone();
+        tokio::spawn(async move {
+            let mut mine = Vec::new();
+            loop {
+                let batch = herald::bulk_operation::draft_engine::claim_batch(
+                    &state,
+                    op,
+                    &format!("w{w}"),
+                    7,
+                )
+                .await
+                .unwrap();
+                if batch.is_empty() {
+                    break;
+                }
+                mine.extend(batch.into_iter().map(|(id, _)| id));
+            }
+            mine
+        })
+    });
+    let mut all: Vec<uuid::Uuid> = Vec::new();
+    for h in claimers {
+        all.extend(h.await.unwrap());
+    }
+    let n = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(n, all.len(), "no item was claimed twice");
+    assert_eq!(n, 200);
+}
+
+struct CountingDrafter(AtomicUsize);
+
+#[async_trait::async_trait]
+impl Drafter for CountingDrafter {
+    async fn draft(&self, req: &DraftRequest) -> Result<String, herald::ai_agent::llm::LlmError> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(format!("Hi {}", req.first_name))
+    }
+}
+
+/// A restart mid-drafting resumes without redrafting finished items.
+async fn restart_mid_drafting(backend: Backend) {
+    let drafter = Arc::new(CountingDrafter(AtomicUsize::new(0)));
+    let opts = Options {
+        drafter: Some(drafter.clone()),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let mut ids = Vec::new();
+    for i in 0..10 {
+        ids.push(
+            app.add_contact(&c.org, &format!("Lead {i}"), &format!("+1415557{i:04}"))
+                .await,
+        );
+    }
+    let audience = include_all(&ids);
+    let agent = assistant_agent(&app, c.org.org_id).await;
+    let op = operation_for(&app, &agent, &audience, "Restart").await;
+    // A first worker drafted four and died holding three more.
+    let first = herald::bulk_operation::draft_engine::claim_batch(&app.state, op, "dead", 7)
+        .await
+        .unwrap();
+    use sea_orm::sea_query::Expr;
+    for (id, _) in first.iter().take(4) {
+        item::Entity::update_many()
+            .col_expr(item::Column::Status, Expr::value("drafted"))
+            .col_expr(item::Column::Draft, Expr::value(Some("FIRST RUN")))
+            .col_expr(
+                item::Column::DraftedAt,
+                Expr::value(Some(chrono::Utc::now())),
+            )
+            .filter(item::Column::Id.eq(*id))
+            .exec(&app.state.db)
+            .await
+            .unwrap();
+    }
+    item::Entity::update_many()
+        .col_expr(
+            item::Column::HeartbeatAt,
+            Expr::value(Some(chrono::Utc::now() - chrono::Duration::hours(1))),
+        )
+        .filter(item::Column::Status.eq("drafting"))
+        .exec(&app.state.db)
+        .await
+        .unwrap();
+    // The restart: the engines resume.
+    herald::bulk_operation::review::resume_engines(&app.state)
+        .await
+        .unwrap();
+    app.settle().await;
+    assert_eq!(
+        drafter.0.load(Ordering::SeqCst),
+        6,
+        "only the six unfinished items were drafted"
+    );
+    let items = herald::bulk_operation::create::items_of(&app.state, op)
+        .await
+        .unwrap();
+    assert!(items.iter().all(|i| i.status == "drafted"));
+    assert_eq!(
+        items
+            .iter()
+            .filter(|i| i.draft.as_deref() == Some("FIRST RUN"))
+            .count(),
+        4
+    );
+    let s = sheet(&app, &c.org, &json!(op)).await;
+    assert_eq!(s["operation"]["status"], "awaiting_approval");
+}
+
+/// Pacing (1 a second) and quiet hours, with an injectable clock; a STOP before sending skips.
+async fn pacing_quiet_hours_and_late_opt_outs(backend: Backend) {
+    use chrono::TimeZone;
+    // 03:00 in New York: quiet until 08:00.
+    let clock = Arc::new(ManualClock::at(
+        chrono::Utc.with_ymd_and_hms(2026, 1, 15, 8, 0, 0).unwrap(),
+    ));
+    let outbox = Arc::new(OutboxTransport::default());
+    let opts = Options {
+        clock: Some(clock.clone()),
+        transport: Some(outbox.clone()),
+        sends_per_second: 1.0,
+        drafter: Some(Arc::new(FixedLatencyDrafter(Duration::ZERO))),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let mut ids = Vec::new();
+    for i in 0..4 {
+        let v: Value = app
+            .ok_as(&c.org.client, "/api/contacts/create", json!({"input": {"name": format!("NY {i}"), "phone": format!("+1212555{:04}", 100 + i), "email": "", "tags": ["quote"], "time_zone": "America/New_York"}}))
+            .await;
+        ids.push(v["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap());
+    }
+    let audience = include_all(&ids);
+    let agent = assistant_agent(&app, c.org.org_id).await;
+    let plan = campaign_plan(&app, &agent, &audience, "Pacing").await;
+    let _: Value = app
+        .ok_as(&c.org.client, "/api/plans/approve", json!({"id": plan.id}))
+        .await;
+    app.settle().await;
+    let op = app
+        .ok_as::<Value>(&c.org.client, "/api/plans/get", json!({"id": plan.id}))
+        .await["executed_ref"]
+        .clone();
+    // A STOP arrives after drafting, before sending.
+    app.post_webhook(
+        &sms_params(
+            "SMstoplate000000000000000000000001",
+            "+12125550103",
+            "+14155550100",
+            "STOP",
+        ),
+        None,
+    )
+    .await;
+    app.settle().await;
+    let s = sheet(&app, &c.org, &op).await;
+    let flagged = s["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["contact_name"] == "NY 3")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        flagged["replied_since_drafting"], true,
+        "the sheet flags a reply since drafting"
+    );
+    let _: Value = app
+        .ok_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
+        .await;
+    app.settle().await;
+    let sent = outbox.sent();
+    assert_eq!(
+        sent.len(),
+        3,
+        "the contact who said STOP is skipped at send time"
+    );
+    let slept = clock.slept.lock().unwrap().clone();
+    assert_eq!(
+        slept[0],
+        Duration::from_secs(5 * 3600),
+        "waited for 08:00 in New York"
+    );
+    let gaps: Vec<Duration> = slept[1..].to_vec();
+    assert_eq!(
+        gaps,
+        vec![Duration::from_secs(1), Duration::from_secs(1)],
+        "one a second"
+    );
+    let s = sheet(&app, &c.org, &op).await;
+    let skipped = s["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["contact_name"] == "NY 3")
+        .unwrap()
+        .clone();
+    assert_eq!(skipped["skip_reason"], "opted out before sending");
+    assert_eq!(s["operation"]["status"], "done");
+}
+
+/// The same idempotency key never sends twice, even after a crash left the message unrecorded.
+async fn idempotent_sends(backend: Backend) {
+    let outbox = Arc::new(OutboxTransport::default());
+    let Some(app) = spawn_app_with(
+        backend,
+        Options {
+            transport: Some(outbox.clone()),
+            ..Default::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    let c = crm(&app).await;
+    let number = herald::phone_numbers::service::list(&app.state, c.org.org_id)
+        .await
+        .unwrap()[0]
+        .id;
+    let key = uuid::Uuid::new_v4();
+    let send = || {
+        herald::messaging::outbound::send_sms_keyed(
+            &app.state,
+            c.org.org_id,
+            c.linus,
+            number,
+            "Hello",
+            Some("campaign"),
+            Some(key),
+        )
+    };
+    let a = send().await.unwrap();
+    let b = send().await.unwrap();
+    assert_eq!(a.id, b.id);
+    assert_eq!(outbox.sent().len(), 1);
+    // A crash between the provider accepting and the database recording: the row is still queued.
+    use sea_orm::ConnectionTrait;
+    app.state
+        .db
+        .execute_unprepared("UPDATE message SET status = 'queued'")
+        .await
+        .unwrap();
+    let again = send().await.unwrap();
+    assert_eq!(again.status, "sent");
+    assert_eq!(
+        outbox.sent().len(),
+        1,
+        "the retry reused the key, so the provider sent it once"
+    );
+    assert_eq!(
+        app.count("message").await,
+        2,
+        "the inbound from setup and one outbound"
+    );
+}
+
+on_both_databases!(
+    claims_never_overlap,
+    restart_mid_drafting,
+    pacing_quiet_hours_and_late_opt_outs,
+    idempotent_sends,
+);

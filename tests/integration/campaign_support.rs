@@ -1,0 +1,146 @@
+//! Campaign test support: a small CRM of quote leads, and shortcuts to plans and operations.
+#![allow(dead_code)]
+use crate::helpers::*;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::{json, Value};
+
+pub const FOLLOW_UP: &str = "follow up with quiet quote leads";
+
+pub struct Crm {
+    pub org: Org,
+    pub katherine: uuid::Uuid,
+    pub linus: uuid::Uuid,
+    pub boris: uuid::Uuid,
+}
+
+/// Alan (quote) texted today; Katherine and Linus are quiet quote leads; Boris (quote) opted out;
+/// Grace is quiet but not a quote lead.
+pub async fn crm(app: &TestApp) -> Crm {
+    let org = app.new_org("Campaign Co").await;
+    app.add_number(&org, "+14155550100").await;
+    let mk = |name: &'static str, phone: &'static str, tags: &'static str| {
+        let client = org.client.clone();
+        async move {
+            let v: Value = app
+                .ok_as(
+                    &client,
+                    "/api/contacts/create",
+                    json!({"input": {"name": name, "phone": phone, "email": "", "tags": [tags]}}),
+                )
+                .await;
+            v["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap()
+        }
+    };
+    mk("Alan Turing", "+14155552673", "lead, quote").await;
+    let katherine = mk("Katherine Johnson", "+14155552674", "lead, quote").await;
+    let linus = mk("Linus Torvalds", "+14155552676", "lead, quote").await;
+    let boris = mk("Boris Becker", "+14155552675", "lead, quote").await;
+    mk("Grace Hopper", "+14155552672", "patient").await;
+    let _: Value = app
+        .ok_as(
+            &org.client,
+            "/api/contacts/opt_out",
+            json!({"id": boris, "opted_out": true}),
+        )
+        .await;
+    app.post_webhook(
+        &sms_params(
+            "SMcamp0000000000000000000000000001",
+            "+14155552673",
+            "+14155550100",
+            "thanks for the quote",
+        ),
+        None,
+    )
+    .await;
+    app.settle().await;
+    Crm {
+        org,
+        katherine,
+        linus,
+        boris,
+    }
+}
+
+pub fn include_all(ids: &[uuid::Uuid]) -> Vec<herald::plans::model::ContactChange> {
+    ids.iter()
+        .map(|id| herald::plans::model::ContactChange {
+            contact_id: *id,
+            include: true,
+            reason: "x".into(),
+            add_tags: vec![],
+            remove_tags: vec![],
+            kind: String::new(),
+        })
+        .collect()
+}
+
+pub async fn assistant_agent(
+    app: &TestApp,
+    org: uuid::Uuid,
+) -> herald::ai_agent::entity::ai_agent::Model {
+    use herald::ai_agent::entity::ai_agent;
+    ai_agent::Entity::find()
+        .filter(ai_agent::Column::OrganizationId.eq(org))
+        .filter(ai_agent::Column::Name.eq("Assistant"))
+        .one(&app.state.db)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// A campaign plan for `audience`, presented by the assistant; it waits for a person.
+pub async fn campaign_plan(
+    app: &TestApp,
+    agent: &herald::ai_agent::entity::ai_agent::Model,
+    audience: &[herald::plans::model::ContactChange],
+    title: &str,
+) -> herald::plans::entity::plan::Model {
+    let action = herald::plans::model::PlanAction::BulkSmsCampaign {
+        audience: audience.to_vec(),
+        message_concept: "Hi".into(),
+    };
+    herald::plans::service::present_plan(&app.state, agent, None, title, "t", action, None)
+        .await
+        .unwrap()
+}
+
+/// The operation such a plan creates, without running its engines.
+pub async fn operation_for(
+    app: &TestApp,
+    agent: &herald::ai_agent::entity::ai_agent::Model,
+    audience: &[herald::plans::model::ContactChange],
+    title: &str,
+) -> uuid::Uuid {
+    let plan = campaign_plan(app, agent, audience, title).await;
+    herald::bulk_operation::create::create_bulk_operation(&app.state, &plan, audience, "Hi")
+        .await
+        .unwrap()
+}
+
+pub async fn ask(app: &TestApp, org: &Org, text: &str) {
+    let _: Value = app
+        .ok_as(
+            &org.client,
+            "/api/assistant/ask",
+            json!({"text": text, "plan_mode": true}),
+        )
+        .await;
+    app.settle().await;
+}
+
+pub async fn first_plan(app: &TestApp, org: &Org) -> Value {
+    let v: Value = app
+        .ok_as(
+            &org.client,
+            "/api/plans/list",
+            json!({"status": null, "agent_id": null}),
+        )
+        .await;
+    v[0].clone()
+}
+
+pub async fn sheet(app: &TestApp, org: &Org, op: &Value) -> Value {
+    app.ok_as(&org.client, "/api/operations/sheet", json!({"id": op}))
+        .await
+}
