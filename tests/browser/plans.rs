@@ -23,7 +23,7 @@ async fn plan_card_edit_approve(backend: Backend) {
     b.click("#assistant-send").await;
     b.wait_for(".plan-card[data-status='awaiting_approval']")
         .await;
-    b.wait_for_text(".plan-counts", "2 in · 1 out").await;
+    b.wait_for_text(".plan-counts", "3 in · 1 out").await;
     b.wait_for_text(".plan-exclusions", "opted out").await;
     b.shot(&format!("{tag}-20-plan-card")).await;
 
@@ -32,11 +32,13 @@ async fn plan_card_edit_approve(backend: Backend) {
     b.click(".plan-lists summary").await;
     b.click("input.plan-include[data-name='Katherine Johnson']")
         .await;
-    b.fill(".plan-title-input", "Tag Grace as quiet").await;
+    b.fill(".plan-title-input", "Tag Grace and Linus as quiet")
+        .await;
     b.shot(&format!("{tag}-21-plan-edit")).await;
     b.click(".plan-save").await;
-    b.wait_for_text(".plan-counts", "1 in · 2 out").await;
-    b.wait_for_text(".plan-title", "Tag Grace as quiet").await;
+    b.wait_for_text(".plan-counts", "2 in · 2 out").await;
+    b.wait_for_text(".plan-title", "Tag Grace and Linus as quiet")
+        .await;
     b.click(".plan-approve").await;
     b.wait_for(".plan-card[data-status='done']").await;
     b.shot(&format!("{tag}-22-plan-done")).await;
@@ -44,12 +46,17 @@ async fn plan_card_edit_approve(backend: Backend) {
     b.open(&format!("{}/contacts", server.base)).await;
     b.fill("#contact-search", "quiet").await;
     b.wait_for_text("#contacts-table", "Grace Hopper").await;
+    b.wait_for_text("#contacts-table", "Linus Torvalds").await;
     let rows = b
         .client
         .find_all(Locator::Css("#contacts-table .contact-row"))
         .await
         .unwrap();
-    assert_eq!(rows.len(), 1, "only Grace was tagged quiet");
+    assert_eq!(
+        rows.len(),
+        2,
+        "Grace and Linus were tagged quiet; Katherine was edited out"
+    );
     b.shot(&format!("{tag}-23-tagged")).await;
 
     // RiskGated: "let it proceed on low-risk plans", then a small plan runs by itself.
