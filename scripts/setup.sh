@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Herald's build and tests need, once, into a cache kept between runs:
 # the wasm target, dx, wasm-bindgen-cli at the Cargo.lock version, esbuild and wasm-opt (from npm),
-# and, when asked with --test, Chromium, ChromeDriver, Xvfb and the desktop (webview) libraries.
+# and, when asked with --test, Chromium, ChromeDriver, Xvfb, ImageMagick (desktop screenshots) and
+# the desktop (webview) libraries.
 # Every step checks first, so a second run does nothing and takes a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,7 @@ apt_install() {
 # Linker and build helpers (mold is set in .cargo/config.toml).
 apt_install mold pkg-config
 if ((want_test)); then
-  apt_install chromium chromium-driver xvfb libwebkit2gtk-4.1-dev libgtk-3-dev libxdo-dev
+  apt_install chromium chromium-driver xvfb imagemagick libwebkit2gtk-4.1-dev libgtk-3-dev libxdo-dev
 fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
