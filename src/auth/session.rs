@@ -41,13 +41,7 @@ pub async fn member_from_cookie_header(
     state: &AppState,
     cookie_header: Option<&str>,
 ) -> AppResult<Member> {
-    let token = cookie_header
-        .into_iter()
-        .flat_map(cookie::Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == SESSION_COOKIE)
-        .map(|c| c.value().to_owned())
-        .ok_or(AppError::Unauthorized)?;
+    let token = session_token(cookie_header).ok_or(AppError::Unauthorized)?;
     let row = session::Entity::find()
         .filter(session::Column::TokenHash.eq(hash_token(&token)))
         .filter(session::Column::ExpiresAt.gt(Utc::now()))
@@ -76,9 +70,8 @@ pub async fn member_for(
     })
 }
 
-/// The state and signed-in member for the server function being handled.
-pub async fn require_member() -> AppResult<(AppState, Member)> {
-    let state = AppState::current()?;
+/// The Cookie header of the request being handled.
+fn request_cookies() -> AppResult<Option<String>> {
     let ctx = FullstackContext::current().ok_or(AppError::Unauthorized)?;
     let header = ctx
         .parts_mut()
@@ -86,6 +79,23 @@ pub async fn require_member() -> AppResult<(AppState, Member)> {
         .get(axum::http::header::COOKIE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    Ok(header)
+}
+
+/// The session token in a Cookie header, if any.
+fn session_token(cookie_header: Option<&str>) -> Option<String> {
+    cookie_header
+        .into_iter()
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SESSION_COOKIE)
+        .map(|c| c.value().to_owned())
+}
+
+/// The state and signed-in member for the server function being handled.
+pub async fn require_member() -> AppResult<(AppState, Member)> {
+    let state = AppState::current()?;
+    let header = request_cookies()?;
     let member = member_from_cookie_header(&state, header.as_deref()).await?;
     Ok((state, member))
 }
@@ -116,22 +126,9 @@ pub async fn start_session(
 
 /// Deletes the caller's session row and clears the cookie.
 pub async fn end_session(state: &AppState) -> AppResult<()> {
-    let ctx = FullstackContext::current().ok_or(AppError::Unauthorized)?;
-    let header = ctx
-        .parts_mut()
-        .headers
-        .get(axum::http::header::COOKIE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    if let Some(token) = header
-        .as_deref()
-        .into_iter()
-        .flat_map(cookie::Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == SESSION_COOKIE)
-    {
+    if let Some(token) = session_token(request_cookies()?.as_deref()) {
         session::Entity::delete_many()
-            .filter(session::Column::TokenHash.eq(hash_token(token.value())))
+            .filter(session::Column::TokenHash.eq(hash_token(&token)))
             .exec(&state.db)
             .await?;
     }
