@@ -34,6 +34,8 @@ pub struct Config {
     pub sign_in_attempts_per_minute: u32,
     /// Campaign sends per second per number (`SEND_RATE_PER_SECOND`, default 1).
     pub sends_per_second: f64,
+    /// RiskGated plans changing more rows than this wait for a person (`PLAN_RISK_MAX_ROWS`, default 25).
+    pub plan_risk_max_rows: usize,
     /// Drafts written at once (`DRAFT_CONCURRENCY`, default 20).
     pub draft_concurrency: usize,
     /// Items claimed per batch (`DRAFT_BATCH_SIZE`, default 50).
@@ -106,6 +108,9 @@ impl Config {
             sign_in_attempts_per_minute: var("SIGN_IN_ATTEMPTS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(10),
+            plan_risk_max_rows: var("PLAN_RISK_MAX_ROWS")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(crate::plans::approval::DEFAULT_MAX_ROWS),
             draft_concurrency: var("DRAFT_CONCURRENCY")
                 .and_then(|v| v.parse().ok())
                 .filter(|n: &usize| *n > 0)
@@ -148,6 +153,7 @@ impl Config {
             seed_demo: false,
             sign_in_attempts_per_minute: 10,
             sends_per_second: 1.0,
+            plan_risk_max_rows: crate::plans::approval::DEFAULT_MAX_ROWS,
             draft_concurrency: 20,
             draft_batch_size: 50,
             llm_provider: "offline".into(),

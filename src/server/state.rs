@@ -43,7 +43,10 @@ impl Services {
         Ok(Self {
             transport: crate::messaging::transport::from_config(config)?,
             model: crate::ai_agent::llm::from_config(config)?,
-            runtime: RuntimeConfig::default(),
+            runtime: RuntimeConfig {
+                plan_risk_max_rows: config.plan_risk_max_rows,
+                ..RuntimeConfig::default()
+            },
             drafter: None,
             engine: crate::bulk_operation::draft_engine::EngineConfig {
                 sends_per_second: config.sends_per_second,
