@@ -5,7 +5,7 @@ use crate::bulk_operation::api::{
     regenerate_draft, skip_draft,
 };
 use crate::bulk_operation::model::{item_status, ItemView, OperationStatus, ReviewSheet};
-use crate::bulk_operation::segments::segments;
+use crate::bulk_operation::segments::{segments, COST_PER_SEGMENT};
 use crate::components::{ErrorBanner, OperationCard};
 use crate::error::AppError;
 use crate::views::LiveTick;
@@ -66,10 +66,16 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                 Some(Ok(s)) => {
                     let reviewing = s.operation.status == OperationStatus::AwaitingApproval;
                     let active = matches!(s.operation.status, OperationStatus::Drafting | OperationStatus::AwaitingApproval | OperationStatus::Sending);
-                    let cost: f64 = s.items.iter().filter(|i| i.status == item_status::DRAFTED).filter_map(|i| i.draft.as_deref()).map(|d| segments(d).cost()).sum();
+                    // Everything drafted for sending, sent or not: the campaign's cost.
+                    let cost: f64 = s
+                        .items
+                        .iter()
+                        .filter(|i| [item_status::DRAFTED, item_status::SENDING, item_status::SENT].contains(&i.status.as_str()))
+                        .filter_map(|i| i.draft.as_deref())
+                        .fold(0.0, |sum, d| sum + segments(d).cost());
                     rsx! {
                         OperationCard { operation_id }
-                        p { class: "muted", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4}" }
+                        p { class: "muted", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at ${COST_PER_SEGMENT} a segment" }
                         div { class: "row",
                             if reviewing {
                                 button { id: "approve-all", class: "primary", onclick: move |_| async move { act(approve_operation(operation_id).await) }, "Approve all and send" }
