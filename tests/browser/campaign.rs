@@ -59,13 +59,4 @@ async fn campaign_from_plan_to_sent(backend: Backend) {
     b.client.clone().close().await.unwrap();
 }
 
-mod campaign_from_plan_to_sent {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        super::campaign_from_plan_to_sent(crate::helpers::Backend::Sqlite).await
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        super::campaign_from_plan_to_sent(crate::helpers::Backend::Postgres).await
-    }
-}
+crate::on_both_databases!(campaign_from_plan_to_sent);

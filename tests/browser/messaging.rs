@@ -73,13 +73,4 @@ async fn sign_in_send_and_receive_live(backend: Backend) {
     b.client.clone().close().await.unwrap();
 }
 
-mod sign_in_send_and_receive_live {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        super::sign_in_send_and_receive_live(crate::helpers::Backend::Sqlite).await
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        super::sign_in_send_and_receive_live(crate::helpers::Backend::Postgres).await
-    }
-}
+crate::on_both_databases!(sign_in_send_and_receive_live);

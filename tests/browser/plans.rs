@@ -101,13 +101,4 @@ async fn plan_card_edit_approve(backend: Backend) {
     b.client.clone().close().await.unwrap();
 }
 
-mod plan_card_edit_approve {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        super::plan_card_edit_approve(crate::helpers::Backend::Sqlite).await
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        super::plan_card_edit_approve(crate::helpers::Backend::Postgres).await
-    }
-}
+crate::on_both_databases!(plan_card_edit_approve);

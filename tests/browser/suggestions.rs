@@ -125,13 +125,4 @@ async fn suggest_mode_panel(backend: Backend) {
     b.client.clone().close().await.unwrap();
 }
 
-mod suggest_mode_panel {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        super::suggest_mode_panel(crate::helpers::Backend::Sqlite).await
-    }
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        super::suggest_mode_panel(crate::helpers::Backend::Postgres).await
-    }
-}
+crate::on_both_databases!(suggest_mode_panel);

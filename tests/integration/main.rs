@@ -2,6 +2,8 @@
 mod helpers;
 
 mod agent_lifecycle;
+mod agent_safety;
+mod agent_support;
 mod agents;
 mod auth;
 mod campaign_engine;
@@ -14,6 +16,8 @@ mod messaging;
 mod migrations;
 mod openai_provider;
 mod ops;
+mod plan_safety;
+mod plan_support;
 mod plans;
 mod twilio_transport;
 mod webhook;

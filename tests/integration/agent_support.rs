@@ -1,0 +1,114 @@
+//! Text Reply test support: an organisation with two numbers and its agent, and thread shortcuts.
+#![allow(dead_code)]
+use crate::helpers::*;
+use herald::ai_agent::llm::scripted::ScriptedModel;
+use herald::messaging::transport::outbox::OutboxTransport;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub struct Setup {
+    pub app: TestApp,
+    pub org: Org,
+    pub outbox: Arc<OutboxTransport>,
+    pub numbers: Vec<uuid::Uuid>,
+    pub agent: Value,
+}
+
+/// An organisation with two numbers, its Text Reply clone assigned to both, in `mode`.
+pub async fn setup(
+    backend: Backend,
+    mode: &str,
+    model: Option<Arc<ScriptedModel>>,
+) -> Option<Setup> {
+    let outbox = Arc::new(OutboxTransport::default());
+    let model = model.map(|m| m as Arc<dyn herald::ai_agent::llm::ChatModel>);
+    let app = spawn_app_with(
+        backend,
+        Options {
+            transport: Some(outbox.clone()),
+            model,
+            ..Default::default()
+        },
+    )
+    .await?;
+    let org = app.new_org("Agent Co").await;
+    let n1 = app.add_number(&org, "+14155550100").await;
+    let n2 = app.add_number(&org, "+14155550101").await;
+    let agents: Value = app.ok_as(&org.client, "/api/agents", Value::Null).await;
+    let agent = agents[0].clone();
+    assert_eq!(agent["name"], "Text Reply");
+    assert_eq!(
+        agent["send_mode"], "suggest",
+        "the clone keeps the platform agent's send_mode"
+    );
+    let id = agent["id"].clone();
+    let input = json!({"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "Sign off as the Bright Smile team.", "send_mode": mode});
+    let _: Value = app
+        .ok_as(
+            &org.client,
+            "/api/agents/update",
+            json!({"id": id, "input": input}),
+        )
+        .await;
+    let agent: Value = app
+        .ok_as(
+            &org.client,
+            "/api/agents/assign_numbers",
+            json!({"id": id, "number_ids": [n1, n2]}),
+        )
+        .await;
+    assert_eq!(agent["number_ids"].as_array().unwrap().len(), 2);
+    Some(Setup {
+        app,
+        org,
+        outbox,
+        numbers: vec![n1, n2],
+        agent,
+    })
+}
+
+pub async fn threads_of(s: &Setup) -> Value {
+    s.app
+        .ok_as(
+            &s.org.client,
+            "/api/agents/threads",
+            json!({"agent_id": s.agent["id"]}),
+        )
+        .await
+}
+
+pub async fn events_of(s: &Setup, thread: &Value) -> Value {
+    s.app
+        .ok_as(
+            &s.org.client,
+            "/api/threads/events",
+            json!({"thread_id": thread["id"]}),
+        )
+        .await
+}
+
+pub async fn text_in(s: &Setup, sid: &str, from: &str, to: &str, body: &str) {
+    assert!(s
+        .app
+        .post_webhook(&sms_params(sid, from, to, body), None)
+        .await
+        .status()
+        .is_success());
+    s.app.settle().await;
+}
+
+pub async fn first_message(s: &Setup) -> (Value, Value) {
+    let list: Value = s
+        .app
+        .ok_as(&s.org.client, "/api/conversations", Value::Null)
+        .await;
+    let conv: Value = s
+        .app
+        .ok_as(
+            &s.org.client,
+            "/api/conversations/get",
+            json!({"contact_id": list[0]["contact_id"]}),
+        )
+        .await;
+    (list[0].clone(), conv["messages"][0].clone())
+}
