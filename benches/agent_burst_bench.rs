@@ -44,6 +44,8 @@ fn main() {
                 send_mode: herald::ai_agent::model::SendMode::Autonomous,
                 planning_enabled: false,
                 plan_approval: herald::plans::model::ApprovalPolicy::HumanReview,
+                reply_send_limit: 2,
+                reply_reads_org_wide: false,
             };
             herald::ai_agent::service::update(&state, &member, agent.id, &input).await.unwrap();
         }

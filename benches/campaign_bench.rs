@@ -53,10 +53,20 @@ async fn campaign(
         audience: audience.clone(),
         message_concept: "Hello".into(),
     };
-    let plan =
-        herald::plans::service::present_plan(&state, &agent, None, "Bench", "bench", action, None)
-            .await
-            .unwrap();
+    let plan = herald::plans::service::present_plan(
+        &state,
+        &agent,
+        herald::plans::service::Presented {
+            thread_id: None,
+            title: "Bench",
+            summary: "bench",
+            action,
+            policy_override: None,
+            source_key: None,
+        },
+    )
+    .await
+    .unwrap();
     let op =
         herald::bulk_operation::create::create_bulk_operation(&state, &plan, &audience, "Hello")
             .await

@@ -8,6 +8,12 @@ use sea_orm::{ConnectionTrait, Database};
 use std::time::{Duration, Instant};
 
 pub const TOKEN: &str = "bench-token";
+
+/// A Wednesday at 16:00 UTC: inside the sending window in every US and European zone.
+pub fn daytime() -> chrono::DateTime<chrono::Utc> {
+    use chrono::TimeZone;
+    chrono::Utc.with_ymd_and_hms(2026, 6, 17, 16, 0, 0).unwrap()
+}
 pub const PUBLIC_URL: &str = "https://bench.herald.example";
 
 pub async fn database_url(postgres: bool, name: &str) -> String {
@@ -48,6 +54,8 @@ pub async fn start_herald_with(
     config.webhook_auth_token = Some(TOKEN.into());
     config.public_url = PUBLIC_URL.into();
     let mut services = herald::server::state::Services::from_config(&config).expect("services");
+    // Daytime for the server whatever the hour here: quiet hours must not stall the send bench.
+    services.clock = std::sync::Arc::new(herald::clock::ShiftedClock::starting_at(daytime()));
     adjust(&mut services);
     let running = herald::server::launch::start_with(config, services)
         .await

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Herald's build and tests need, once, into a cache kept between runs:
 # the wasm target, dx, wasm-bindgen-cli at the Cargo.lock version, esbuild and wasm-opt (from npm),
-# and, when asked with --test, Chromium, ChromeDriver, Xvfb, ImageMagick (desktop screenshots) and
-# the desktop (webview) libraries.
+# and, when asked with --test, Chromium, ChromeDriver, Xvfb, ImageMagick (desktop screenshots),
+# libfaketime (the pinned-clock runs), the desktop (webview) libraries and Prism (the Twilio
+# contract test).
 # Every step checks first, so a second run does nothing and takes a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,8 @@ apt_install() {
 # Linker and build helpers (mold is set in .cargo/config.toml).
 apt_install mold pkg-config
 if ((want_test)); then
-  apt_install chromium chromium-driver xvfb imagemagick libwebkit2gtk-4.1-dev libgtk-3-dev libxdo-dev
+  apt_install chromium chromium-driver xvfb imagemagick libwebkit2gtk-4.1-dev libgtk-3-dev libxdo-dev \
+    libfaketime faketime
 fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -59,6 +61,12 @@ fi
 if [[ ! -x "$TOOLS/node/node_modules/.bin/esbuild" || ! -x "$TOOLS/node/node_modules/.bin/wasm-opt" ]]; then
   say "npm install esbuild@$ESBUILD_VERSION binaryen@$BINARYEN_VERSION"
   (cd "$TOOLS/node" && npm install --silent --no-audit --no-fund "esbuild@$ESBUILD_VERSION" "binaryen@$BINARYEN_VERSION")
+fi
+
+# A mock that validates requests against Twilio's OpenAPI description, for the contract test.
+if ((want_test)) && [[ ! -x "$TOOLS/node/node_modules/.bin/prism" ]]; then
+  say "npm install @stoplight/prism-cli@5.16.0"
+  (cd "$TOOLS/node" && npm install --silent --no-audit --no-fund "@stoplight/prism-cli@5.16.0")
 fi
 
 # Callers source the PATH line this prints.

@@ -47,4 +47,11 @@ rm -rf test-output/screenshots
 HERALD_WEB_DIR="$TARGET/dx/herald/debug/web" \
 HERALD_DESKTOP_BIN="$TARGET/desktop/debug/herald" \
   cargo test --features server,browser-tests --test browser -- --test-threads=1
+
+# The suite must pass whatever the hour: the sending tests again with the machine's clock pinned
+# to 03:00 (quiet hours) and to 14:00 in the test organisation's zone (UTC), in odd time zones.
+step "sending tests with the machine clock pinned to 03:00 UTC (TZ=Pacific/Kiritimati)"
+HERALD_WEB_DIR="$TARGET/dx/herald/debug/web" bash scripts/pinned_clock.sh 03 Pacific/Kiritimati
+step "sending tests with the machine clock pinned to 14:00 UTC (TZ=America/Los_Angeles)"
+HERALD_WEB_DIR="$TARGET/dx/herald/debug/web" bash scripts/pinned_clock.sh 14 America/Los_Angeles
 echo "Screenshots: $ROOT/test-output/screenshots"

@@ -7,10 +7,13 @@ pub mod components;
 pub mod contacts;
 pub mod error;
 pub mod messaging;
+pub mod notifications;
 pub mod phone_numbers;
 pub mod plans;
 pub mod views;
 
+#[cfg(feature = "server")]
+pub mod clock;
 #[cfg(feature = "server")]
 pub mod ops;
 #[cfg(feature = "server")]

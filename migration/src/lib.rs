@@ -18,6 +18,8 @@ pub mod m20261121_000014_seed_text_reply_agent;
 mod m20261121_000015_create_ai_agent_plan;
 pub mod m20261121_000016_seed_assistant_agent;
 mod m20261121_000017_create_assistant_operation;
+mod m20261122_000018_agent_runtime_durability;
+mod m20261122_000019_send_ledger;
 mod platform_agent;
 
 pub struct Migrator;
@@ -43,6 +45,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000015_create_ai_agent_plan::Migration),
             Box::new(m20261121_000016_seed_assistant_agent::Migration),
             Box::new(m20261121_000017_create_assistant_operation::Migration),
+            Box::new(m20261122_000018_agent_runtime_durability::Migration),
+            Box::new(m20261122_000019_send_ledger::Migration),
         ]
     }
 }
@@ -78,4 +82,27 @@ pub(crate) fn index(
         idx.unique();
     }
     idx.to_owned()
+}
+
+/// Adds one column (SQLite alters one column per statement).
+pub(crate) async fn add_column(
+    manager: &SchemaManager<'_>,
+    table: &'static str,
+    col: ColumnDef,
+) -> Result<(), DbErr> {
+    let mut col = col;
+    manager
+        .alter_table(Table::alter().table(table).add_column(&mut col).to_owned())
+        .await
+}
+
+/// Drops one column.
+pub(crate) async fn drop_column(
+    manager: &SchemaManager<'_>,
+    table: &'static str,
+    col: &'static str,
+) -> Result<(), DbErr> {
+    manager
+        .alter_table(Table::alter().table(table).drop_column(col).to_owned())
+        .await
 }

@@ -1,7 +1,6 @@
-//! Server functions behind the agents pages, the suggestions panel and notifications.
+//! Server functions behind the agents pages and the suggestions panel.
 use crate::ai_agent::model::{
-    AgentInput, AgentView, AssistantView, ModelInfo, NotificationView, SuggestionSet,
-    ThreadEventView, ThreadSummary,
+    AgentInput, AgentView, AssistantView, ModelInfo, SuggestionSet, ThreadEventView, ThreadSummary,
 };
 use crate::error::AppError;
 use dioxus::prelude::*;
@@ -54,18 +53,6 @@ pub async fn get_thread_events(thread_id: Uuid) -> Result<Vec<ThreadEventView>, 
 pub async fn get_suggestions(message_id: Uuid) -> Result<Vec<SuggestionSet>, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
     crate::ai_agent::suggestions::for_message(&state, m.organization_id, message_id).await
-}
-
-#[get("/api/notifications")]
-pub async fn list_notifications() -> Result<Vec<NotificationView>, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::ai_agent::suggestions::notifications(&state, &m).await
-}
-
-#[post("/api/notifications/read")]
-pub async fn mark_notification_read(id: Uuid) -> Result<(), AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::ai_agent::suggestions::mark_read(&state, &m, id).await
 }
 
 #[get("/api/model")]

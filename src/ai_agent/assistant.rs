@@ -2,7 +2,8 @@
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::model::AssistantView;
 use crate::ai_agent::service::my_assistant;
-use crate::ai_agent::thread::{active_thread_for, enqueue_and_maybe_spawn, find_or_create_thread};
+use crate::ai_agent::thread::{active_thread_for, find_or_create_thread};
+use crate::ai_agent::worker::enqueue_and_maybe_spawn;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::server::AppState;
@@ -41,7 +42,7 @@ pub async fn ask(
 
 pub async fn view(state: &AppState, member: &Member) -> AppResult<AssistantView> {
     let agent = my_assistant(state, member).await?;
-    let (planning_enabled, _) = crate::plans::service::planning_settings(&agent);
+    let planning_enabled = crate::ai_agent::settings::AgentSettings::of(&agent).planning_enabled;
     let thread_id = active_thread_for(&state.db, agent.id, &key(member)).await?;
     let (events, plans) = match thread_id {
         Some(t) => (

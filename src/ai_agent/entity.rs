@@ -1,4 +1,4 @@
-//! Tables behind agents: agents, threads, thread events, suggestions, legacy text agents and notifications.
+//! Tables behind agents: agents, threads, thread events, suggestions and legacy text agents.
 macro_rules! no_relations {
     () => {
         #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -48,6 +48,11 @@ pub mod ai_thread {
         pub last_error: Option<String>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// The worker holding the thread while it runs, and until when its lease lasts.
+        pub lease_owner: Option<String>,
+        pub lease_expires_at: Option<DateTimeUtc>,
+        /// After a failed turn, the thread waits until this time before trying again.
+        pub retry_at: Option<DateTimeUtc>,
     }
     no_relations!();
 }
@@ -66,6 +71,12 @@ pub mod ai_thread_event {
         pub payload: Json,
         pub processed_at: Option<DateTimeUtc>,
         pub created_at: DateTimeUtc,
+        /// Turns that failed over this input; at the limit it is set aside.
+        pub attempts: i32,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub error: Option<String>,
+        /// Unique when set: the same inbound text is never queued twice.
+        pub dedupe_key: Option<String>,
     }
     no_relations!();
 }
@@ -118,27 +129,8 @@ pub mod text_agent_suggestion {
         pub message_id: Uuid,
         pub suggestions: Json,
         pub created_at: DateTimeUtc,
-    }
-    no_relations!();
-}
-
-pub mod notification {
-    use sea_orm::entity::prelude::*;
-
-    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
-    #[sea_orm(table_name = "notification")]
-    pub struct Model {
-        #[sea_orm(primary_key, auto_increment = false)]
-        pub id: Uuid,
-        pub organization_id: Uuid,
-        pub user_id: Uuid,
-        pub kind: String,
-        pub title: String,
-        #[sea_orm(column_type = "Text")]
-        pub body: String,
-        pub link: Option<String>,
-        pub read_at: Option<DateTimeUtc>,
-        pub created_at: DateTimeUtc,
+        /// Unique when set: the turn's (thread, tool call) that wrote it.
+        pub source_key: Option<String>,
     }
     no_relations!();
 }

@@ -9,7 +9,6 @@ use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
 use crate::phone_numbers::entity as phone_number;
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
@@ -45,6 +44,16 @@ pub async fn suggest_replies(
     agent: &text_agent::Model,
     msg: &message::Model,
 ) -> AppResult<()> {
+    // Routed again after a crash: the suggestions (and any auto-reply) were made once already.
+    let source_key = format!("legacy:{}", msg.id);
+    if text_agent_suggestion::Entity::find()
+        .filter(text_agent_suggestion::Column::SourceKey.eq(source_key.as_str()))
+        .one(&state.db)
+        .await?
+        .is_some()
+    {
+        return Ok(());
+    }
     let mut recent = message::Entity::find()
         .filter(message::Column::OrganizationId.eq(msg.organization_id))
         .filter(message::Column::ContactId.eq(msg.contact_id))
@@ -106,7 +115,8 @@ pub async fn suggest_replies(
             .iter()
             .map(|(b, c)| json!({"body": b, "confidence": c}))
             .collect::<Vec<_>>())),
-        created_at: Set(Utc::now()),
+        created_at: Set(state.clock.now()),
+        source_key: Set(Some(source_key)),
     }
     .insert(&state.db)
     .await?;
@@ -124,13 +134,15 @@ pub async fn suggest_replies(
             } else {
                 "auto_reply"
             };
-            crate::messaging::outbound::send_sms(
+            let key = crate::ai_agent::tools::EffectKey::named(format!("legacy-reply:{}", msg.id));
+            crate::messaging::outbound::send_sms_keyed(
                 state,
                 msg.organization_id,
                 msg.contact_id,
                 msg.phone_number_id,
                 best,
                 Some(origin),
+                Some(key.uuid()),
             )
             .await?;
         }

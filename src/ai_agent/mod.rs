@@ -10,6 +10,10 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod events;
 #[cfg(feature = "server")]
+pub mod history;
+#[cfg(feature = "server")]
+pub mod lease;
+#[cfg(feature = "server")]
 pub mod legacy;
 #[cfg(feature = "server")]
 pub mod llm;
@@ -22,8 +26,12 @@ pub mod runtime;
 #[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]
+pub mod settings;
+#[cfg(feature = "server")]
 pub mod suggestions;
 #[cfg(feature = "server")]
 pub mod thread;
 #[cfg(feature = "server")]
 pub mod tools;
+#[cfg(feature = "server")]
+pub mod worker;

@@ -1,4 +1,4 @@
-//! Agent, thread, suggestion and notification types shared by the agent pages and the server.
+//! Agent, thread and suggestion types shared by the agent pages and the server.
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -49,6 +49,10 @@ pub struct AgentView {
     pub number_ids: Vec<Uuid>,
     pub planning_enabled: bool,
     pub plan_approval: crate::plans::model::ApprovalPolicy,
+    /// Texts a turn that answers a contact may send.
+    pub reply_send_limit: u32,
+    /// Whether a reply turn may read the whole organisation (off: only the texting contact).
+    pub reply_reads_org_wide: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -62,6 +66,14 @@ pub struct AgentInput {
     pub planning_enabled: bool,
     #[serde(default = "default_plan_approval")]
     pub plan_approval: crate::plans::model::ApprovalPolicy,
+    #[serde(default = "default_reply_send_limit")]
+    pub reply_send_limit: u32,
+    #[serde(default)]
+    pub reply_reads_org_wide: bool,
+}
+
+fn default_reply_send_limit() -> u32 {
+    2
 }
 
 fn default_plan_approval() -> crate::plans::model::ApprovalPolicy {
@@ -114,17 +126,6 @@ pub struct SuggestionSet {
     pub source: String,
     pub offline: bool,
     pub options: Vec<SuggestionOption>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NotificationView {
-    pub id: Uuid,
-    pub kind: String,
-    pub title: String,
-    pub body: String,
-    pub link: Option<String>,
-    pub read: bool,
-    pub created_at: DateTime<Utc>,
 }
 
 /// Which model answers, for the "offline model" label in the UI.

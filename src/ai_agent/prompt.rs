@@ -99,7 +99,7 @@ pub fn build_system_prompt(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use uuid::Uuid;
 

@@ -1,24 +1,62 @@
 //! Where an inbound text goes after it is stored: the number's agent, else the legacy suggester.
-//! Opted-out contacts and empty or media-only texts start nothing.
+//! Opted-out contacts and empty or media-only texts start nothing. Routing is durable: the text
+//! is queued on its thread and marked routed in one transaction, and the sweeper routes any text
+//! a crash left unrouted, so a stored text is never forgotten and never queued twice.
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::legacy;
-use crate::ai_agent::thread::find_or_spawn_contact_thread;
+use crate::ai_agent::thread::{append_event_once, contact_key, find_or_create_thread};
 use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
+use crate::messaging::inbound::InboundSink;
 use crate::phone_numbers::entity as phone_number;
 use crate::server::AppState;
-use sea_orm::EntityTrait;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
+};
 use uuid::Uuid;
 
 /// What routing decided, for logs and tests.
 #[derive(Debug, PartialEq)]
 pub enum Route {
-    Agent { thread_id: Uuid },
+    Agent {
+        thread_id: Uuid,
+    },
     Legacy,
     SkippedOptedOut,
     SkippedEmpty,
     Nobody,
+    /// Another router (the sweeper, or another instance) routed it first.
+    AlreadyRouted,
+}
+
+/// The agents' side of the inbound path: messaging hands stored texts up through this.
+pub struct AgentRouter;
+
+#[async_trait::async_trait]
+impl InboundSink for AgentRouter {
+    async fn route(&self, state: &AppState, message_id: Uuid) {
+        match route_inbound_message(state, message_id).await {
+            Ok(route) => tracing::info!(?route, %message_id, "inbound routed"),
+            // The text stays unrouted; the sweeper tries again.
+            Err(e) => tracing::error!(error = %e, %message_id, "inbound routing failed"),
+        }
+    }
+}
+
+async fn mark_routed<C: ConnectionTrait>(db: &C, state: &AppState, id: Uuid) -> AppResult<u64> {
+    Ok(message::Entity::update_many()
+        .col_expr(
+            message::Column::RoutedAt,
+            Expr::value(Some(state.clock.now())),
+        )
+        .filter(message::Column::Id.eq(id))
+        .filter(message::Column::RoutedAt.is_null())
+        .exec(db)
+        .await?
+        .rows_affected)
 }
 
 #[tracing::instrument(skip(state))]
@@ -29,48 +67,96 @@ pub async fn route_inbound_message(state: &AppState, message_id: Uuid) -> AppRes
     else {
         return Ok(Route::Nobody);
     };
-    let Some(phone) = phone_number::Entity::find_by_id(msg.phone_number_id)
+    if msg.routed_at.is_some() {
+        return Ok(Route::AlreadyRouted);
+    }
+    let phone = phone_number::Entity::find_by_id(msg.phone_number_id)
         .one(&state.db)
-        .await?
-    else {
-        return Ok(Route::Nobody);
-    };
-    if opt_out::sms_opt_out(&state.db, msg.contact_id)
+        .await?;
+    let skip = if phone.is_none() {
+        Some(Route::Nobody)
+    } else if opt_out::sms_opt_out(&state.db, msg.contact_id)
         .await?
         .is_some()
     {
         tracing::info!("routing skipped: the contact opted out");
-        return Ok(Route::SkippedOptedOut);
-    }
-    if msg.body.trim().is_empty() {
+        Some(Route::SkippedOptedOut)
+    } else if msg.body.trim().is_empty() {
         tracing::info!("routing skipped: empty or media-only text");
-        return Ok(Route::SkippedEmpty);
-    }
+        Some(Route::SkippedEmpty)
+    } else {
+        None
+    };
+    let Some(phone) = phone.filter(|_| skip.is_none()) else {
+        mark_routed(&state.db, state, msg.id).await?;
+        return Ok(skip.unwrap_or(Route::Nobody));
+    };
     match phone.ai_agent_id {
         // A number with an agent never runs the legacy suggester: one inbound, one responder.
         Some(agent_id) => {
+            let thread_id = find_or_create_thread(
+                state,
+                agent_id,
+                msg.organization_id,
+                &contact_key(msg.contact_id),
+            )
+            .await?;
             let payload = AiThreadEventPayload::inbound_sms(
                 msg.id,
                 msg.contact_id,
                 phone.id,
                 msg.body.clone(),
             );
-            let thread_id = find_or_spawn_contact_thread(
-                state,
-                agent_id,
-                msg.organization_id,
-                msg.contact_id,
-                payload,
+            // Queued and marked routed together: a crash leaves both or neither.
+            let txn = state.db.begin().await?;
+            let queued = append_event_once(
+                &txn,
+                thread_id,
+                &payload,
+                state.clock.now(),
+                Some(format!("inbound:{}", msg.id)),
             )
             .await?;
-            Ok(Route::Agent { thread_id })
+            mark_routed(&txn, state, msg.id).await?;
+            txn.commit().await?;
+            crate::ai_agent::worker::wake(state, thread_id);
+            Ok(match queued {
+                Some(_) => Route::Agent { thread_id },
+                None => Route::AlreadyRouted,
+            })
         }
-        None => match legacy::resolve_text_agent(state, &phone, msg.contact_id).await? {
-            Some(text_agent) => {
-                legacy::suggest_replies(state, &text_agent, &msg).await?;
-                Ok(Route::Legacy)
-            }
-            None => Ok(Route::Nobody),
-        },
+        None => {
+            let route = match legacy::resolve_text_agent(state, &phone, msg.contact_id).await? {
+                Some(text_agent) => {
+                    legacy::suggest_replies(state, &text_agent, &msg).await?;
+                    Route::Legacy
+                }
+                None => Route::Nobody,
+            };
+            mark_routed(&state.db, state, msg.id).await?;
+            Ok(route)
+        }
     }
+}
+
+/// Routes texts that were stored but never routed (the process died in between); answers how
+/// many. Texts younger than `grace` are left to the in-process path that is routing them now.
+pub async fn route_unrouted(state: &AppState, grace: chrono::Duration) -> AppResult<usize> {
+    let cutoff = state.clock.now() - grace;
+    let ids: Vec<Uuid> = message::Entity::find()
+        .select_only()
+        .column(message::Column::Id)
+        .filter(message::Column::Direction.eq("inbound"))
+        .filter(message::Column::RoutedAt.is_null())
+        .filter(message::Column::CreatedAt.lte(cutoff))
+        .order_by_asc(message::Column::CreatedAt)
+        .limit(500)
+        .into_tuple()
+        .all(&state.db)
+        .await?;
+    for id in &ids {
+        tracing::info!(message_id = %id, "routing a text a crash left unrouted");
+        state.inbound.route(state, *id).await;
+    }
+    Ok(ids.len())
 }

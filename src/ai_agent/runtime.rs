@@ -1,22 +1,24 @@
-//! The thread runtime: a claimed thread drains its pending inputs turn by turn, calling the model
-//! and executing its tool calls, then goes idle; a provider that keeps failing is escalated.
+//! The turn runtime: one turn over a thread's pending inputs. Every step is written to the
+//! thread before the next one runs, so a turn whose worker died is resumed from its log: calls
+//! already made are finished under their effect keys, never made again.
 use crate::ai_agent::entity::{ai_agent, ai_thread, ai_thread_event};
 use crate::ai_agent::events::AiThreadEventPayload;
-use crate::ai_agent::llm::{ChatMessage, Completion, LlmError, ToolDef};
+use crate::ai_agent::history::{well_formed, window};
+use crate::ai_agent::lease::Lease;
+use crate::ai_agent::llm::{ChatMessage, Completion, LlmError, ToolCall, ToolDef};
 use crate::ai_agent::prompt::{build_system_prompt, PlanningTier};
 use crate::ai_agent::service::build_session_for_member;
-use crate::ai_agent::thread::{append_event, claim_thread, release_thread};
+use crate::ai_agent::settings::AgentSettings;
+use crate::ai_agent::thread::{append_event, payload_of};
 use crate::ai_agent::tools::{
-    add_planning_tools, build_domain_tools_for_agent, definitions, escalate_to_owner,
-    execute_tool_call, ReplyContext, ToolCtx,
+    add_planning_tools, build_domain_tools_for_agent, definitions, execute_tool_call, EffectKey,
+    ReplyContext, ToolCtx, Toolset, TurnScope,
 };
 use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
 use crate::phone_numbers::entity as phone_number;
 use crate::server::AppState;
-use chrono::Utc;
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -28,8 +30,18 @@ pub struct RuntimeConfig {
     pub history_limit: u64,
     /// Model calls per turn at most.
     pub max_steps: usize,
+    /// Tries of one model call within a turn, and the first wait between them.
     pub model_attempts: u32,
     pub model_backoff: Duration,
+    /// How long a claim lasts without a heartbeat (`THREAD_LEASE_SECS`).
+    pub lease_ttl: Duration,
+    /// How often the sweeper looks for abandoned threads and unrouted texts (`SWEEP_SECS`).
+    pub sweep_every: Duration,
+    /// Failed turns over the same inputs before they are set aside and escalated.
+    pub turn_attempts: u32,
+    /// The first wait before a failed turn runs again; it doubles each time, up to the cap.
+    pub turn_backoff: Duration,
+    pub turn_backoff_max: Duration,
 }
 
 impl Default for RuntimeConfig {
@@ -40,90 +52,127 @@ impl Default for RuntimeConfig {
             max_steps: 8,
             model_attempts: 3,
             model_backoff: Duration::from_millis(200),
+            lease_ttl: Duration::from_secs(30),
+            sweep_every: Duration::from_secs(5),
+            turn_attempts: 4,
+            turn_backoff: Duration::from_secs(2),
+            turn_backoff_max: Duration::from_secs(300),
         }
     }
 }
 
-/// Runs a thread this worker has claimed until no input is pending, then releases it.
-#[tracing::instrument(skip(state))]
-pub async fn run_claimed_thread(state: AppState, thread_id: Uuid) {
-    loop {
-        let outcome = drain(&state, thread_id).await;
-        let error = outcome.err().map(|e| {
-            tracing::error!(error = %e, "thread run failed");
-            e.to_string()
-        });
-        if let Err(e) = release_thread(&state.db, thread_id, error).await {
-            tracing::error!(error = %e, "could not release thread");
-            return;
-        }
-        // An input may have arrived after the last check but before we went idle: look again.
-        match pending_inputs(&state, thread_id).await {
-            Ok(p) if !p.is_empty() => match claim_thread(&state.db, thread_id).await {
-                Ok(true) => continue,
-                _ => return,
-            },
-            _ => return,
+/// Why a turn stopped before finishing; its inputs stay pending for another try.
+#[derive(thiserror::Error, Debug)]
+pub enum TurnError {
+    #[error("the model could not be reached ({0})")]
+    Model(#[from] LlmError),
+    #[error("{0}")]
+    App(#[from] AppError),
+    #[error("another worker holds this thread now")]
+    LeaseLost,
+}
+
+impl From<sea_orm::DbErr> for TurnError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        TurnError::App(e.into())
+    }
+}
+
+/// Which turn to run: a new one over these inputs, or the open one a stopped worker left.
+pub enum TurnStart {
+    New(Vec<ai_thread_event::Model>),
+    Resume {
+        started_seq: i64,
+        inputs: Vec<ai_thread_event::Model>,
+    },
+}
+
+impl TurnStart {
+    pub fn inputs(&self) -> &[ai_thread_event::Model] {
+        match self {
+            TurnStart::New(i) | TurnStart::Resume { inputs: i, .. } => i,
         }
     }
 }
 
-async fn pending_inputs(
-    state: &AppState,
-    thread_id: Uuid,
-) -> AppResult<Vec<ai_thread_event::Model>> {
-    Ok(ai_thread_event::Entity::find()
+/// The latest turn of the thread, if its inputs are all still unfinished: a worker stopped in it.
+pub async fn open_turn(state: &AppState, thread_id: Uuid) -> AppResult<Option<TurnStart>> {
+    let Some(started) = ai_thread_event::Entity::find()
         .filter(ai_thread_event::Column::ThreadId.eq(thread_id))
-        .filter(ai_thread_event::Column::ProcessedAt.is_null())
+        .filter(ai_thread_event::Column::Kind.eq("turn_started"))
+        .order_by_desc(ai_thread_event::Column::Seq)
+        .one(&state.db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let Some(AiThreadEventPayload::TurnStarted { inputs }) = payload_of(&started) else {
+        return Ok(None);
+    };
+    let rows = ai_thread_event::Entity::find()
+        .filter(ai_thread_event::Column::Id.is_in(inputs.clone()))
         .order_by_asc(ai_thread_event::Column::Seq)
         .all(&state.db)
-        .await?)
-}
-
-async fn drain(state: &AppState, thread_id: Uuid) -> AppResult<()> {
-    loop {
-        let pending = pending_inputs(state, thread_id).await?;
-        if pending.is_empty() {
-            return Ok(());
-        }
-        run_turn(state, thread_id, &pending).await?;
-        let ids: Vec<Uuid> = pending.iter().map(|e| e.id).collect();
-        ai_thread_event::Entity::update_many()
-            .col_expr(
-                ai_thread_event::Column::ProcessedAt,
-                Expr::value(Utc::now()),
-            )
-            .filter(ai_thread_event::Column::Id.is_in(ids))
-            .exec(&state.db)
-            .await?;
-    }
-}
-
-fn payload_of(e: &ai_thread_event::Model) -> Option<AiThreadEventPayload> {
-    serde_json::from_value(e.payload.clone()).ok()
-}
-
-/// The thread's latest events as chat messages, never starting with an orphaned tool result.
-async fn history(state: &AppState, thread_id: Uuid) -> AppResult<Vec<ChatMessage>> {
-    let mut rows = ai_thread_event::Entity::find()
-        .filter(ai_thread_event::Column::ThreadId.eq(thread_id))
-        .order_by_desc(ai_thread_event::Column::Seq)
-        .limit(state.runtime.history_limit)
-        .all(&state.db)
         .await?;
-    rows.reverse();
-    let mut msgs: Vec<ChatMessage> = rows
+    let open = !rows.is_empty()
+        && rows.len() == inputs.len()
+        && rows.iter().all(|r| r.processed_at.is_none());
+    Ok(open.then_some(TurnStart::Resume {
+        started_seq: started.seq,
+        inputs: rows,
+    }))
+}
+
+/// This turn's own steps after its TurnStarted, in order: what the model said and what the tools
+/// answered (bookkeeping and texts that arrived meanwhile are not steps).
+async fn turn_events(
+    state: &AppState,
+    thread_id: Uuid,
+    started_seq: i64,
+) -> AppResult<Vec<(Uuid, AiThreadEventPayload)>> {
+    Ok(ai_thread_event::Entity::find()
+        .filter(ai_thread_event::Column::ThreadId.eq(thread_id))
+        .filter(ai_thread_event::Column::Seq.gt(started_seq))
+        .filter(ai_thread_event::Column::Kind.is_in(["assistant", "tool_result"]))
+        .order_by_asc(ai_thread_event::Column::Seq)
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .filter_map(|e| payload_of(&e).map(|p| (e.id, p)))
+        .collect())
+}
+
+/// The last assistant message's calls that have no result yet.
+fn unanswered(events: &[(Uuid, AiThreadEventPayload)]) -> Option<(Uuid, Vec<ToolCall>)> {
+    let (pos, (id, calls)) = events
         .iter()
-        .filter_map(payload_of)
-        .filter_map(|p| p.to_chat())
+        .enumerate()
+        .rev()
+        .find_map(|(i, (id, p))| match p {
+            AiThreadEventPayload::Assistant { tool_calls, .. } => {
+                Some((i, (*id, tool_calls.clone())))
+            }
+            _ => None,
+        })?;
+    let answered: Vec<&str> = events[pos..]
+        .iter()
+        .filter_map(|(_, p)| match p {
+            AiThreadEventPayload::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
         .collect();
-    while matches!(
-        msgs.first(),
-        Some(ChatMessage::Tool { .. }) | Some(ChatMessage::Assistant { .. })
-    ) {
-        msgs.remove(0);
-    }
-    Ok(msgs)
+    let missing: Vec<ToolCall> = calls
+        .into_iter()
+        .filter(|c| !answered.contains(&c.id.as_str()))
+        .collect();
+    (!missing.is_empty()).then_some((id, missing))
+}
+
+fn succeeded(events: &[(Uuid, AiThreadEventPayload)], tool: &str) -> usize {
+    events
+        .iter()
+        .filter(|(_, p)| matches!(p, AiThreadEventPayload::ToolResult { name, is_error: false, .. } if name == tool))
+        .count()
 }
 
 async fn complete_with_retry(
@@ -137,7 +186,10 @@ async fn complete_with_retry(
         match state.model.complete(system, msgs, tools).await {
             Err(e) if e.is_transient() && attempt < state.runtime.model_attempts => {
                 tracing::warn!(attempt, error = %e, "model call failed; retrying");
-                tokio::time::sleep(state.runtime.model_backoff * 2u32.pow(attempt - 1)).await;
+                state
+                    .clock
+                    .sleep(state.runtime.model_backoff * 2u32.pow(attempt - 1))
+                    .await;
                 attempt += 1;
             }
             other => return other,
@@ -145,12 +197,18 @@ async fn complete_with_retry(
     }
 }
 
-#[tracing::instrument(skip(state, pending), fields(inputs = pending.len()))]
-async fn run_turn(
-    state: &AppState,
-    thread_id: Uuid,
-    pending: &[ai_thread_event::Model],
-) -> AppResult<()> {
+/// Everything a turn works with, read once.
+struct Turn {
+    thread: ai_thread::Model,
+    agent: ai_agent::Model,
+    settings: AgentSettings,
+    reply: Option<ReplyContext>,
+    from_number: Option<String>,
+    input_ids: Vec<Uuid>,
+    plan_mode_asked: bool,
+}
+
+async fn load(state: &AppState, thread_id: Uuid, start: &TurnStart) -> AppResult<Turn> {
     let thread = ai_thread::Entity::find_by_id(thread_id)
         .one(&state.db)
         .await?
@@ -159,24 +217,22 @@ async fn run_turn(
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Agent"))?;
-    let owner = build_session_for_member(state, &agent).await?;
-    let reply = pending
-        .iter()
-        .rev()
-        .filter_map(payload_of)
-        .find_map(|p| match p {
-            AiThreadEventPayload::InboundSms {
-                message_id,
-                contact_id,
-                phone_number_id,
-                ..
-            } => Some(ReplyContext {
-                contact_id,
-                message_id,
-                phone_number_id,
-            }),
-            _ => None,
-        });
+    let payloads: Vec<AiThreadEventPayload> =
+        start.inputs().iter().filter_map(payload_of).collect();
+    // The freshest text decides whom the turn answers, and from which number.
+    let reply = payloads.iter().rev().find_map(|p| match p {
+        AiThreadEventPayload::InboundSms {
+            message_id,
+            contact_id,
+            phone_number_id,
+            ..
+        } => Some(ReplyContext {
+            contact_id: *contact_id,
+            message_id: *message_id,
+            phone_number_id: *phone_number_id,
+        }),
+        _ => None,
+    });
     let from_number = match &reply {
         Some(r) => phone_number::Entity::find_by_id(r.phone_number_id)
             .one(&state.db)
@@ -184,97 +240,157 @@ async fn run_turn(
             .map(|p| p.number),
         None => None,
     };
-    let (planning_enabled, _) = crate::plans::service::planning_settings(&agent);
-    // A planning turn: asked for with the composer's Plan switch, or entered by the agent.
-    let mut planning = planning_enabled
-        && pending.iter().filter_map(payload_of).any(|p| {
-            matches!(
-                p,
-                AiThreadEventPayload::UserMessage {
-                    plan_mode: true,
-                    ..
-                }
+    let plan_mode_asked = payloads.iter().any(|p| {
+        matches!(
+            p,
+            AiThreadEventPayload::UserMessage {
+                plan_mode: true,
+                ..
+            }
+        )
+    });
+    Ok(Turn {
+        settings: AgentSettings::of(&agent),
+        thread,
+        agent,
+        reply,
+        from_number,
+        input_ids: start.inputs().iter().map(|e| e.id).collect(),
+        plan_mode_asked,
+    })
+}
+
+/// Runs (or resumes) one turn to its end. On error the inputs stay pending; the worker backs off
+/// and runs it again, and every effect already made is found under its key, not repeated.
+#[tracing::instrument(skip(state, lease, start), fields(thread = %lease.thread_id))]
+pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Result<(), TurnError> {
+    let thread_id = lease.thread_id;
+    let t = load(state, thread_id, start).await?;
+    let owner = build_session_for_member(state, &t.agent).await?;
+    let started_seq = match start {
+        TurnStart::New(inputs) => {
+            crate::ai_agent::thread::append_event_at(
+                &state.db,
+                thread_id,
+                &AiThreadEventPayload::TurnStarted {
+                    inputs: inputs.iter().map(|e| e.id).collect(),
+                },
+                state.clock.now(),
+                None,
             )
-        });
-    let mut tools = build_domain_tools_for_agent(&agent, owner.as_ref(), reply.as_ref());
+            .await?
+            .ok_or_else(|| AppError::Internal("the turn's start was not recorded".into()))?
+            .1
+        }
+        TurnStart::Resume { started_seq, .. } => {
+            append_event(
+                &state.db,
+                thread_id,
+                &AiThreadEventPayload::TurnResumed {
+                    reason: "The worker running this turn stopped (a restart, a crash or an error); it continues from its last recorded step.".into(),
+                },
+                state.clock.now(),
+            )
+            .await?;
+            *started_seq
+        }
+    };
+    // The turn's steps so far (after a resume), and the history it started from: read once, then
+    // kept in step with what this turn writes.
+    let mut steps = turn_events(state, thread_id, started_seq).await?;
+    let first_input = start.inputs().iter().map(|e| e.seq).min();
+    let base = window(state, thread_id, &t.input_ids, first_input).await?;
+    let mut fresh: Vec<AiThreadEventPayload> = Vec::new();
+    // A contact's text is untrusted: the turn it started reaches only that contact.
+    let scope = match &t.reply {
+        Some(r) => TurnScope::reply(
+            r.clone(),
+            t.settings.reply_reads_org_wide,
+            t.settings
+                .reply_send_limit
+                .saturating_sub(succeeded(&steps, "send_sms") as u32),
+        ),
+        None => TurnScope::Operator,
+    };
+    let mut tools =
+        build_domain_tools_for_agent(&t.agent, owner.as_ref(), t.reply.as_ref(), &scope);
+    let planning_enabled = t.settings.planning_enabled;
+    let mut planning =
+        planning_enabled && (t.plan_mode_asked || succeeded(&steps, "enter_plan_mode") > 0);
     if planning_enabled {
         add_planning_tools(&mut tools, planning);
+        if planning {
+            tools.retain(|t| t.def().name != "enter_plan_mode");
+        }
     }
     let ctx = ToolCtx {
         state: state.clone(),
-        agent: agent.clone(),
-        organization_id: thread.organization_id,
+        agent: t.agent.clone(),
+        organization_id: t.thread.organization_id,
         thread_id,
         member: owner,
-        reply: reply.clone(),
+        reply: t.reply.clone(),
+        scope,
     };
-    let inputs = pending.iter().map(|e| e.id).collect();
-    append_event(
-        &state.db,
-        thread_id,
-        &AiThreadEventPayload::TurnStarted { inputs },
-    )
-    .await?;
-    let mut msgs = history(state, thread_id).await?;
-    let contact_id = reply.as_ref().map(|r| r.contact_id).unwrap_or_default();
-    'steps: for _ in 0..state.runtime.max_steps {
+    for _ in 0..state.runtime.max_steps {
+        if lease.is_lost() {
+            return Err(TurnError::LeaseLost);
+        }
+        if succeeded(&steps, "present_plan") > 0 && unanswered(&steps).is_none() {
+            // present_plan ends the turn: the rest happens when a person or the policy decides.
+            break;
+        }
+        // Calls a stopped worker made but did not finish: finish them, under the same keys.
+        if let Some((assistant_id, calls)) = unanswered(&steps) {
+            let results =
+                run_calls(state, &ctx, &mut tools, &mut planning, assistant_id, &calls).await?;
+            fresh.extend(results.iter().map(|(_, p)| p.clone()));
+            steps.extend(results);
+            continue;
+        }
+        if matches!(steps.last(), Some((_, AiThreadEventPayload::Assistant { tool_calls, .. })) if tool_calls.is_empty())
+        {
+            break;
+        }
         let system = build_system_prompt(
-            &agent,
+            &t.agent,
             None,
-            reply.as_ref(),
-            from_number.as_deref(),
+            t.reply.as_ref(),
+            t.from_number.as_deref(),
             planning
                 .then_some(PlanningTier::Planning)
                 .or(planning_enabled.then_some(PlanningTier::Available)),
         );
+        let msgs = well_formed(&[base.as_slice(), fresh.as_slice()].concat());
         let defs = definitions(&tools, planning);
-        let completion = match complete_with_retry(state, &system, &msgs, &defs).await {
-            Ok(c) => c,
-            Err(e) => {
-                fail_turn(state, &ctx, pending, &e).await?;
-                return Ok(());
-            }
-        };
+        let completion = complete_with_retry(state, &system, &msgs, &defs).await?;
+        let finished = completion.tool_calls.is_empty();
         let assistant = AiThreadEventPayload::Assistant {
             text: completion.text.clone(),
             tool_calls: completion.tool_calls.clone(),
         };
-        append_event(&state.db, thread_id, &assistant).await?;
-        msgs.extend(assistant.to_chat());
-        if completion.tool_calls.is_empty() {
+        let assistant_id =
+            append_event(&state.db, thread_id, &assistant, state.clock.now()).await?;
+        fresh.push(assistant.clone());
+        steps.push((assistant_id, assistant));
+        if finished {
             break;
         }
-        let mut presented = false;
-        for call in &completion.tool_calls {
-            let outcome = execute_tool_call(&ctx, &tools, planning, call).await;
-            if call.name == "enter_plan_mode" && outcome.is_ok() && !planning {
-                planning = true;
-                tools.retain(|t| t.def().name != "enter_plan_mode");
-            }
-            presented |= call.name == "present_plan" && outcome.is_ok();
-            let (content, is_error) = match outcome {
-                Ok(v) => (v.to_string(), false),
-                Err(e) => (
-                    serde_json::json!({ "error": e.to_string() }).to_string(),
-                    true,
-                ),
-            };
-            let result = AiThreadEventPayload::ToolResult {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                content,
-                is_error,
-            };
-            append_event(&state.db, thread_id, &result).await?;
-            msgs.extend(result.to_chat());
-        }
-        // present_plan ends the turn: the rest happens when a person or the policy decides.
-        if presented {
-            break 'steps;
-        }
+        let results = run_calls(
+            state,
+            &ctx,
+            &mut tools,
+            &mut planning,
+            assistant_id,
+            &completion.tool_calls,
+        )
+        .await?;
+        fresh.extend(results.iter().map(|(_, p)| p.clone()));
+        steps.extend(results);
     }
+    let contact_id = t.reply.as_ref().map(|r| r.contact_id).unwrap_or_default();
     state.live.publish(
-        thread.organization_id,
+        t.thread.organization_id,
         LiveEvent::ThreadUpdated {
             contact_id,
             thread_id,
@@ -283,51 +399,42 @@ async fn run_turn(
     Ok(())
 }
 
-/// The provider failed even after retries: record it, and hand the inputs to the owner.
-async fn fail_turn(
+/// Executes calls and records each result right after; each effect is keyed by its call.
+/// Answers the results as recorded.
+async fn run_calls(
     state: &AppState,
     ctx: &ToolCtx,
-    pending: &[ai_thread_event::Model],
-    error: &LlmError,
-) -> AppResult<()> {
-    tracing::error!(error = %error, thread = %ctx.thread_id, "model failed after retries; escalating");
-    append_event(
-        &state.db,
-        ctx.thread_id,
-        &AiThreadEventPayload::TurnFailed {
-            error: error.to_string(),
-        },
-    )
-    .await?;
-    let texts: Vec<String> = pending
-        .iter()
-        .filter_map(payload_of)
-        .filter_map(|p| p.as_text().map(str::to_owned))
-        .collect();
-    let body = format!(
-        "The model could not be reached ({error}). Unanswered: {}",
-        texts.join(" / ")
-    );
-    let link = ctx
-        .reply
-        .as_ref()
-        .map(|r| format!("/messaging/{}", r.contact_id));
-    escalate_to_owner(
-        state,
-        &ctx.agent,
-        ctx.organization_id,
-        format!("{} could not answer", ctx.agent.name),
-        body,
-        link,
-    )
-    .await?;
-    ai_thread::Entity::update_many()
-        .col_expr(
-            ai_thread::Column::LastError,
-            Expr::value(Some(error.to_string())),
-        )
-        .filter(ai_thread::Column::Id.eq(ctx.thread_id))
-        .exec(&state.db)
-        .await?;
-    Ok(())
+    tools: &mut Toolset,
+    planning: &mut bool,
+    assistant_id: Uuid,
+    calls: &[ToolCall],
+) -> Result<Vec<(Uuid, AiThreadEventPayload)>, TurnError> {
+    let mut recorded = Vec::with_capacity(calls.len());
+    for call in calls {
+        let key = EffectKey::for_call(ctx.thread_id, assistant_id, &call.id);
+        let outcome = execute_tool_call(ctx, tools, *planning, call, &key).await;
+        if call.name == "enter_plan_mode" && outcome.is_ok() && !*planning {
+            *planning = true;
+            tools.retain(|t| t.def().name != "enter_plan_mode");
+        }
+        let (content, is_error) = match outcome {
+            Ok(v) => (v.to_string(), false),
+            Err(e) => (
+                serde_json::json!({ "error": e.to_string() }).to_string(),
+                true,
+            ),
+        };
+        state
+            .faults
+            .check(crate::server::faults::TOOL_RESULT_WRITE)?;
+        let result = AiThreadEventPayload::ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content,
+            is_error,
+        };
+        let id = append_event(&state.db, ctx.thread_id, &result, state.clock.now()).await?;
+        recorded.push((id, result));
+    }
+    Ok(recorded)
 }

@@ -4,6 +4,7 @@ use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::model::{
     AgentInput, AgentView, SendMode, ASSISTANT_AGENT_ID, TEXT_REPLY_AGENT_ID,
 };
+use crate::ai_agent::settings::AgentSettings;
 use crate::auth::entity::{membership, user};
 use crate::auth::model::Role;
 use crate::auth::session::Member;
@@ -27,6 +28,7 @@ pub async fn clone_platform_agents_for_member<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
     organization_id: Uuid,
+    now: chrono::DateTime<Utc>,
 ) -> AppResult<()> {
     for source_id in DEFAULT_USER_AGENT_SOURCES {
         let Some(src) = ai_agent::Entity::find_by_id(source_id).one(db).await? else {
@@ -44,7 +46,7 @@ pub async fn clone_platform_agents_for_member<C: ConnectionTrait>(
             attach_domain_tools: Set(src.attach_domain_tools),
             tools_allowlist: Set(src.tools_allowlist),
             config_payload: Set(src.config_payload),
-            created_at: Set(Utc::now()),
+            created_at: Set(now),
         }
         .insert(db)
         .await?;
@@ -101,20 +103,17 @@ async fn to_view(state: &AppState, member: &Member, a: ai_agent::Model) -> AppRe
         .into_iter()
         .map(|p| p.id)
         .collect();
-    let (planning_enabled, plan_approval) = crate::plans::service::planning_settings(&a);
+    let s = AgentSettings::of(&a);
     Ok(AgentView {
-        planning_enabled,
-        plan_approval,
+        planning_enabled: s.planning_enabled,
+        plan_approval: s.plan_approval,
+        reply_send_limit: s.reply_send_limit,
+        reply_reads_org_wide: s.reply_reads_org_wide,
         id: a.id,
         name: a.name,
         persona: a.persona,
         goals: a.goals,
-        rules: a
-            .config_payload
-            .get("rules")
-            .and_then(|v| v.as_str())
-            .unwrap_or("")
-            .to_owned(),
+        rules: s.rules,
         send_mode: SendMode::parse(&a.send_mode),
         is_mine: a.user_id == Some(member.user_id),
         owner_name,
@@ -155,11 +154,25 @@ fn clean(input: &AgentInput) -> AppResult<AgentInput> {
         send_mode: input.send_mode,
         planning_enabled: input.planning_enabled,
         plan_approval: input.plan_approval,
+        reply_send_limit: input.reply_send_limit,
+        reply_reads_org_wide: input.reply_reads_org_wide,
     })
+}
+
+fn settings_of(c: &AgentInput) -> AgentSettings {
+    AgentSettings {
+        rules: c.rules.clone(),
+        planning_enabled: c.planning_enabled,
+        plan_approval: c.plan_approval,
+        reply_send_limit: c.reply_send_limit,
+        reply_reads_org_wide: c.reply_reads_org_wide,
+    }
 }
 
 pub async fn create(state: &AppState, member: &Member, input: &AgentInput) -> AppResult<AgentView> {
     let c = clean(input)?;
+    let mut payload = json!({});
+    settings_of(&c).write_into(&mut payload);
     let a = ai_agent::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(Some(member.organization_id)),
@@ -171,8 +184,8 @@ pub async fn create(state: &AppState, member: &Member, input: &AgentInput) -> Ap
         send_mode: Set(c.send_mode.as_str().into()),
         attach_domain_tools: Set(true),
         tools_allowlist: Set(json!(["escalate_to_user"])),
-        config_payload: Set(json!({ "rules": c.rules, "planning_enabled": c.planning_enabled, "plan_approval": c.plan_approval.as_str() })),
-        created_at: Set(Utc::now()),
+        config_payload: Set(payload),
+        created_at: Set(state.clock.now()),
     }
     .insert(&state.db)
     .await?;
@@ -198,12 +211,7 @@ pub async fn update(
     may_edit(member, &a)?;
     let c = clean(input)?;
     let mut payload = a.config_payload.clone();
-    if !payload.is_object() {
-        payload = json!({});
-    }
-    payload["rules"] = json!(c.rules);
-    payload["planning_enabled"] = json!(c.planning_enabled);
-    payload["plan_approval"] = json!(c.plan_approval.as_str());
+    settings_of(&c).write_into(&mut payload);
     let mut am: ai_agent::ActiveModel = a.into();
     am.name = Set(c.name);
     am.persona = Set(c.persona);

@@ -1,18 +1,14 @@
-//! Reading suggestions, thread histories and notifications, scoped to one organisation.
+//! Reading suggestions and thread histories, scoped to one organisation.
 use crate::ai_agent::entity::{
-    ai_agent, ai_thread, ai_thread_event, notification, text_agent, text_agent_suggestion,
+    ai_agent, ai_thread, ai_thread_event, text_agent, text_agent_suggestion,
 };
 use crate::ai_agent::events::AiThreadEventPayload;
-use crate::ai_agent::model::{
-    NotificationView, SuggestionOption, SuggestionSet, ThreadEventView, ThreadSummary,
-};
+use crate::ai_agent::model::{SuggestionOption, SuggestionSet, ThreadEventView, ThreadSummary};
 use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::server::AppState;
-use chrono::Utc;
-use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
@@ -153,6 +149,20 @@ fn describe(p: &AiThreadEventPayload) -> (String, Option<String>) {
         AiThreadEventPayload::TurnFailed { error } => {
             ("Turn failed; escalated".into(), Some(error.clone()))
         }
+        AiThreadEventPayload::TurnRetrying {
+            error,
+            attempt,
+            retry_in_ms,
+        } => (
+            format!(
+                "Turn failed (attempt {attempt}); retrying in {:.1} s",
+                *retry_in_ms as f64 / 1000.0
+            ),
+            Some(error.clone()),
+        ),
+        AiThreadEventPayload::TurnResumed { reason } => {
+            ("Turn resumed".into(), Some(reason.clone()))
+        }
     }
 }
 
@@ -188,67 +198,4 @@ pub async fn thread_events(
             }
         })
         .collect())
-}
-
-pub async fn notifications(state: &AppState, member: &Member) -> AppResult<Vec<NotificationView>> {
-    Ok(notification::Entity::find()
-        .filter(notification::Column::OrganizationId.eq(member.organization_id))
-        .filter(notification::Column::UserId.eq(member.user_id))
-        .order_by_desc(notification::Column::CreatedAt)
-        .limit(100)
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|n| NotificationView {
-            id: n.id,
-            kind: n.kind,
-            title: n.title,
-            body: n.body,
-            link: n.link,
-            read: n.read_at.is_some(),
-            created_at: n.created_at,
-        })
-        .collect())
-}
-
-pub async fn mark_read(state: &AppState, member: &Member, id: Uuid) -> AppResult<()> {
-    let res = notification::Entity::update_many()
-        .col_expr(notification::Column::ReadAt, Expr::value(Some(Utc::now())))
-        .filter(notification::Column::Id.eq(id))
-        .filter(notification::Column::UserId.eq(member.user_id))
-        .filter(notification::Column::OrganizationId.eq(member.organization_id))
-        .exec(&state.db)
-        .await?;
-    if res.rows_affected == 0 {
-        return Err(AppError::not_found("Notification"));
-    }
-    Ok(())
-}
-
-/// Adds a notification for one member.
-pub async fn notify(
-    state: &AppState,
-    organization_id: Uuid,
-    user_id: Uuid,
-    kind: &str,
-    title: String,
-    body: String,
-    link: Option<String>,
-) -> AppResult<Uuid> {
-    use sea_orm::{ActiveModelTrait, Set};
-    let id = Uuid::new_v4();
-    notification::ActiveModel {
-        id: Set(id),
-        organization_id: Set(organization_id),
-        user_id: Set(user_id),
-        kind: Set(kind.into()),
-        title: Set(title),
-        body: Set(body),
-        link: Set(link),
-        read_at: Set(None),
-        created_at: Set(Utc::now()),
-    }
-    .insert(&state.db)
-    .await?;
-    Ok(id)
 }

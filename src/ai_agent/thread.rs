@@ -1,14 +1,17 @@
-//! Threads: find-or-spawn one per (agent, contact), append events, and claim a thread so exactly
-//! one worker runs it at a time.
+//! Threads as storage: find-or-create one per (agent, key), append events in database order,
+//! and read a thread's pending inputs. Running threads is `worker`'s job; this module never
+//! calls up into it.
 use crate::ai_agent::entity::{ai_thread, ai_thread_event};
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::error::{AppError, AppResult};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
-use std::sync::atomic::{AtomicI64, Ordering};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
+    QueryOrder, Set, Statement,
+};
 use uuid::Uuid;
 
 pub fn contact_key(contact_id: Uuid) -> String {
@@ -35,8 +38,8 @@ pub async fn spawn_ai_agent_thread<C: ConnectionTrait>(
     agent_id: Uuid,
     organization_id: Uuid,
     correlation_key: Option<String>,
+    now: DateTime<Utc>,
 ) -> Result<Uuid, sea_orm::DbErr> {
-    let now = Utc::now();
     let id = Uuid::new_v4();
     ai_thread::ActiveModel {
         id: Set(id),
@@ -47,24 +50,12 @@ pub async fn spawn_ai_agent_thread<C: ConnectionTrait>(
         last_error: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        lease_owner: Set(None),
+        lease_expires_at: Set(None),
+        retry_at: Set(None),
     }
     .insert(db)
     .await?;
-    Ok(id)
-}
-
-/// One long-lived thread per (agent, contact); see `find_or_spawn_thread`.
-#[tracing::instrument(skip(state, payload))]
-pub async fn find_or_spawn_contact_thread(
-    state: &AppState,
-    agent_id: Uuid,
-    organization_id: Uuid,
-    contact_id: Uuid,
-    payload: AiThreadEventPayload,
-) -> AppResult<Uuid> {
-    let id =
-        find_or_create_thread(state, agent_id, organization_id, &contact_key(contact_id)).await?;
-    enqueue_and_maybe_spawn(state, id, payload).await?;
     Ok(id)
 }
 
@@ -79,7 +70,15 @@ pub async fn find_or_create_thread(
     if let Some(id) = active_thread_for(&state.db, agent_id, key).await? {
         return Ok(id);
     }
-    match spawn_ai_agent_thread(&state.db, agent_id, organization_id, Some(key.to_owned())).await {
+    match spawn_ai_agent_thread(
+        &state.db,
+        agent_id,
+        organization_id,
+        Some(key.to_owned()),
+        state.clock.now(),
+    )
+    .await
+    {
         Ok(id) => Ok(id),
         Err(e) if is_unique_violation(&e) => active_thread_for(&state.db, agent_id, key)
             .await?
@@ -88,89 +87,128 @@ pub async fn find_or_create_thread(
     }
 }
 
-static LAST_SEQ: AtomicI64 = AtomicI64::new(0);
-
-/// A strictly increasing sequence within this process, close to wall-clock microseconds.
-fn next_seq() -> i64 {
-    let now = Utc::now().timestamp_micros();
-    let mut last = LAST_SEQ.load(Ordering::SeqCst);
-    loop {
-        let next = now.max(last + 1);
-        match LAST_SEQ.compare_exchange(last, next, Ordering::SeqCst, Ordering::SeqCst) {
-            Ok(_) => return next,
-            Err(seen) => last = seen,
-        }
-    }
-}
-
+/// Appends an event after the thread's last one (the order comes from the database, never from a
+/// clock, so every instance and every restart agrees on it).
 pub async fn append_event<C: ConnectionTrait>(
     db: &C,
     thread_id: Uuid,
     payload: &AiThreadEventPayload,
+    now: DateTime<Utc>,
 ) -> AppResult<Uuid> {
-    let id = Uuid::new_v4();
-    let now = Utc::now();
-    ai_thread_event::ActiveModel {
-        id: Set(id),
-        thread_id: Set(thread_id),
-        seq: Set(next_seq()),
-        kind: Set(payload.kind().into()),
-        payload: Set(serde_json::to_value(payload).map_err(|e| AppError::Internal(e.to_string()))?),
-        // Only inputs wait for a turn; the turn's own record is born processed.
-        processed_at: Set((!payload.is_input()).then_some(now)),
-        created_at: Set(now),
-    }
-    .insert(db)
-    .await?;
-    Ok(id)
+    Ok(append_event_at(db, thread_id, payload, now, None)
+        .await?
+        .ok_or_else(|| AppError::Internal("an event without a key was refused".into()))?
+        .0)
 }
 
-/// Moves the thread from idle to running; true when this caller won it.
-pub async fn claim_thread<C: ConnectionTrait>(db: &C, thread_id: Uuid) -> AppResult<bool> {
-    let res = ai_thread::Entity::update_many()
-        .col_expr(ai_thread::Column::State, Expr::value("running"))
-        .col_expr(ai_thread::Column::UpdatedAt, Expr::value(Utc::now()))
-        .filter(ai_thread::Column::Id.eq(thread_id))
-        .filter(ai_thread::Column::State.eq("idle"))
-        .exec(db)
-        .await?;
-    Ok(res.rows_affected == 1)
-}
-
-/// Back to idle; an error, when given, is kept on the thread for the thread view.
-pub async fn release_thread<C: ConnectionTrait>(
+/// Like `append_event`, but at most once per `dedupe_key`: None when the key is already there.
+pub async fn append_event_once<C: ConnectionTrait>(
     db: &C,
     thread_id: Uuid,
-    last_error: Option<String>,
+    payload: &AiThreadEventPayload,
+    now: DateTime<Utc>,
+    dedupe_key: Option<String>,
+) -> AppResult<Option<Uuid>> {
+    Ok(append_event_at(db, thread_id, payload, now, dedupe_key)
+        .await?
+        .map(|(id, _)| id))
+}
+
+/// Appends and answers the event's id and sequence number (None: the dedupe key was taken).
+/// One statement numbers and inserts it. PostgreSQL numbers events from one database sequence
+/// (concurrent appenders never collide); SQLite has one writer, so the thread's highest number
+/// plus one is safe.
+pub async fn append_event_at<C: ConnectionTrait>(
+    db: &C,
+    thread_id: Uuid,
+    payload: &AiThreadEventPayload,
+    now: DateTime<Utc>,
+    dedupe_key: Option<String>,
+) -> AppResult<Option<(Uuid, i64)>> {
+    let json = serde_json::to_value(payload).map_err(|e| AppError::Internal(e.to_string()))?;
+    // Only inputs wait for a turn; the turn's own record is born processed.
+    let processed: Option<DateTime<Utc>> = (!payload.is_input()).then_some(now);
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => {
+            "INSERT INTO ai_thread_event (id, thread_id, seq, kind, payload, processed_at, created_at, attempts, dedupe_key) \
+             VALUES ($1, $2, nextval('ai_thread_event_seq'), $3, $4, $5, $6, 0, $7) \
+             ON CONFLICT DO NOTHING RETURNING seq"
+        }
+        _ => {
+            "INSERT INTO ai_thread_event (id, thread_id, seq, kind, payload, processed_at, created_at, attempts, dedupe_key) \
+             SELECT ?1, ?2, COALESCE(MAX(seq), 0) + 1, ?3, ?4, ?5, ?6, 0, ?7 FROM ai_thread_event WHERE thread_id = ?2 \
+             ON CONFLICT DO NOTHING RETURNING seq"
+        }
+    };
+    for _ in 0..50 {
+        let id = Uuid::new_v4();
+        let values: Vec<sea_orm::Value> = vec![
+            id.into(),
+            thread_id.into(),
+            payload.kind().into(),
+            json.clone().into(),
+            processed.into(),
+            now.into(),
+            dedupe_key.clone().into(),
+        ];
+        let row = db
+            .query_one_raw(Statement::from_sql_and_values(backend, sql, values))
+            .await?;
+        if let Some(row) = row {
+            return Ok(Some((id, row.try_get::<i64>("", "seq")?)));
+        }
+        // Nothing inserted: the dedupe key is taken (the same input, queued before), or another
+        // writer took this sequence number (try the next).
+        if let Some(key) = &dedupe_key {
+            let seen = ai_thread_event::Entity::find()
+                .filter(ai_thread_event::Column::DedupeKey.eq(key.as_str()))
+                .one(db)
+                .await?;
+            if seen.is_some() {
+                return Ok(None);
+            }
+        }
+        tokio::task::yield_now().await;
+    }
+    Err(AppError::Internal(
+        "could not append a thread event: too much contention".into(),
+    ))
+}
+
+/// Inputs no turn has finished yet, oldest first.
+pub async fn pending_inputs<C: ConnectionTrait>(
+    db: &C,
+    thread_id: Uuid,
+) -> AppResult<Vec<ai_thread_event::Model>> {
+    Ok(ai_thread_event::Entity::find()
+        .filter(ai_thread_event::Column::ThreadId.eq(thread_id))
+        .filter(ai_thread_event::Column::ProcessedAt.is_null())
+        .order_by_asc(ai_thread_event::Column::Seq)
+        .all(db)
+        .await?)
+}
+
+/// Marks inputs done (a turn finished them, or they were set aside with `error`).
+pub async fn mark_processed<C: ConnectionTrait>(
+    db: &C,
+    ids: &[Uuid],
+    now: DateTime<Utc>,
+    error: Option<String>,
 ) -> AppResult<()> {
-    let mut update =
-        ai_thread::Entity::update_many().col_expr(ai_thread::Column::State, Expr::value("idle"));
-    if let Some(e) = last_error {
-        update = update.col_expr(ai_thread::Column::LastError, Expr::value(Some(e)));
+    let mut update = ai_thread_event::Entity::update_many()
+        .col_expr(ai_thread_event::Column::ProcessedAt, Expr::value(now));
+    if let Some(e) = error {
+        update = update.col_expr(ai_thread_event::Column::Error, Expr::value(Some(e)));
     }
     update
-        .col_expr(ai_thread::Column::UpdatedAt, Expr::value(Utc::now()))
-        .filter(ai_thread::Column::Id.eq(thread_id))
-        .filter(ai_thread::Column::State.eq("running"))
+        .filter(ai_thread_event::Column::Id.is_in(ids.iter().copied()))
+        .filter(ai_thread_event::Column::ProcessedAt.is_null())
         .exec(db)
         .await?;
     Ok(())
 }
 
-/// Stores the event, then starts a worker if the thread was idle. A running worker drains it
-/// in its next turn: it re-checks for inputs after going idle, so no wake-up is lost.
-#[tracing::instrument(skip(state, payload), fields(kind = payload.kind()))]
-pub async fn enqueue_and_maybe_spawn(
-    state: &AppState,
-    thread_id: Uuid,
-    payload: AiThreadEventPayload,
-) -> AppResult<()> {
-    append_event(&state.db, thread_id, &payload).await?;
-    if claim_thread(&state.db, thread_id).await? {
-        let bg = state.clone();
-        state.tasks.spawn(async move {
-            crate::ai_agent::runtime::run_claimed_thread(bg, thread_id).await
-        });
-    }
-    Ok(())
+pub fn payload_of(e: &ai_thread_event::Model) -> Option<AiThreadEventPayload> {
+    serde_json::from_value(e.payload.clone()).ok()
 }

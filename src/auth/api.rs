@@ -31,7 +31,11 @@ pub async fn sign_in(form: SignInForm) -> Result<CurrentUser, AppError> {
     use crate::auth::{service, session};
     let state = crate::server::AppState::current()?;
     let address = session::client_address();
-    if let Err(secs) = state.sign_in_limiter.check(&form.email, &address) {
+    if let Err(secs) = state
+        .sign_in_limiter
+        .check(&state.db, state.clock.now(), &form.email, &address)
+        .await?
+    {
         tracing::warn!(%address, "sign-in rate limited");
         return Err(AppError::RateLimited(format!(
             "Too many sign-in attempts. Wait {secs} seconds and try again."

@@ -1,53 +1,90 @@
-//! Sign-in attempts limited per email and per client address (governor's keyed limiter).
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use std::num::NonZeroU32;
+//! Sign-in attempts limited per email and per client address, counted in the database so every
+//! instance shares one limit (a per-process counter would give an attacker one allowance per
+//! instance). Fixed one-minute windows per key, advanced by one atomic upsert.
+use crate::error::AppResult;
+use chrono::{DateTime, Utc};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement};
+
+const WINDOW_MS: i64 = 60_000;
 
 pub struct SignInLimiter {
-    limiter: DefaultKeyedRateLimiter<String>,
+    per_minute: u32,
 }
 
 impl SignInLimiter {
     pub fn new(per_minute: u32) -> Self {
-        let n = NonZeroU32::new(per_minute.max(1)).expect("non-zero");
         Self {
-            limiter: RateLimiter::keyed(Quota::per_minute(n)),
+            per_minute: per_minute.max(1),
         }
     }
 
     /// Counts one attempt for this email and this address; `Err(seconds)` when either is over.
-    pub fn check(&self, email: &str, address: &str) -> Result<(), u64> {
-        let now = DefaultClock::default().now();
+    pub async fn check(
+        &self,
+        db: &DatabaseConnection,
+        now: DateTime<Utc>,
+        email: &str,
+        address: &str,
+    ) -> AppResult<Result<(), u64>> {
         for key in [
-            format!("email:{}", email.to_lowercase()),
+            format!("email:{}", email.trim().to_lowercase()),
             format!("addr:{address}"),
         ] {
-            if let Err(not_until) = self.limiter.check_key(&key) {
-                return Err(not_until.wait_time_from(now).as_secs().max(1));
+            let (hits, start) = hit(db, &key, now.timestamp_millis()).await?;
+            if hits > self.per_minute as i64 {
+                let wait_ms = (start + WINDOW_MS - now.timestamp_millis()).max(1000);
+                return Ok(Err((wait_ms as u64).div_ceil(1000)));
             }
         }
-        Ok(())
+        Ok(Ok(()))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_limit_applies_per_email_and_per_address() {
-        let l = SignInLimiter::new(3);
-        for _ in 0..3 {
-            assert!(l.check("a@b.co", "1.1.1.1").is_ok());
+/// Counts a hit on `key`: answers the hits in its current window and when the window began.
+async fn hit(db: &DatabaseConnection, key: &str, now_ms: i64) -> AppResult<(i64, i64)> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => {
+            "INSERT INTO rate_limit (key, window_start_ms, hits) VALUES ($1, $2, 1) \
+             ON CONFLICT (key) DO UPDATE SET \
+             hits = CASE WHEN rate_limit.window_start_ms <= $3 THEN 1 ELSE rate_limit.hits + 1 END, \
+             window_start_ms = CASE WHEN rate_limit.window_start_ms <= $3 THEN $2 ELSE rate_limit.window_start_ms END \
+             RETURNING hits, window_start_ms"
         }
-        assert!(
-            l.check("a@b.co", "2.2.2.2").is_err(),
-            "same email, other address"
-        );
-        assert!(
-            l.check("c@d.co", "1.1.1.1").is_err(),
-            "same address, other email"
-        );
-        assert!(l.check("c@d.co", "3.3.3.3").is_ok());
-    }
+        _ => {
+            "INSERT INTO rate_limit (key, window_start_ms, hits) VALUES (?1, ?2, 1) \
+             ON CONFLICT (key) DO UPDATE SET \
+             hits = CASE WHEN rate_limit.window_start_ms <= ?3 THEN 1 ELSE rate_limit.hits + 1 END, \
+             window_start_ms = CASE WHEN rate_limit.window_start_ms <= ?3 THEN ?2 ELSE rate_limit.window_start_ms END \
+             RETURNING hits, window_start_ms"
+        }
+    };
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [key.into(), now_ms.into(), (now_ms - WINDOW_MS).into()],
+        ))
+        .await?
+        .ok_or_else(|| crate::error::AppError::Internal("rate limit".into()))?;
+    Ok((
+        row.try_get::<i32>("", "hits").map(i64::from)?,
+        row.try_get::<i64>("", "window_start_ms")?,
+    ))
+}
+
+/// Forgets windows that ended long ago (the sweeper calls it).
+pub async fn forget_old(db: &DatabaseConnection, now: DateTime<Utc>) -> AppResult<()> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => "DELETE FROM rate_limit WHERE window_start_ms < $1",
+        _ => "DELETE FROM rate_limit WHERE window_start_ms < ?",
+    };
+    db.execute_raw(Statement::from_sql_and_values(
+        backend,
+        sql,
+        [(now.timestamp_millis() - 3_600_000).into()],
+    ))
+    .await?;
+    Ok(())
 }

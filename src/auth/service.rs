@@ -37,13 +37,19 @@ pub async fn create_organization_with_owner(
         id: Set(org_id),
         name: Set(org_name.to_owned()),
         time_zone: Set("UTC".into()),
-        created_at: Set(Utc::now()),
+        created_at: Set(state.clock.now()),
     }
     .insert(&txn)
     .await?;
-    let user_id = insert_user(&txn, name, &email, hash).await?;
-    insert_membership(&txn, user_id, org_id, Role::Owner).await?;
-    crate::ai_agent::service::clone_platform_agents_for_member(&txn, user_id, org_id).await?;
+    let user_id = insert_user(&txn, name, &email, hash, state.clock.now()).await?;
+    insert_membership(&txn, user_id, org_id, Role::Owner, state.clock.now()).await?;
+    crate::ai_agent::service::clone_platform_agents_for_member(
+        &txn,
+        user_id,
+        org_id,
+        state.clock.now(),
+    )
+    .await?;
     txn.commit().await?;
     Ok((org_id, user_id))
 }
@@ -53,6 +59,7 @@ async fn insert_user<C: ConnectionTrait>(
     name: &str,
     email: &str,
     hash: String,
+    now: chrono::DateTime<Utc>,
 ) -> AppResult<Uuid> {
     let exists = user::Entity::find()
         .filter(user::Column::Email.eq(email))
@@ -74,7 +81,7 @@ async fn insert_user<C: ConnectionTrait>(
         email: Set(email.to_owned()),
         name: Set(display.to_owned()),
         password_hash: Set(hash),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
     }
     .insert(db)
     .await
@@ -93,13 +100,14 @@ async fn insert_membership<C: ConnectionTrait>(
     user_id: Uuid,
     org_id: Uuid,
     role: Role,
+    now: chrono::DateTime<Utc>,
 ) -> AppResult<()> {
     membership::ActiveModel {
         id: Set(Uuid::new_v4()),
         user_id: Set(user_id),
         organization_id: Set(org_id),
         role: Set(role.as_str().to_owned()),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
     }
     .insert(db)
     .await?;
@@ -169,12 +177,27 @@ pub async fn add_member(
     owner.require_owner()?;
     let email = normalize_email(email);
     let txn = state.db.begin().await?;
-    let user_id = insert_user(&txn, name, &email, hash_password(password)).await?;
-    insert_membership(&txn, user_id, owner.organization_id, Role::Member).await?;
+    let user_id = insert_user(
+        &txn,
+        name,
+        &email,
+        hash_password(password),
+        state.clock.now(),
+    )
+    .await?;
+    insert_membership(
+        &txn,
+        user_id,
+        owner.organization_id,
+        Role::Member,
+        state.clock.now(),
+    )
+    .await?;
     crate::ai_agent::service::clone_platform_agents_for_member(
         &txn,
         user_id,
         owner.organization_id,
+        state.clock.now(),
     )
     .await?;
     txn.commit().await?;

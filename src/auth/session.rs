@@ -4,7 +4,7 @@ use crate::auth::model::Role;
 use crate::error::{AppError, AppResult};
 use crate::server::AppState;
 use base64::Engine;
-use chrono::{Duration, Utc};
+use chrono::Duration;
 use dioxus::fullstack::FullstackContext;
 use rand::RngCore;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
@@ -44,7 +44,7 @@ pub async fn member_from_cookie_header(
     let token = session_token(cookie_header).ok_or(AppError::Unauthorized)?;
     let row = session::Entity::find()
         .filter(session::Column::TokenHash.eq(hash_token(&token)))
-        .filter(session::Column::ExpiresAt.gt(Utc::now()))
+        .filter(session::Column::ExpiresAt.gt(state.clock.now()))
         .one(&state.db)
         .await?
         .ok_or(AppError::Unauthorized)?;
@@ -71,7 +71,7 @@ pub async fn member_for(
 }
 
 /// The Cookie header of the request being handled.
-fn request_cookies() -> AppResult<Option<String>> {
+pub(crate) fn request_cookies() -> AppResult<Option<String>> {
     let ctx = FullstackContext::current().ok_or(AppError::Unauthorized)?;
     let header = ctx
         .parts_mut()
@@ -109,7 +109,7 @@ pub async fn start_session(
     let mut raw = [0u8; 32];
     rand::thread_rng().fill_bytes(&mut raw);
     let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw);
-    let now = Utc::now();
+    let now = state.clock.now();
     session::ActiveModel {
         id: Set(Uuid::new_v4()),
         token_hash: Set(hash_token(&token)),

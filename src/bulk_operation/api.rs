@@ -52,3 +52,13 @@ pub async fn cancel_operation(id: Uuid) -> Result<ReviewSheet, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
     crate::bulk_operation::review::cancel(&state, &m, id).await
 }
+
+/// A person's decision on a campaign text in doubt.
+#[post("/api/operations/items/resolve")]
+pub async fn resolve_item(
+    item_id: Uuid,
+    resolution: crate::messaging::model::Resolution,
+) -> Result<ReviewSheet, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::bulk_operation::review::resolve_item(&state, &m, item_id, resolution).await
+}

@@ -8,7 +8,6 @@ use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::ContactDecision;
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
 };
@@ -74,7 +73,7 @@ pub async fn create_bulk_operation(
     let agent = crate::ai_agent::entity::ai_agent::Entity::find_by_id(p.agent_id)
         .one(&state.db)
         .await?;
-    let now = Utc::now();
+    let now = state.clock.now();
     let op_id = Uuid::new_v4();
     let mut seen = HashSet::new();
     let mut rows: Vec<(usize, Uuid, Option<&'static str>)> = Vec::new();
@@ -96,7 +95,7 @@ pub async fn create_bulk_operation(
     let total = rows.len() as i32;
     let skipped = rows.iter().filter(|r| r.2.is_some()).count() as i32;
     let txn = state.db.begin().await?;
-    operation::ActiveModel {
+    let inserted = operation::ActiveModel {
         id: Set(op_id),
         organization_id: Set(p.organization_id),
         agent_id: Set(p.agent_id),
@@ -118,7 +117,21 @@ pub async fn create_bulk_operation(
         updated_at: Set(now),
     }
     .insert(&txn)
-    .await?;
+    .await;
+    match inserted {
+        Ok(_) => {}
+        // Another instance made this plan's campaign first (one per plan: a unique index).
+        Err(e) if crate::server::db::is_unique_violation(&e) => {
+            txn.rollback().await?;
+            return operation::Entity::find()
+                .filter(operation::Column::PlanId.eq(p.id))
+                .one(&state.db)
+                .await?
+                .map(|o| o.id)
+                .ok_or_else(|| AppError::Internal("campaign race lost but none found".into()));
+        }
+        Err(e) => return Err(e.into()),
+    }
     for (position, contact_id, reason) in rows {
         item::ActiveModel {
             id: Set(Uuid::new_v4()),
@@ -145,6 +158,7 @@ pub async fn create_bulk_operation(
             sent_at: Set(None),
             created_at: Set(now),
             updated_at: Set(now),
+            sent_by: Set(None),
         }
         .insert(&txn)
         .await?;
@@ -177,8 +191,8 @@ mod tests {
             custom_fields: serde_json::json!({}),
             notes: String::new(),
             time_zone: None,
-            created_at: Utc::now(),
-            updated_at: Utc::now(),
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
         }
     }
 

@@ -7,10 +7,12 @@ use crate::bulk_operation::model::{item_status, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::error::AppResult;
 use crate::server::AppState;
-use chrono::Utc;
 use futures::StreamExt;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect, Statement,
+    TransactionTrait,
+};
 use std::time::Duration;
 use uuid::Uuid;
 
@@ -22,6 +24,8 @@ pub struct EngineConfig {
     pub stale_after: Duration,
     /// Messages per second per sending number.
     pub sends_per_second: f64,
+    /// Send workers per operation per instance (`SEND_CONCURRENCY`, default 4).
+    pub send_concurrency: usize,
 }
 
 impl Default for EngineConfig {
@@ -31,17 +35,9 @@ impl Default for EngineConfig {
             concurrency: 20,
             stale_after: Duration::from_secs(120),
             sends_per_second: 1.0,
+            send_concurrency: 4,
         }
     }
-}
-
-pub fn spawn_draft_engine(state: &AppState, operation_id: Uuid) {
-    let bg = state.clone();
-    state.tasks.spawn(async move {
-        if let Err(e) = run_draft_engine(&bg, operation_id).await {
-            tracing::error!(error = %e, %operation_id, "draft engine stopped");
-        }
-    });
 }
 
 /// Claims up to `limit` pending items of the operation for `worker`; no two claimers share one.
@@ -64,7 +60,7 @@ pub async fn claim_batch(
              ORDER BY position LIMIT ?) RETURNING id, contact_id"
         }
     };
-    let now = Utc::now();
+    let now = state.clock.now();
     let values: Vec<sea_orm::Value> = match backend {
         DbBackend::Postgres => vec![
             worker.into(),
@@ -97,7 +93,7 @@ pub async fn claim_batch(
 
 /// Returns items stuck in drafting (their worker died) to pending.
 pub async fn reap_stale(state: &AppState, stale_after: Duration) -> AppResult<u64> {
-    let cutoff = Utc::now() - chrono::Duration::from_std(stale_after).unwrap_or_default();
+    let cutoff = state.clock.now() - chrono::Duration::from_std(stale_after).unwrap_or_default();
     let res = item::Entity::update_many()
         .col_expr(item::Column::Status, Expr::value(item_status::PENDING))
         .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
@@ -144,7 +140,10 @@ async fn draft_item(
 ) -> AppResult<()> {
     // The heartbeat says this worker is alive and on this item.
     item::Entity::update_many()
-        .col_expr(item::Column::HeartbeatAt, Expr::value(Some(Utc::now())))
+        .col_expr(
+            item::Column::HeartbeatAt,
+            Expr::value(Some(state.clock.now())),
+        )
         .filter(item::Column::Id.eq(item_id))
         .exec(&state.db)
         .await?;
@@ -158,7 +157,7 @@ async fn draft_item(
         first_name,
     };
     let result = state.drafter.draft(&req).await;
-    let now = Utc::now();
+    let now = state.clock.now();
     let mut update =
         item::Entity::update_many().col_expr(item::Column::UpdatedAt, Expr::value(now));
     update = match result {
@@ -192,13 +191,62 @@ async fn draft_item(
 }
 
 /// Recounts the operation's counters from its items and publishes progress.
+///
+/// Many workers (on several instances) recount at once. Each recount first takes the
+/// operation's row lock in its own transaction and only then counts, so a recount that read
+/// older items can never land after one that read newer ones: the last recount is the truth.
 pub async fn refresh_counters(state: &AppState, op_id: Uuid) -> AppResult<()> {
-    let items = crate::bulk_operation::create::items_of(state, op_id).await?;
-    let count = |s: &str| items.iter().filter(|i| i.status == s).count() as i32;
-    let drafted = items
+    recount(state, op_id, None).await.map(|_| ())
+}
+
+/// Recounts, and in the same transaction moves a `from` operation to `to` (so its final
+/// status is never seen beside counters from before). Answers whether the status changed here.
+pub async fn recount(
+    state: &AppState,
+    op_id: Uuid,
+    change: Option<(OperationStatus, OperationStatus)>,
+) -> AppResult<bool> {
+    let txn = state.db.begin().await?;
+    operation::Entity::update_many()
+        .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
+        .filter(operation::Column::Id.eq(op_id))
+        .exec(&txn)
+        .await?;
+    let mut changed = false;
+    if let Some((from, to)) = change {
+        changed = operation::Entity::update_many()
+            .col_expr(operation::Column::Status, Expr::value(to.as_str()))
+            .filter(operation::Column::Id.eq(op_id))
+            .filter(operation::Column::Status.eq(from.as_str()))
+            .exec(&txn)
+            .await?
+            .rows_affected
+            == 1;
+    }
+    // Counted by the database: one grouped query, whatever the campaign's size.
+    let by_status: Vec<(String, bool, i64)> = item::Entity::find()
+        .select_only()
+        .column(item::Column::Status)
+        .column_as(item::Column::DraftedAt.is_not_null(), "was_drafted")
+        .column_as(item::Column::Id.count(), "n")
+        .filter(item::Column::OperationId.eq(op_id))
+        .group_by(item::Column::Status)
+        .group_by(item::Column::DraftedAt.is_not_null())
+        .into_tuple()
+        .all(&txn)
+        .await?;
+    let count = |s: &str| {
+        by_status
+            .iter()
+            .filter(|(st, _, _)| st == s)
+            .map(|(_, _, n)| *n)
+            .sum::<i64>() as i32
+    };
+    let drafted = by_status
         .iter()
-        .filter(|i| i.drafted_at.is_some() && i.status != item_status::SKIPPED)
-        .count() as i32;
+        .filter(|(st, was, _)| *was && st != item_status::SKIPPED)
+        .map(|(_, _, n)| *n)
+        .sum::<i64>() as i32;
     operation::Entity::update_many()
         .col_expr(operation::Column::Drafted, Expr::value(drafted))
         .col_expr(
@@ -213,10 +261,10 @@ pub async fn refresh_counters(state: &AppState, op_id: Uuid) -> AppResult<()> {
             operation::Column::Skipped,
             Expr::value(count(item_status::SKIPPED)),
         )
-        .col_expr(operation::Column::UpdatedAt, Expr::value(Utc::now()))
         .filter(operation::Column::Id.eq(op_id))
-        .exec(&state.db)
+        .exec(&txn)
         .await?;
+    txn.commit().await?;
     if let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? {
         state.live.publish(
             op.organization_id,
@@ -225,7 +273,7 @@ pub async fn refresh_counters(state: &AppState, op_id: Uuid) -> AppResult<()> {
             },
         );
     }
-    Ok(())
+    Ok(changed)
 }
 
 #[tracing::instrument(skip(state))]
@@ -244,6 +292,7 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
             .await?
             .map(|o| o.name)
             .unwrap_or_default();
+        state.faults.check(crate::server::faults::DRAFT_LOOP)?;
         reap_stale(state, cfg.stale_after).await?;
         // Batches are claimed as the pipeline needs them, so `concurrency` drafts stay in flight
         // across batch boundaries.
@@ -296,29 +345,28 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
 
 /// Every item drafted: the operation waits for review, and the owner hears about it.
 async fn finish_drafting(state: &AppState, op: &operation::Model) -> AppResult<()> {
-    let res = operation::Entity::update_many()
-        .col_expr(
-            operation::Column::Status,
-            Expr::value(OperationStatus::AwaitingApproval.as_str()),
-        )
-        .filter(operation::Column::Id.eq(op.id))
-        .filter(operation::Column::Status.eq(OperationStatus::Drafting.as_str()))
-        .exec(&state.db)
-        .await?;
-    refresh_counters(state, op.id).await?;
-    if res.rows_affected == 1 {
+    let changed = recount(
+        state,
+        op.id,
+        Some((OperationStatus::Drafting, OperationStatus::AwaitingApproval)),
+    )
+    .await?;
+    if changed {
         if let Some(user_id) = op.owner_user_id {
-            crate::ai_agent::suggestions::notify(
+            crate::notifications::service::notify(
                 state,
-                op.organization_id,
-                user_id,
-                "operation",
-                "Drafts are ready for review".into(),
-                format!(
-                    "The campaign \"{}\" has drafts waiting for your review.",
-                    op.message_concept
-                ),
-                Some(format!("/operations/{}", op.id)),
+                crate::notifications::service::Notice {
+                    organization_id: op.organization_id,
+                    user_id,
+                    kind: "operation",
+                    title: "Drafts are ready for review".into(),
+                    body: format!(
+                        "The campaign \"{}\" has drafts waiting for your review.",
+                        op.message_concept
+                    ),
+                    link: Some(format!("/operations/{}", op.id)),
+                    source_key: Some(format!("operation:{}:drafted", op.id)),
+                },
             )
             .await?;
         }

@@ -64,6 +64,8 @@ pub mod item {
         pub sent_at: Option<DateTimeUtc>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// The instance that sent it.
+        pub sent_by: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

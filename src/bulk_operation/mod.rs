@@ -5,13 +5,14 @@ pub mod model;
 pub mod segments;
 
 #[cfg(feature = "server")]
-pub mod clock;
 #[cfg(feature = "server")]
 pub mod create;
 #[cfg(feature = "server")]
 pub mod draft_engine;
 #[cfg(feature = "server")]
 pub mod drafter;
+#[cfg(feature = "server")]
+pub mod engines;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]

@@ -49,6 +49,8 @@ pub mod item_status {
     pub const SENT: &str = "sent";
     pub const FAILED: &str = "failed";
     pub const SKIPPED: &str = "skipped";
+    /// Sent or not, Herald cannot tell: a person decides (send anyway, or mark as sent).
+    pub const UNKNOWN: &str = "unknown";
     pub const CANCELLED: &str = "cancelled";
 }
 
@@ -64,6 +66,9 @@ pub struct OperationView {
     pub sent: i32,
     pub failed: i32,
     pub skipped: i32,
+    /// Texts Herald cannot tell were sent: each waits for a person ("send anyway" or "mark as sent").
+    #[serde(default)]
+    pub unknown: i32,
     /// Skip reasons with how many items each.
     pub skip_reasons: Vec<(String, i32)>,
     pub error: Option<String>,

@@ -10,7 +10,6 @@ use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::collections::HashMap;
@@ -53,6 +52,10 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
         sent: op.sent,
         failed: op.failed,
         skipped: op.skipped,
+        unknown: items
+            .iter()
+            .filter(|i| i.status == item_status::UNKNOWN)
+            .count() as i32,
         skip_reasons: reasons,
         error: op.error,
         created_at: op.created_at,
@@ -161,7 +164,10 @@ pub async fn edit_draft(
     item::Entity::update_many()
         .col_expr(item::Column::Draft, Expr::value(Some(text.to_owned())))
         .col_expr(item::Column::Edited, Expr::value(true))
-        .col_expr(item::Column::DraftedAt, Expr::value(Some(Utc::now())))
+        .col_expr(
+            item::Column::DraftedAt,
+            Expr::value(Some(state.clock.now())),
+        )
         .filter(item::Column::Id.eq(item_id))
         .exec(&state.db)
         .await?;
@@ -223,7 +229,10 @@ pub async fn regenerate_item(
     item::Entity::update_many()
         .col_expr(item::Column::Draft, Expr::value(Some(text)))
         .col_expr(item::Column::Edited, Expr::value(false))
-        .col_expr(item::Column::DraftedAt, Expr::value(Some(Utc::now())))
+        .col_expr(
+            item::Column::DraftedAt,
+            Expr::value(Some(state.clock.now())),
+        )
         .filter(item::Column::Id.eq(item_id))
         .exec(&state.db)
         .await?;
@@ -238,7 +247,7 @@ pub async fn approve_all(state: &AppState, m: &Member, id: Uuid) -> AppResult<Re
             operation::Column::Status,
             Expr::value(OperationStatus::Sending.as_str()),
         )
-        .col_expr(operation::Column::UpdatedAt, Expr::value(Utc::now()))
+        .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
         .filter(operation::Column::Id.eq(id))
         .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval.as_str()))
         .exec(&state.db)
@@ -248,7 +257,7 @@ pub async fn approve_all(state: &AppState, m: &Member, id: Uuid) -> AppResult<Re
             "Only an operation awaiting review can be approved.".into(),
         ));
     }
-    crate::bulk_operation::send_engine::spawn_send_engine(state, id);
+    crate::bulk_operation::engines::start(state, id, crate::bulk_operation::engines::Engine::Send);
     sheet(state, m, id).await
 }
 
@@ -287,18 +296,30 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
     sheet(state, m, id).await
 }
 
-/// Operations a restart left drafting or sending start again.
-pub async fn resume_engines(state: &AppState) -> AppResult<()> {
-    for op in operation::Entity::find()
-        .filter(operation::Column::Status.is_in(["drafting", "sending"]))
-        .all(&state.db)
+/// Resolves a campaign text in doubt: sent anyway, or marked as sent; the item follows its text.
+pub async fn resolve_item(
+    state: &AppState,
+    m: &Member,
+    item_id: Uuid,
+    how: crate::messaging::model::Resolution,
+) -> AppResult<ReviewSheet> {
+    let it = item::Entity::find_by_id(item_id)
+        .filter(item::Column::OrganizationId.eq(m.organization_id))
+        .one(&state.db)
         .await?
-    {
-        if op.status == "drafting" {
-            crate::bulk_operation::draft_engine::spawn_draft_engine(state, op.id);
-        } else {
-            crate::bulk_operation::send_engine::spawn_send_engine(state, op.id);
-        }
-    }
-    Ok(())
+        .ok_or_else(|| AppError::not_found("Campaign text"))?;
+    let Some(message_id) = it.message_id.filter(|_| it.status == item_status::UNKNOWN) else {
+        return Err(AppError::Conflict(
+            "That text is not waiting for a decision.".into(),
+        ));
+    };
+    crate::messaging::ledger::resolve_unknown(state, m.organization_id, message_id, how).await?;
+    crate::bulk_operation::send_engine::sync_items(
+        state,
+        it.operation_id,
+        state.engine.stale_after,
+    )
+    .await?;
+    crate::bulk_operation::draft_engine::refresh_counters(state, it.operation_id).await?;
+    sheet(state, m, it.operation_id).await
 }

@@ -1,30 +1,33 @@
-//! The send engine: approved drafts go out paced per number, only 08:00–21:00 in the recipient's
-//! time zone, with opt-outs checked again at send time and one idempotency key per item, so a
-//! crash never sends twice. Cancel stops everything not yet sent.
+//! The send engine: approved drafts go out only 08:00–21:00 in the recipient's time zone, with
+//! opt-outs checked again at send time, paced per number across every instance (a shared
+//! `next_send_ms` per number, advanced atomically). Items are claimed one at a time (FOR UPDATE
+//! SKIP LOCKED on PostgreSQL), so any number of instances split one campaign; each text goes
+//! through the send ledger under the item's key, so a crash never sends twice.
 use crate::bulk_operation::entity::{item, operation};
 use crate::bulk_operation::model::{item_status, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::AppResult;
+use crate::messaging::entity as message;
+use crate::messaging::ledger::send_state;
 use crate::server::AppState;
 use chrono::{DateTime, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Statement,
+};
+use std::collections::HashMap;
 use std::time::Duration;
 use uuid::Uuid;
 
 pub const QUIET_START: u32 = 21;
 pub const QUIET_END: u32 = 8;
-
-pub fn spawn_send_engine(state: &AppState, operation_id: Uuid) {
-    let bg = state.clone();
-    state.tasks.spawn(async move {
-        if let Err(e) = run_send_engine(&bg, operation_id).await {
-            tracing::error!(error = %e, %operation_id, "send engine stopped");
-        }
-    });
-}
+/// How long the engine waits when other workers hold the remaining items.
+const POLL: Duration = Duration::from_millis(250);
+/// Items looked at per pass.
+const WINDOW: u64 = 200;
 
 /// When sending to someone in `tz` may next happen at or after `now` (now itself if allowed).
 pub fn next_allowed(now: DateTime<Utc>, tz: Tz) -> DateTime<Utc> {
@@ -61,7 +64,7 @@ async fn set_item(
 ) -> AppResult<()> {
     let mut u = item::Entity::update_many()
         .col_expr(item::Column::Status, Expr::value(status))
-        .col_expr(item::Column::UpdatedAt, Expr::value(Utc::now()));
+        .col_expr(item::Column::UpdatedAt, Expr::value(state.clock.now()));
     if let Some(r) = reason {
         let col = if status == item_status::SKIPPED {
             item::Column::SkipReason
@@ -74,124 +77,349 @@ async fn set_item(
     Ok(())
 }
 
+/// Reserves the number's next send slot, shared by every instance: answers when this send may
+/// go. The row's atomic update orders concurrent reservations.
+pub async fn reserve_slot(
+    state: &AppState,
+    number_id: Uuid,
+    gap: Duration,
+) -> AppResult<DateTime<Utc>> {
+    let now_ms = state.clock.now().timestamp_millis();
+    let gap_ms = gap.as_millis() as i64;
+    let backend = state.db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => "UPDATE phone_number SET next_send_ms = GREATEST(COALESCE(next_send_ms, 0), $1) + $2 WHERE id = $3 RETURNING next_send_ms",
+        _ => "UPDATE phone_number SET next_send_ms = MAX(COALESCE(next_send_ms, 0), ?) + ? WHERE id = ? RETURNING next_send_ms",
+    };
+    let row = state
+        .db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [now_ms.into(), gap_ms.into(), number_id.into()],
+        ))
+        .await?
+        .ok_or_else(|| crate::error::AppError::not_found("Phone number"))?;
+    let next: i64 = row.try_get("", "next_send_ms")?;
+    Ok(DateTime::from_timestamp_millis(next - gap_ms).unwrap_or_else(|| state.clock.now()))
+}
+
+/// Claims one of `candidates` (in position order) for this instance; None if others took them.
+async fn claim(state: &AppState, candidates: &[Uuid]) -> AppResult<Option<Uuid>> {
+    if candidates.is_empty() {
+        return Ok(None);
+    }
+    let backend = state.db.get_database_backend();
+    let now = state.clock.now();
+    let n = candidates.len().min(50);
+    let (sql, mut values): (String, Vec<sea_orm::Value>) = match backend {
+        DbBackend::Postgres => {
+            let list: Vec<String> = (0..n).map(|i| format!("${}", i + 3)).collect();
+            (
+                format!(
+                    "UPDATE assistant_operation_item SET status = 'sending', claimed_by = $1, heartbeat_at = $2, updated_at = $2 \
+                     WHERE id = (SELECT id FROM assistant_operation_item WHERE id IN ({}) AND status = 'drafted' \
+                     ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id",
+                    list.join(", ")
+                ),
+                vec![state.instance_id.clone().into(), now.into()],
+            )
+        }
+        _ => (
+            format!(
+                "UPDATE assistant_operation_item SET status = 'sending', claimed_by = ?, heartbeat_at = ?, updated_at = ? \
+                 WHERE id = (SELECT id FROM assistant_operation_item WHERE id IN ({}) AND status = 'drafted' \
+                 ORDER BY position LIMIT 1) RETURNING id",
+                vec!["?"; n].join(", ")
+            ),
+            vec![state.instance_id.clone().into(), now.into(), now.into()],
+        ),
+    };
+    values.extend(candidates[..n].iter().map(|id| sea_orm::Value::from(*id)));
+    let row = state
+        .db
+        .query_one_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?;
+    Ok(match row {
+        Some(r) => Some(r.try_get::<Uuid>("", "id")?),
+        None => None,
+    })
+}
+
+/// Items in `sending` follow their text through the ledger; an item whose worker died before its
+/// text existed goes back to the queue.
+pub async fn sync_items(state: &AppState, op_id: Uuid, stale_after: Duration) -> AppResult<()> {
+    let sending = item::Entity::find()
+        .filter(item::Column::OperationId.eq(op_id))
+        .filter(item::Column::Status.is_in([item_status::SENDING, item_status::UNKNOWN]))
+        .all(&state.db)
+        .await?;
+    if sending.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<String> = sending
+        .iter()
+        .map(|i| i.idempotency_key.to_string())
+        .collect();
+    let texts: HashMap<String, message::Model> = message::Entity::find()
+        .filter(message::Column::IdempotencyKey.is_in(keys))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .filter_map(|m| m.idempotency_key.clone().map(|k| (k, m)))
+        .collect();
+    let stale = state.clock.now() - chrono::Duration::from_std(stale_after).unwrap_or_default();
+    for it in sending {
+        let Some(m) = texts.get(&it.idempotency_key.to_string()) else {
+            if it.status == item_status::SENDING && it.heartbeat_at.is_none_or(|h| h < stale) {
+                item::Entity::update_many()
+                    .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
+                    .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
+                    .filter(item::Column::Id.eq(it.id))
+                    .filter(item::Column::Status.eq(item_status::SENDING))
+                    .filter(item::Column::HeartbeatAt.eq(it.heartbeat_at))
+                    .exec(&state.db)
+                    .await?;
+            }
+            continue;
+        };
+        let next = match m.send_state.as_deref() {
+            Some(send_state::SENT) => item_status::SENT,
+            Some(send_state::FAILED) => item_status::FAILED,
+            Some(send_state::UNKNOWN) => item_status::UNKNOWN,
+            _ => item_status::SENDING,
+        };
+        if next != it.status || it.message_id != Some(m.id) {
+            item::Entity::update_many()
+                .col_expr(item::Column::Status, Expr::value(next))
+                .col_expr(item::Column::MessageId, Expr::value(Some(m.id)))
+                .col_expr(item::Column::Error, Expr::value(m.error.clone()))
+                .filter(item::Column::Id.eq(it.id))
+                .exec(&state.db)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `send_concurrency` workers on the operation here; the shared pacing keeps their total
+/// rate, and item claims keep them (and other instances' workers) apart.
 #[tracing::instrument(skip(state))]
 pub async fn run_send_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
+    let workers = (0..state.engine.send_concurrency.max(1)).map(|_| send_worker(state, op_id));
+    futures::future::try_join_all(workers).await?;
+    Ok(())
+}
+
+async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let clock = state.clock.clone();
     let gap = Duration::from_secs_f64(1.0 / state.engine.sends_per_second.max(0.001));
-    let mut last_send: Option<DateTime<Utc>> = None;
     loop {
+        state.faults.check(crate::server::faults::SEND_LOOP)?;
         let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
             return Ok(());
         };
         if OperationStatus::parse(&op.status) != OperationStatus::Sending {
             return Ok(());
         }
+        sync_items(state, op_id, state.engine.stale_after).await?;
+        let queue = item::Entity::find()
+            .filter(item::Column::OperationId.eq(op_id))
+            .filter(item::Column::Status.eq(item_status::DRAFTED))
+            .order_by_asc(item::Column::Position)
+            .limit(WINDOW)
+            .all(&state.db)
+            .await?;
+        if queue.is_empty() {
+            let in_flight = item::Entity::find()
+                .filter(item::Column::OperationId.eq(op_id))
+                .filter(item::Column::Status.eq(item_status::SENDING))
+                .one(&state.db)
+                .await?;
+            if in_flight.is_none() {
+                return finish(state, op_id).await;
+            }
+            // Other workers' sends, or texts the ledger is still reconciling.
+            tokio::time::sleep(POLL).await;
+            continue;
+        }
         let org_zone = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
             .one(&state.db)
             .await?
             .map(|o| o.time_zone)
             .unwrap_or_else(|| "UTC".into());
-        let queue = item::Entity::find()
-            .filter(item::Column::OperationId.eq(op_id))
-            .filter(item::Column::Status.is_in([item_status::DRAFTED, item_status::SENDING]))
-            .order_by_asc(item::Column::Position)
+        let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
+            .filter(contact::Column::Id.is_in(queue.iter().map(|i| i.contact_id)))
             .all(&state.db)
-            .await?;
-        if queue.is_empty() {
-            operation::Entity::update_many()
-                .col_expr(
-                    operation::Column::Status,
-                    Expr::value(OperationStatus::Done.as_str()),
-                )
-                .filter(operation::Column::Id.eq(op_id))
-                .filter(operation::Column::Status.eq(OperationStatus::Sending.as_str()))
-                .exec(&state.db)
-                .await?;
-            crate::bulk_operation::draft_engine::refresh_counters(state, op_id).await?;
-            return Ok(());
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c))
+            .collect();
+        let now = clock.now();
+        let mut allowed = Vec::new();
+        let mut earliest: Option<DateTime<Utc>> = None;
+        for it in &queue {
+            let at = match people.get(&it.contact_id) {
+                Some(c) => next_allowed(now, zone_of(c, &org_zone)),
+                None => now,
+            };
+            if at > now {
+                earliest = Some(earliest.map_or(at, |e| e.min(at)));
+            } else {
+                allowed.push(it.id);
+            }
         }
-        let mut earliest_wait: Option<DateTime<Utc>> = None;
-        let mut sent_any = false;
-        for it in queue {
-            // Cancel stops everything not yet sent.
-            let status = operation::Entity::find_by_id(op_id)
-                .one(&state.db)
-                .await?
-                .map(|o| o.status);
-            if status.as_deref() != Some(OperationStatus::Sending.as_str()) {
+        if allowed.is_empty() {
+            let wait = (earliest.unwrap_or(now) - now).to_std().unwrap_or_default();
+            tracing::info!(?wait, "quiet hours: waiting to send");
+            clock.sleep(wait.max(Duration::from_millis(1))).await;
+            continue;
+        }
+        // Down the window in order: each item is claimed (another worker may hold it), sent,
+        // and the window is read again once walked. Cancel stops everything not yet sent.
+        let mut since_counters = 0;
+        for (n, id) in allowed.iter().enumerate() {
+            if n % 10 == 9 && !still_sending(state, op_id).await? {
                 return Ok(());
             }
-            let Some(c) = contact::Entity::find_by_id(it.contact_id)
-                .one(&state.db)
-                .await?
-            else {
-                set_item(
-                    state,
-                    it.id,
-                    item_status::SKIPPED,
-                    Some("contact no longer exists".into()),
-                )
-                .await?;
-                continue;
-            };
-            let allowed = next_allowed(clock.now(), zone_of(&c, &org_zone));
-            if allowed > clock.now() {
-                earliest_wait = Some(earliest_wait.map_or(allowed, |e| e.min(allowed)));
-                continue;
-            }
-            if opt_out::sms_opt_out(&state.db, c.id).await?.is_some() {
-                set_item(
-                    state,
-                    it.id,
-                    item_status::SKIPPED,
-                    Some("opted out before sending".into()),
-                )
-                .await?;
-                continue;
-            }
-            if let Some(last) = last_send {
-                let since = (clock.now() - last).to_std().unwrap_or_default();
-                if since < gap {
-                    clock.sleep(gap - since).await;
+            let it = queue
+                .iter()
+                .find(|i| i.id == *id)
+                .cloned()
+                .expect("allowed from the queue");
+            // The walk takes time (pacing): someone may have entered their quiet hours.
+            if let Some(c) = people.get(&it.contact_id) {
+                let now = clock.now();
+                if next_allowed(now, zone_of(c, &org_zone)) > now {
+                    continue;
                 }
             }
-            set_item(state, it.id, item_status::SENDING, None).await?;
-            // Pace from the start of each send, so the send's own time is inside the gap.
-            last_send = Some(clock.now());
-            let body = it.draft.clone().unwrap_or_default();
-            let result = crate::messaging::outbound::send_sms_keyed(
-                state,
-                op.organization_id,
-                c.id,
-                op.phone_number_id,
-                &body,
-                Some("campaign"),
-                Some(it.idempotency_key),
-            )
-            .await;
-            match result {
-                Ok(m) => {
-                    item::Entity::update_many()
-                        .col_expr(item::Column::Status, Expr::value(item_status::SENT))
-                        .col_expr(item::Column::MessageId, Expr::value(Some(m.id)))
-                        .col_expr(item::Column::SentAt, Expr::value(Some(clock.now())))
-                        .filter(item::Column::Id.eq(it.id))
-                        .exec(&state.db)
-                        .await?;
-                }
-                Err(e) => set_item(state, it.id, item_status::FAILED, Some(e.to_string())).await?,
+            if claim(state, std::slice::from_ref(id)).await?.is_none() {
+                continue;
             }
-            sent_any = true;
-            crate::bulk_operation::draft_engine::refresh_counters(state, op_id).await?;
-        }
-        if !sent_any {
-            if let Some(at) = earliest_wait {
-                let wait = (at - clock.now()).to_std().unwrap_or_default();
-                tracing::info!(?wait, "quiet hours: waiting to send");
-                clock.sleep(wait.max(Duration::from_millis(1))).await;
+            send_one(state, &op, &it, people.get(&it.contact_id), &org_zone, gap).await?;
+            since_counters += 1;
+            if since_counters >= 20 {
+                crate::bulk_operation::draft_engine::refresh_counters(state, op_id).await?;
+                since_counters = 0;
             }
         }
+        crate::bulk_operation::draft_engine::refresh_counters(state, op_id).await?;
     }
+}
+
+async fn still_sending(state: &AppState, op_id: Uuid) -> AppResult<bool> {
+    Ok(operation::Entity::find_by_id(op_id)
+        .one(&state.db)
+        .await?
+        .is_some_and(|o| OperationStatus::parse(&o.status) == OperationStatus::Sending))
+}
+
+/// Sends one claimed item, or puts it back when its recipient's window closed meanwhile.
+async fn send_one(
+    state: &AppState,
+    op: &operation::Model,
+    it: &item::Model,
+    person: Option<&contact::Model>,
+    org_zone: &str,
+    gap: Duration,
+) -> AppResult<()> {
+    let Some(c) = person else {
+        return set_item(
+            state,
+            it.id,
+            item_status::SKIPPED,
+            Some("contact no longer exists".into()),
+        )
+        .await;
+    };
+    if opt_out::sms_opt_out(&state.db, c.id).await?.is_some() {
+        return set_item(
+            state,
+            it.id,
+            item_status::SKIPPED,
+            Some("opted out before sending".into()),
+        )
+        .await;
+    }
+    let slot = reserve_slot(state, op.phone_number_id, gap).await?;
+    let wait = (slot - state.clock.now()).to_std().unwrap_or_default();
+    if !wait.is_zero() {
+        state.clock.sleep(wait).await;
+    }
+    // The window is checked again at the moment of sending: the pacing wait may have carried the
+    // send past 21:00. The item goes back to the queue; the sleep until morning happens there.
+    let now = state.clock.now();
+    if next_allowed(now, zone_of(c, org_zone)) > now {
+        item::Entity::update_many()
+            .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
+            .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
+            .filter(item::Column::Id.eq(it.id))
+            .exec(&state.db)
+            .await?;
+        return Ok(());
+    }
+    let result = crate::messaging::outbound::send_sms_keyed(
+        state,
+        op.organization_id,
+        c.id,
+        op.phone_number_id,
+        it.draft.as_deref().unwrap_or_default(),
+        Some("campaign"),
+        Some(it.idempotency_key),
+    )
+    .await;
+    match result {
+        Ok(m) => {
+            let status = match m.send_state.as_deref() {
+                Some(send_state::SENT) => item_status::SENT,
+                Some(send_state::UNKNOWN) => item_status::UNKNOWN,
+                _ => item_status::SENDING,
+            };
+            item::Entity::update_many()
+                .col_expr(item::Column::Status, Expr::value(status))
+                .col_expr(item::Column::MessageId, Expr::value(Some(m.id)))
+                .col_expr(item::Column::SentAt, Expr::value(Some(now)))
+                .col_expr(
+                    item::Column::SentBy,
+                    Expr::value(Some(state.instance_id.clone())),
+                )
+                .filter(item::Column::Id.eq(it.id))
+                .exec(&state.db)
+                .await?;
+        }
+        Err(e) => set_item(state, it.id, item_status::FAILED, Some(e.to_string())).await?,
+    }
+    Ok(())
+}
+
+/// Nothing left to send or in flight: the operation is done (once, whoever gets here first).
+async fn finish(state: &AppState, op_id: Uuid) -> AppResult<()> {
+    crate::bulk_operation::draft_engine::recount(
+        state,
+        op_id,
+        Some((OperationStatus::Sending, OperationStatus::Done)),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// How many of an operation's items each instance sent: the work split across instances.
+pub async fn split(state: &AppState, op_id: Uuid) -> AppResult<Vec<(String, i64)>> {
+    let rows: Vec<(Option<String>, i64)> = item::Entity::find()
+        .select_only()
+        .column(item::Column::SentBy)
+        .column_as(item::Column::Id.count(), "n")
+        .filter(item::Column::OperationId.eq(op_id))
+        .filter(item::Column::Status.eq(item_status::SENT))
+        .group_by(item::Column::SentBy)
+        .into_tuple()
+        .all(&state.db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(by, n)| (by.unwrap_or_default(), n))
+        .collect())
 }
 
 #[cfg(test)]
@@ -215,12 +443,19 @@ mod tests {
             next_allowed(late, ny),
             Utc.with_ymd_and_hms(2026, 1, 16, 13, 0, 0).unwrap()
         );
-        assert_eq!(
-            next_allowed(
-                Utc.with_ymd_and_hms(2026, 1, 15, 21, 0, 0).unwrap(),
-                Tz::UTC
-            ),
-            Utc.with_ymd_and_hms(2026, 1, 16, 8, 0, 0).unwrap()
-        );
+    }
+
+    #[test]
+    fn both_edges_of_the_window() {
+        let at = |h, m, s| Utc.with_ymd_and_hms(2026, 1, 15, h, m, s).unwrap();
+        let next_morning = Utc.with_ymd_and_hms(2026, 1, 16, 8, 0, 0).unwrap();
+        // Evening: 20:59:59 may send; 21:00:00 waits for the next morning.
+        assert_eq!(next_allowed(at(20, 59, 59), Tz::UTC), at(20, 59, 59));
+        assert_eq!(next_allowed(at(21, 0, 0), Tz::UTC), next_morning);
+        assert_eq!(next_allowed(at(23, 59, 59), Tz::UTC), next_morning);
+        // Morning: 07:59:59 waits a second; 08:00:00 may send.
+        assert_eq!(next_allowed(at(7, 59, 59), Tz::UTC), at(8, 0, 0));
+        assert_eq!(next_allowed(at(8, 0, 0), Tz::UTC), at(8, 0, 0));
+        assert_eq!(next_allowed(at(0, 0, 0), Tz::UTC), at(8, 0, 0));
     }
 }

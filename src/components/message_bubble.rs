@@ -52,6 +52,32 @@ pub fn MessageBubble(
                     span { class: "message-error", " · {err}" }
                 }
             }
+            if message.send_state.as_deref() == Some("unknown") {
+                InDoubt { id: message.id }
+            }
+        }
+    }
+}
+
+/// A text Herald cannot tell was sent: a person decides.
+#[component]
+fn InDoubt(id: uuid::Uuid) -> Element {
+    use crate::messaging::api::resolve_message;
+    use crate::messaging::model::Resolution;
+    let mut error = use_signal(|| None::<String>);
+    let decide = move |how: Resolution| async move {
+        if let Err(e) = resolve_message(id, how).await {
+            error.set(Some(e.to_string()));
+        }
+    };
+    rsx! {
+        div { class: "in-doubt", role: "alert",
+            p { "Herald cannot tell whether this text was sent: the provider's answer was lost and it could not be found there." }
+            div { class: "row",
+                button { class: "secondary send-anyway", onclick: move |_| decide(Resolution::SendAnyway), "Send anyway" }
+                button { class: "secondary mark-sent", onclick: move |_| decide(Resolution::MarkSent), "Mark as sent" }
+            }
+            if let Some(e) = error() { p { class: "message-error small", "{e}" } }
         }
     }
 }

@@ -1,11 +1,13 @@
 //! Shared pieces of UI used across pages.
 mod composer;
+mod live;
 mod message_bubble;
 mod operation_card;
 mod plan_card;
 mod suggestions_panel;
 
 pub use composer::Composer;
+pub use live::{use_live, use_page_tick, PageTick};
 pub use message_bubble::MessageBubble;
 pub use operation_card::OperationCard;
 pub use plan_card::PlanCard;

@@ -3,15 +3,15 @@
 use crate::app::Route;
 use crate::bulk_operation::api::get_operation;
 use crate::bulk_operation::model::OperationStatus;
-use crate::views::LiveTick;
+use crate::components::use_page_tick;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn OperationCard(operation_id: Uuid) -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_page_tick();
     let op = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         get_operation(operation_id)
     });
     let current = op.read().clone();
@@ -48,6 +48,12 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
                         span { class: "op-skipped", "Skipped {o.skipped}" }
                         for (why, n) in o.skip_reasons.iter() {
                             span { class: "muted", " · {why}: {n}" }
+                        }
+                    }
+                    if o.unknown > 0 {
+                        div { class: "in-doubt op-unknown", role: "alert",
+                            "{o.unknown} text(s) in doubt: Herald cannot tell whether they were sent. "
+                            Link { to: Route::OperationReview { operation_id }, "Decide →" }
                         }
                     }
                     div { class: "muted small", "From {o.from_number}" }

@@ -1,8 +1,8 @@
 //! The inline suggestions panel: reply options for a tapped inbound message, from the number's
 //! agent or the legacy suggester; "Use this reply" puts one in the composer.
 use crate::ai_agent::api::get_suggestions;
+use crate::components::use_page_tick;
 use crate::components::ErrorBanner;
-use crate::views::LiveTick;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -19,9 +19,9 @@ pub fn SuggestionsPanel(
     phone_number_id: Uuid,
     on_use: EventHandler<Prefill>,
 ) -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_page_tick();
     let sets = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         get_suggestions(message_id)
     });
     let data = sets.read().clone();

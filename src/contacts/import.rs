@@ -138,9 +138,11 @@ pub async fn import_csv(state: &AppState, org_id: Uuid, text: &str) -> AppResult
     let txn = state.db.begin().await?;
     let count = rows.len();
     for (line, c) in rows {
-        service::insert(&txn, org_id, c).await.map_err(|e| {
-            AppError::Validation(format!("Line {line}: {e}. Nothing was imported."))
-        })?;
+        service::insert(&txn, org_id, c, state.clock.now())
+            .await
+            .map_err(|e| {
+                AppError::Validation(format!("Line {line}: {e}. Nothing was imported."))
+            })?;
     }
     txn.commit().await?;
     Ok(ImportReport {

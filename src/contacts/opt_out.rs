@@ -31,6 +31,7 @@ pub async fn record_opt_out<C: ConnectionTrait>(
     db: &C,
     contact_id: Uuid,
     source: OptOutSource,
+    now: chrono::DateTime<Utc>,
 ) -> AppResult<()> {
     if sms_opt_out(db, contact_id).await?.is_some() {
         return Ok(());
@@ -40,7 +41,7 @@ pub async fn record_opt_out<C: ConnectionTrait>(
         contact_id: Set(contact_id),
         channel: Set(SMS.into()),
         source: Set(source.as_str().into()),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
     }
     .insert(db)
     .await;

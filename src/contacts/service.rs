@@ -169,8 +169,8 @@ pub async fn insert<C: ConnectionTrait>(
     db: &C,
     org_id: Uuid,
     c: CleanContact,
+    now: chrono::DateTime<Utc>,
 ) -> AppResult<contact::Model> {
-    let now = Utc::now();
     let phone = c.phone.clone();
     contact::ActiveModel {
         id: Set(Uuid::new_v4()),
@@ -196,7 +196,10 @@ pub async fn create(
     input: &ContactInput,
 ) -> AppResult<ContactView> {
     let c = clean(input, &state.config.default_region)?;
-    Ok(to_view(insert(&state.db, org_id, c).await?, None))
+    Ok(to_view(
+        insert(&state.db, org_id, c, state.clock.now()).await?,
+        None,
+    ))
 }
 
 pub async fn update(
@@ -216,7 +219,7 @@ pub async fn update(
     am.custom_fields = Set(serde_json::Value::Object(c.custom_fields));
     am.notes = Set(c.notes);
     am.time_zone = Set(c.time_zone);
-    am.updated_at = Set(Utc::now());
+    am.updated_at = Set(state.clock.now());
     am.update(&state.db)
         .await
         .map_err(|e| duplicate_phone(e, &phone))?;
@@ -232,7 +235,7 @@ pub async fn set_opted_out(
 ) -> AppResult<ContactView> {
     find_in_org(&state.db, org_id, id).await?;
     if opted_out {
-        opt_out::record_opt_out(&state.db, id, OptOutSource::Manual).await?;
+        opt_out::record_opt_out(&state.db, id, OptOutSource::Manual, state.clock.now()).await?;
     } else {
         opt_out::clear_opt_out(&state.db, id).await?;
     }
@@ -245,6 +248,7 @@ pub async fn find_or_create_by_phone<C: ConnectionTrait>(
     db: &C,
     org_id: Uuid,
     phone: &str,
+    now: chrono::DateTime<Utc>,
 ) -> AppResult<contact::Model> {
     let find = || {
         contact::Entity::find()
@@ -264,7 +268,7 @@ pub async fn find_or_create_by_phone<C: ConnectionTrait>(
         notes: String::new(),
         time_zone: None,
     };
-    match insert(db, org_id, fresh).await {
+    match insert(db, org_id, fresh, now).await {
         Ok(c) => Ok(c),
         Err(AppError::Conflict(_)) => find()
             .await?

@@ -3,7 +3,7 @@ use crate::error::AppError;
 use crate::messaging::model::{
     ConversationSummary, ConversationView, LiveEvent, MessageView, SendSmsRequest, SimulatedText,
 };
-use dioxus::fullstack::ServerEvents;
+use dioxus::fullstack::{WebSocketOptions, Websocket};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -42,23 +42,61 @@ pub async fn send_message(request: SendSmsRequest) -> Result<MessageView, AppErr
     .await
 }
 
-/// A stream of the organisation's live events, for the inbox and open conversations.
-#[get("/api/live")]
-pub async fn live_events() -> Result<ServerEvents<LiveEvent>, AppError> {
+/// A person's decision on a text in doubt ("send anyway" or "mark as sent").
+#[post("/api/messages/resolve")]
+pub async fn resolve_message(
+    id: Uuid,
+    resolution: crate::messaging::model::Resolution,
+) -> Result<MessageView, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
-    let mut rx = state.live.subscribe();
-    let org = m.organization_id;
-    Ok(ServerEvents::new(move |mut tx| async move {
+    crate::messaging::ledger::resolve_unknown(&state, m.organization_id, id, resolution)
+        .await
+        .map(crate::messaging::service::to_view)
+}
+
+/// One page's live events over a WebSocket (any number of tabs can hold one; the browser's six
+/// HTTP/1.1 connections per host stay free). Only the topic's events are sent; the socket
+/// closes when the page goes away or the session ends.
+#[get("/api/live/ws?topic")]
+pub async fn live_socket(
+    topic: String,
+    options: WebSocketOptions,
+) -> Result<Websocket<String, LiveEvent>, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    let topic = crate::messaging::model::LiveTopic::parse(&topic)
+        .ok_or_else(|| AppError::validation("That is not a live topic."))?;
+    let cookie = crate::auth::session::request_cookies()?;
+    Ok(options.on_upgrade(move |socket| async move {
+        use futures::{SinkExt, StreamExt};
         use tokio::sync::broadcast::error::RecvError;
+        let (mut out, mut inbound) = socket.split();
+        let mut events = state.live.subscribe();
+        let mut check = tokio::time::interval(std::time::Duration::from_secs(30));
+        check.tick().await;
         loop {
-            match rx.recv().await {
-                Ok((event_org, event)) if event_org == org => {
-                    if tx.send(event).await.is_err() {
+            tokio::select! {
+                ev = events.recv() => {
+                    let send = match ev {
+                        Ok((org, e)) if org == m.organization_id && topic.wants(&e, m.user_id) => Some(e),
+                        Ok(_) => None,
+                        Err(RecvError::Lagged(_)) => Some(LiveEvent::Resync),
+                        Err(RecvError::Closed) => break,
+                    };
+                    if let Some(e) = send {
+                        if out.send(e).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+                msg = inbound.next() => if msg.is_none_or(|m| m.is_err()) {
+                    break;
+                },
+                _ = check.tick() => {
+                    let live = crate::auth::session::member_from_cookie_header(&state, cookie.as_deref()).await;
+                    if live.is_err() {
                         break;
                     }
                 }
-                Ok(_) | Err(RecvError::Lagged(_)) => {}
-                Err(RecvError::Closed) => break,
             }
         }
     }))

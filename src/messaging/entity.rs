@@ -1,4 +1,5 @@
-//! The `message` table: every SMS in and out.
+//! The `message` table (every SMS in and out, with the send ledger) and the status callbacks
+//! kept until their SID is known.
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
@@ -23,9 +24,40 @@ pub struct Model {
     pub idempotency_key: Option<String>,
     pub read_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
+    /// When an inbound text was handed to its agent or suggester; NULL until then.
+    pub routed_at: Option<DateTimeUtc>,
+    /// The send ledger (outbound): queued, sending, sent, failed or unknown.
+    pub send_state: Option<String>,
+    /// The attempt in flight (or the last one), and when it began.
+    pub attempt_key: Option<String>,
+    pub attempt_started_at: Option<DateTimeUtc>,
+    pub send_attempts: i32,
+    /// Lookups with the provider that failed while the text was in doubt.
+    pub reconcile_failures: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+/// A delivery status that arrived before Herald recorded its SID.
+pub mod pending_status {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "pending_status_callback")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub provider_sid: String,
+        pub status: String,
+        pub error_code: Option<String>,
+        pub received_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

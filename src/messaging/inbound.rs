@@ -9,7 +9,6 @@ use crate::messaging::model::{Direction, LiveEvent};
 use crate::phone_numbers::service as numbers;
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -124,7 +123,8 @@ pub async fn persist_inbound(
         return Ok(InboundOutcome::Duplicate);
     }
     let org_id = number.organization_id;
-    let contact = contacts::find_or_create_by_phone(&state.db, org_id, &from).await?;
+    let now = state.clock.now();
+    let contact = contacts::find_or_create_by_phone(&state.db, org_id, &from, now).await?;
     let keyword = classify(&sms.body);
     let message_id = Uuid::new_v4();
     let txn = state.db.begin().await?;
@@ -144,7 +144,14 @@ pub async fn persist_inbound(
         error: Set(None),
         idempotency_key: Set(None),
         read_at: Set(None),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
+        // Routing marks it; until then the sweeper knows it still has to be routed.
+        routed_at: Set(None),
+        send_state: Set(None),
+        attempt_key: Set(None),
+        attempt_started_at: Set(None),
+        send_attempts: Set(0),
+        reconcile_failures: Set(0),
     }
     .insert(&txn)
     .await;
@@ -155,7 +162,7 @@ pub async fn persist_inbound(
     }
     match keyword {
         Some(Keyword::OptOut) => {
-            opt_out::record_opt_out(&txn, contact.id, OptOutSource::Keyword).await?
+            opt_out::record_opt_out(&txn, contact.id, OptOutSource::Keyword, now).await?
         }
         Some(Keyword::OptIn) => opt_out::clear_opt_out(&txn, contact.id).await?,
         Some(Keyword::Help) | None => {}
@@ -164,16 +171,29 @@ pub async fn persist_inbound(
     state.metrics.inbound_messages.inc();
     let bg = state.clone();
     let contact_id = contact.id;
-    state
-        .tasks
-        .spawn(async move { route_inbound(bg, org_id, contact_id, message_id).await });
+    state.tasks.spawn(async move {
+        // Tests only: a window in which to kill the process between storing and routing.
+        if let Some(delay) = bg.config.test_route_delay {
+            tokio::time::sleep(delay).await;
+        }
+        route_inbound(bg, org_id, contact_id, message_id).await
+    });
     Ok(InboundOutcome::Stored {
         message_id,
         contact_id,
     })
 }
 
-/// Everything after persisting: live updates, then the number's agent or the legacy suggester.
+/// Who takes a stored inbound text further (the agents, wired in by the server). Messaging hands
+/// texts up through it and never calls up itself.
+#[async_trait::async_trait]
+pub trait InboundSink: Send + Sync {
+    /// Routes the text, at most once however often it is called; failures are logged and left
+    /// for the sweeper.
+    async fn route(&self, state: &AppState, message_id: Uuid);
+}
+
+/// Everything after persisting: live updates, then the sink (the number's agent or suggester).
 #[tracing::instrument(skip(state))]
 pub async fn route_inbound(state: AppState, org_id: Uuid, contact_id: Uuid, message_id: Uuid) {
     state.live.publish(
@@ -184,77 +204,5 @@ pub async fn route_inbound(state: AppState, org_id: Uuid, contact_id: Uuid, mess
             direction: Direction::Inbound,
         },
     );
-    match crate::ai_agent::routing::route_inbound_message(&state, message_id).await {
-        Ok(route) => tracing::info!(?route, "inbound routed"),
-        Err(e) => tracing::error!(error = %e, "inbound routing failed"),
-    }
-}
-
-/// Applies a delivery status callback; a status never moves backwards.
-#[tracing::instrument(skip_all)]
-pub async fn apply_status_callback(
-    state: &AppState,
-    params: &[(String, String)],
-) -> Result<(), WebhookError> {
-    let map: HashMap<&str, &str> = params
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let sid = map
-        .get("MessageSid")
-        .or_else(|| map.get("SmsSid"))
-        .ok_or_else(|| WebhookError::BadRequest("missing MessageSid".into()))?;
-    let status = map
-        .get("MessageStatus")
-        .or_else(|| map.get("SmsStatus"))
-        .ok_or_else(|| WebhookError::BadRequest("missing MessageStatus".into()))?
-        .to_lowercase();
-    if status_rank(&status).is_none() {
-        return Err(WebhookError::BadRequest(format!(
-            "unknown MessageStatus {status}"
-        )));
-    }
-    let Some(row) = message::Entity::find()
-        .filter(message::Column::ProviderSid.eq(*sid))
-        .one(&state.db)
-        .await?
-    else {
-        tracing::warn!(%sid, "status callback for an unknown message; ignored");
-        return Ok(());
-    };
-    if status_rank(&status) < status_rank(&row.status) {
-        return Ok(());
-    }
-    let (org_id, contact_id, message_id) = (row.organization_id, row.contact_id, row.id);
-    let error_code = map.get("ErrorCode").map(|c| c.to_string());
-    // 21610: the recipient replied STOP to the carrier; never text them again.
-    if error_code.as_deref() == Some("21610") {
-        opt_out::record_opt_out(&state.db, contact_id, OptOutSource::Carrier).await?;
-    }
-    let mut am: message::ActiveModel = row.into();
-    am.status = Set(status.clone());
-    if let Some(code) = error_code {
-        am.error = Set(Some(format!("carrier error {code}")));
-    }
-    am.update(&state.db).await?;
-    state.live.publish(
-        org_id,
-        LiveEvent::MessageUpdated {
-            contact_id,
-            message_id,
-            status,
-        },
-    );
-    Ok(())
-}
-
-fn status_rank(status: &str) -> Option<u8> {
-    Some(match status {
-        "accepted" | "scheduled" | "queued" => 0,
-        "sending" => 1,
-        "sent" => 2,
-        "received" | "receiving" | "read" => 3,
-        "delivered" | "undelivered" | "failed" | "canceled" => 4,
-        _ => return None,
-    })
+    state.inbound.route(&state, message_id).await;
 }

@@ -1,31 +1,123 @@
-//! The live hub: one broadcast channel; each subscriber sees only its organisation's events.
+//! The live hub: events for open pages. In one process a broadcast channel carries them; with
+//! PostgreSQL every instance also sends its events through `NOTIFY` and relays the others', so a
+//! text that reached one instance shows on a page connected to another. The tables stay the
+//! truth: an event only tells a page to read again.
 use crate::messaging::model::LiveEvent;
-use tokio::sync::broadcast;
+use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
+use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
+
+/// The PostgreSQL channel the instances share.
+pub const CHANNEL: &str = "herald_live";
+
+#[derive(Serialize, Deserialize)]
+struct Relayed {
+    /// The instance that published it (it has already delivered it locally).
+    i: String,
+    o: Uuid,
+    e: LiveEvent,
+}
 
 pub struct LiveHub {
     tx: broadcast::Sender<(Uuid, LiveEvent)>,
-}
-
-impl Default for LiveHub {
-    fn default() -> Self {
-        Self::new()
-    }
+    out: mpsc::UnboundedSender<String>,
+    pending: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
+    instance: String,
 }
 
 impl LiveHub {
-    pub fn new() -> Self {
+    pub fn new(instance: String) -> Self {
+        let (out, rx) = mpsc::unbounded_channel();
         Self {
             tx: broadcast::channel(1024).0,
+            out,
+            pending: Mutex::new(Some(rx)),
+            instance,
         }
     }
 
     pub fn publish(&self, organization_id: Uuid, event: LiveEvent) {
         // No subscribers is fine: nobody has a page open.
-        let _ = self.tx.send((organization_id, event));
+        let _ = self.tx.send((organization_id, event.clone()));
+        if let Ok(json) = serde_json::to_string(&Relayed {
+            i: self.instance.clone(),
+            o: organization_id,
+            e: event,
+        }) {
+            let _ = self.out.send(json);
+        }
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<(Uuid, LiveEvent)> {
         self.tx.subscribe()
+    }
+
+    /// Relays events between instances through PostgreSQL's LISTEN/NOTIFY, for as long as the
+    /// process runs. Without PostgreSQL (a single SQLite instance) the outgoing queue is dropped.
+    pub fn bridge(
+        &self,
+        db: &sea_orm::DatabaseConnection,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) {
+        let Some(mut outgoing) = self.pending.lock().expect("live hub").take() else {
+            return;
+        };
+        if db.get_database_backend() != sea_orm::DbBackend::Postgres {
+            // Nothing to relay to: drain and forget.
+            tokio::spawn(async move { while outgoing.recv().await.is_some() {} });
+            return;
+        }
+        let pool = db.get_postgres_connection_pool().clone();
+        let sender = pool.clone();
+        tokio::spawn(async move {
+            while let Some(json) = outgoing.recv().await {
+                if let Err(e) = sea_orm::sqlx::query("SELECT pg_notify($1, $2)")
+                    .bind(CHANNEL)
+                    .bind(&json)
+                    .execute(&sender)
+                    .await
+                {
+                    tracing::warn!(error = %e, "could not relay a live event");
+                }
+            }
+        });
+        let (tx, me) = (self.tx.clone(), self.instance.clone());
+        tokio::spawn(async move {
+            let mut backoff = std::time::Duration::from_millis(100);
+            while !shutdown.is_cancelled() {
+                match listen(&pool, &tx, &me, &shutdown).await {
+                    Ok(()) => return,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "live relay lost; listening again");
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(std::time::Duration::from_secs(5));
+                    }
+                }
+            }
+        });
+    }
+}
+
+async fn listen(
+    pool: &sea_orm::sqlx::PgPool,
+    tx: &broadcast::Sender<(Uuid, LiveEvent)>,
+    me: &str,
+    shutdown: &tokio_util::sync::CancellationToken,
+) -> Result<(), sea_orm::sqlx::Error> {
+    let mut listener = sea_orm::sqlx::postgres::PgListener::connect_with(pool).await?;
+    listener.listen(CHANNEL).await?;
+    loop {
+        let note = tokio::select! {
+            _ = shutdown.cancelled() => return Ok(()),
+            n = listener.recv() => n?,
+        };
+        match serde_json::from_str::<Relayed>(note.payload()) {
+            Ok(r) if r.i != me => {
+                let _ = tx.send((r.o, r.e));
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "unreadable live event"),
+        }
     }
 }

@@ -8,6 +8,8 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod inbound;
 #[cfg(feature = "server")]
+pub mod ledger;
+#[cfg(feature = "server")]
 pub mod live;
 #[cfg(feature = "server")]
 pub mod outbound;
@@ -15,6 +17,8 @@ pub mod outbound;
 pub mod service;
 #[cfg(feature = "server")]
 pub mod signature;
+#[cfg(feature = "server")]
+pub mod status;
 #[cfg(feature = "server")]
 pub mod transport;
 #[cfg(feature = "server")]

@@ -35,6 +35,9 @@ pub struct MessageView {
     pub keyword: Option<String>,
     pub error: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// Outbound only: queued, sending, sent, failed, or unknown (a person decides).
+    #[serde(default)]
+    pub send_state: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +71,16 @@ pub struct SendSmsRequest {
     pub ai_origin: Option<String>,
 }
 
+/// A person's decision on a text Herald cannot tell was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// Send it (again): the person accepts the risk of a second copy.
+    SendAnyway,
+    /// It went: stop asking.
+    MarkSent,
+}
+
 /// Pushed to signed-in pages of the same organisation as things happen.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum LiveEvent {
@@ -98,6 +111,12 @@ pub enum LiveEvent {
     OperationUpdated {
         operation_id: Uuid,
     },
+    /// A member got a notification.
+    NotificationCreated {
+        user_id: Uuid,
+    },
+    /// Events were missed (the page fell behind): read everything again.
+    Resync,
 }
 
 impl LiveEvent {
@@ -108,8 +127,141 @@ impl LiveEvent {
             | LiveEvent::ContactChanged { contact_id }
             | LiveEvent::SuggestionsReady { contact_id, .. }
             | LiveEvent::ThreadUpdated { contact_id, .. } => *contact_id,
-            LiveEvent::PlanUpdated { .. } | LiveEvent::OperationUpdated { .. } => Uuid::nil(),
+            LiveEvent::PlanUpdated { .. }
+            | LiveEvent::OperationUpdated { .. }
+            | LiveEvent::NotificationCreated { .. }
+            | LiveEvent::Resync => Uuid::nil(),
         }
+    }
+}
+
+/// What one page listens to: the events it shows, and nothing of the rest of the organisation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LiveTopic {
+    /// Conversations and their latest messages.
+    Inbox,
+    /// One contact's conversation: its messages, suggestions and agent threads.
+    Conversation(Uuid),
+    Operations,
+    Operation(Uuid),
+    /// Plans (and the operations their cards show).
+    Plans,
+    Plan(Uuid),
+    /// One agent thread (and the plan cards in it).
+    Thread(Uuid),
+    /// Any agent thread: the agents page and the assistant.
+    Threads,
+    /// The member's own notifications.
+    Notifications,
+}
+
+impl LiveTopic {
+    /// Whether a page on this topic wants `e`; `user` is the page's member.
+    pub fn wants(&self, e: &LiveEvent, user: Uuid) -> bool {
+        use LiveEvent as E;
+        if matches!(e, E::Resync) {
+            return true;
+        }
+        match self {
+            LiveTopic::Inbox => matches!(
+                e,
+                E::MessageCreated { .. } | E::MessageUpdated { .. } | E::ContactChanged { .. }
+            ),
+            LiveTopic::Conversation(c) => {
+                !matches!(
+                    e,
+                    E::PlanUpdated { .. }
+                        | E::OperationUpdated { .. }
+                        | E::NotificationCreated { .. }
+                ) && e.contact_id() == *c
+            }
+            LiveTopic::Operations => matches!(e, E::OperationUpdated { .. }),
+            LiveTopic::Operation(o) => {
+                matches!(e, E::OperationUpdated { operation_id } if operation_id == o)
+            }
+            LiveTopic::Plans => matches!(e, E::PlanUpdated { .. } | E::OperationUpdated { .. }),
+            LiveTopic::Plan(p) => {
+                matches!(e, E::PlanUpdated { plan_id } if plan_id == p)
+                    || matches!(e, E::OperationUpdated { .. })
+            }
+            LiveTopic::Thread(t) => {
+                matches!(e, E::ThreadUpdated { thread_id, .. } if thread_id == t)
+                    || matches!(e, E::PlanUpdated { .. } | E::OperationUpdated { .. })
+            }
+            LiveTopic::Threads => matches!(
+                e,
+                E::ThreadUpdated { .. } | E::PlanUpdated { .. } | E::OperationUpdated { .. }
+            ),
+            LiveTopic::Notifications => {
+                matches!(e, E::NotificationCreated { user_id } if *user_id == user)
+            }
+        }
+    }
+
+    /// The topic as a query parameter: `conversation:<uuid>`, `inbox`, …
+    pub fn to_param(&self) -> String {
+        match self {
+            LiveTopic::Inbox => "inbox".into(),
+            LiveTopic::Conversation(id) => format!("conversation:{id}"),
+            LiveTopic::Operations => "operations".into(),
+            LiveTopic::Operation(id) => format!("operation:{id}"),
+            LiveTopic::Plans => "plans".into(),
+            LiveTopic::Plan(id) => format!("plan:{id}"),
+            LiveTopic::Thread(id) => format!("thread:{id}"),
+            LiveTopic::Threads => "threads".into(),
+            LiveTopic::Notifications => "notifications".into(),
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        let (kind, id) = match s.split_once(':') {
+            Some((k, id)) => (k, Some(id.parse::<Uuid>().ok()?)),
+            None => (s, None),
+        };
+        Some(match (kind, id) {
+            ("inbox", None) => LiveTopic::Inbox,
+            ("conversation", Some(id)) => LiveTopic::Conversation(id),
+            ("operations", None) => LiveTopic::Operations,
+            ("operation", Some(id)) => LiveTopic::Operation(id),
+            ("plans", None) => LiveTopic::Plans,
+            ("plan", Some(id)) => LiveTopic::Plan(id),
+            ("thread", Some(id)) => LiveTopic::Thread(id),
+            ("threads", None) => LiveTopic::Threads,
+            ("notifications", None) => LiveTopic::Notifications,
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topics_round_trip_and_filter() {
+        let c = Uuid::new_v4();
+        for t in [
+            LiveTopic::Inbox,
+            LiveTopic::Conversation(c),
+            LiveTopic::Operation(c),
+            LiveTopic::Threads,
+            LiveTopic::Notifications,
+        ] {
+            assert_eq!(LiveTopic::parse(&t.to_param()), Some(t));
+        }
+        assert_eq!(LiveTopic::parse("conversation:nope"), None);
+        let created = LiveEvent::MessageCreated {
+            contact_id: c,
+            message_id: Uuid::nil(),
+            direction: Direction::Inbound,
+        };
+        assert!(LiveTopic::Conversation(c).wants(&created, Uuid::nil()));
+        assert!(!LiveTopic::Conversation(Uuid::new_v4()).wants(&created, Uuid::nil()));
+        assert!(!LiveTopic::Operations.wants(&created, Uuid::nil()));
+        let me = Uuid::new_v4();
+        let note = LiveEvent::NotificationCreated { user_id: me };
+        assert!(LiveTopic::Notifications.wants(&note, me));
+        assert!(!LiveTopic::Notifications.wants(&note, Uuid::new_v4()));
     }
 }
 

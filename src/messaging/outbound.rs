@@ -2,12 +2,11 @@
 use crate::contacts::{opt_out, service as contacts};
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
+use crate::messaging::ledger::send_state;
 use crate::messaging::model::{Direction, LiveEvent, MessageView, MAX_SMS_CHARS};
 use crate::messaging::service::to_view;
-use crate::messaging::transport::OutboundSms;
 use crate::phone_numbers::service as numbers;
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use uuid::Uuid;
 
@@ -33,9 +32,9 @@ pub async fn send_sms(
     .await
 }
 
-/// `send_sms` under a caller's idempotency key: a second call with the same key never sends a
-/// second message; if a crash left the first one unrecorded, the retry reuses the key, so the
-/// provider deduplicates it.
+/// `send_sms` under a caller's idempotency key: a second call with the same key is the same
+/// message. It is attempted again only while it is queued (surely not sent); a text in doubt is
+/// left to the ledger, which asks the provider before anything is resent.
 #[tracing::instrument(skip(state, body), fields(org = %org_id))]
 pub async fn send_sms_keyed(
     state: &AppState,
@@ -53,10 +52,12 @@ pub async fn send_sms_keyed(
             .one(&state.db)
             .await?;
         if let Some(row) = existing {
-            if row.status != "queued" {
-                return Ok(to_view(row));
+            // Queued: never attempted (or surely not sent), so an attempt is due. Anything else
+            // is in the ledger's hands already.
+            if row.send_state.as_deref() == Some(send_state::QUEUED) {
+                return outcome(crate::messaging::ledger::deliver(state, row.id).await?);
             }
-            return deliver(state, row).await;
+            return Ok(to_view(row));
         }
     }
     let body = body.trim();
@@ -99,7 +100,13 @@ pub async fn send_sms_keyed(
         error: Set(None),
         idempotency_key: Set(Some(key.unwrap_or(id).to_string())),
         read_at: Set(None),
-        created_at: Set(Utc::now()),
+        created_at: Set(state.clock.now()),
+        routed_at: Set(None),
+        send_state: Set(Some(send_state::QUEUED.into())),
+        attempt_key: Set(None),
+        attempt_started_at: Set(None),
+        send_attempts: Set(0),
+        reconcile_failures: Set(0),
     }
     .insert(&state.db)
     .await?;
@@ -111,54 +118,17 @@ pub async fn send_sms_keyed(
             direction: Direction::Outbound,
         },
     );
-    deliver(state, row).await
+    outcome(crate::messaging::ledger::deliver(state, row.id).await?)
 }
 
-/// Hands a queued message to the transport under its idempotency key and records the outcome.
-async fn deliver(state: &AppState, row: message::Model) -> AppResult<MessageView> {
-    let (org_id, contact_id, id) = (row.organization_id, row.contact_id, row.id);
-    let to = crate::contacts::entity::contact::Entity::find_by_id(contact_id)
-        .one(&state.db)
-        .await?
-        .and_then(|c| c.phone)
-        .ok_or_else(|| AppError::validation("The contact has no phone number."))?;
-    let from = crate::phone_numbers::entity::Entity::find_by_id(row.phone_number_id)
-        .one(&state.db)
-        .await?
-        .map(|n| n.number)
-        .ok_or_else(|| AppError::not_found("Phone number"))?;
-    let sms = OutboundSms {
-        from,
-        to,
-        body: row.body.clone(),
-        idempotency_key: row
-            .idempotency_key
-            .clone()
-            .unwrap_or_else(|| id.to_string()),
-    };
-    let result = state.transport.send(&sms).await;
-    let mut am: message::ActiveModel = row.into();
-    let outcome = match &result {
-        Ok(sent) => {
-            am.status = Set(sent.status.clone());
-            am.provider_sid = Set(Some(sent.provider_sid.clone()));
-            state.metrics.outbound_messages.inc();
-            Ok(())
-        }
-        Err(e) => {
-            am.status = Set("failed".into());
-            am.error = Set(Some(e.to_string()));
-            Err(AppError::Transport(e.to_string()))
-        }
-    };
-    let saved = am.update(&state.db).await?;
-    state.live.publish(
-        org_id,
-        LiveEvent::MessageUpdated {
-            contact_id,
-            message_id: id,
-            status: saved.status.clone(),
-        },
-    );
-    outcome.map(|_| to_view(saved))
+/// A settled failure is an error; anything else (sent, in doubt, queued for another try) is
+/// the message as it stands.
+fn outcome(row: message::Model) -> AppResult<MessageView> {
+    if row.send_state.as_deref() == Some(send_state::FAILED) {
+        return Err(AppError::Transport(
+            row.error
+                .unwrap_or_else(|| "the provider refused it".into()),
+        ));
+    }
+    Ok(to_view(row))
 }

@@ -33,6 +33,7 @@ pub fn to_view(m: message::Model) -> MessageView {
         keyword: m.keyword,
         error: m.error,
         created_at: m.created_at,
+        send_state: m.send_state,
     }
 }
 
@@ -145,7 +146,7 @@ pub async fn conversation(
         .await?;
     rows.reverse();
     message::Entity::update_many()
-        .col_expr(message::Column::ReadAt, Expr::value(Utc::now()))
+        .col_expr(message::Column::ReadAt, Expr::value(state.clock.now()))
         .filter(message::Column::OrganizationId.eq(org_id))
         .filter(message::Column::ContactId.eq(contact_id))
         .filter(message::Column::ReadAt.is_null())

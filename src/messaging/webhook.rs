@@ -1,8 +1,7 @@
 //! The Twilio webhooks: `POST /webhooks/twilio/sms` and `POST /webhooks/twilio/status`.
-use crate::messaging::inbound::{
-    apply_status_callback, persist_inbound, InboundOutcome, InboundSms, WebhookError,
-};
+use crate::messaging::inbound::{persist_inbound, InboundOutcome, InboundSms, WebhookError};
 use crate::messaging::signature::verify_signature;
+use crate::messaging::status::apply_status_callback;
 use crate::server::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};

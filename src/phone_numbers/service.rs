@@ -5,7 +5,6 @@ use crate::phone_numbers::entity as phone_number;
 use crate::phone_numbers::model::{PhoneNumberInput, PhoneNumberView};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
 };
@@ -92,7 +91,7 @@ pub async fn create(
         provider_sid: Set(sid),
         ai_agent_id: Set(None),
         text_agent_id: Set(None),
-        created_at: Set(Utc::now()),
+        created_at: Set(state.clock.now()),
     }
     .insert(&state.db)
     .await

@@ -8,7 +8,6 @@ use crate::plans::entity::plan;
 use crate::plans::model::*;
 use crate::plans::service::{action_of, find_in_org, record, transition, validate_action, view};
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::json;
@@ -69,10 +68,11 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
     am.summary = Set(summary);
     am.action_payload =
         Set(serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?);
-    am.updated_at = Set(Utc::now());
+    am.updated_at = Set(state.clock.now());
     let p = am.update(&state.db).await?;
     record(
         &state.db,
+        state.clock.now(),
         id,
         "edit",
         Some(m.user_id),
@@ -90,7 +90,7 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
 #[tracing::instrument(skip(state, m))]
 pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanView> {
     let p = find_in_org(&state.db, m.organization_id, id).await?;
-    let now = Utc::now();
+    let now = state.clock.now();
     let next_ok = PlanStatus::parse(&p.status).is_some_and(|s| s.can_become(PlanStatus::Approved));
     if !next_ok {
         return Err(AppError::Conflict(format!(
@@ -120,6 +120,7 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
     }
     record(
         &state.db,
+        state.clock.now(),
         id,
         "decision",
         Some(m.user_id),
@@ -144,7 +145,7 @@ pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> App
         ));
     }
     let p = find_in_org(&state.db, m.organization_id, id).await?;
-    if !transition(&state.db, &p, PlanStatus::Rejected).await? {
+    if !transition(&state.db, state.clock.now(), &p, PlanStatus::Rejected).await? {
         return Err(AppError::Conflict("This plan was already decided.".into()));
     }
     plan::Entity::update_many()
@@ -158,6 +159,7 @@ pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> App
         .await?;
     record(
         &state.db,
+        state.clock.now(),
         id,
         "decision",
         Some(m.user_id),
@@ -178,7 +180,7 @@ pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> App
                 "The plan \"{}\" was rejected: {reason}. Revise it and present a new plan.",
                 p.title
             );
-            crate::ai_agent::thread::enqueue_and_maybe_spawn(
+            crate::ai_agent::worker::enqueue_and_maybe_spawn(
                 state,
                 thread_id,
                 AiThreadEventPayload::UserMessage {

@@ -28,6 +28,11 @@ pub mod plan {
         pub error: Option<String>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// Unique when set: the turn's (thread, tool call) that presented it.
+        pub source_key: Option<String>,
+        /// The worker executing it, and until when.
+        pub lease_owner: Option<String>,
+        pub lease_expires_at: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

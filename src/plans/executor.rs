@@ -1,15 +1,19 @@
-//! PlanExecutor: runs approved plans off the request path, dispatching by action; plans left
-//! Approved or Executing by a restart are picked up again.
+//! PlanExecutor: runs approved plans off the request path under a lease, dispatching by action;
+//! plans left Approved, or Executing by a worker that died, are picked up again.
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{PlanAction, PlanStatus};
-use crate::plans::service::{action_of, transition};
+use crate::plans::service::action_of;
 use crate::server::AppState;
-use chrono::Utc;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
 use uuid::Uuid;
+
+/// How long an executing plan's claim lasts; a worker that died past it leaves the plan to others.
+const PLAN_LEASE: chrono::Duration = chrono::Duration::seconds(60);
+/// Tries of a plan whose execution hit a server error (a database hiccup) before it fails.
+const PLAN_TRIES: u32 = 5;
 
 pub fn spawn_execution(state: &AppState, plan_id: Uuid) {
     let bg = state.clone();
@@ -18,13 +22,12 @@ pub fn spawn_execution(state: &AppState, plan_id: Uuid) {
         .spawn(async move { execute_plan(&bg, plan_id).await });
 }
 
-/// Plans a restart left Approved or Executing run again (every handler is idempotent).
+/// Plans a restart left Approved, or Executing under a lease that expired, run again (every
+/// handler is idempotent). A plan another live instance is executing is left to it.
 pub async fn resume_pending(state: &AppState) -> AppResult<usize> {
+    let now = state.clock.now();
     let rows = plan::Entity::find()
-        .filter(plan::Column::Status.is_in([
-            PlanStatus::Approved.as_str(),
-            PlanStatus::Executing.as_str(),
-        ]))
+        .filter(claimable(now, None))
         .all(&state.db)
         .await?;
     for p in &rows {
@@ -33,21 +36,42 @@ pub async fn resume_pending(state: &AppState) -> AppResult<usize> {
     Ok(rows.len())
 }
 
+/// Runs the plan under a supervisor: a server error (a database hiccup) is retried with
+/// backoff; any other error, or too many, fails the plan for good, with its reason.
 #[tracing::instrument(skip(state))]
 pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
-    if let Err(e) = run(state, plan_id).await {
-        tracing::error!(error = %e, "plan failed");
-        let _ = plan::Entity::update_many()
-            .col_expr(
-                plan::Column::Status,
-                Expr::value(PlanStatus::Failed.as_str()),
-            )
-            .col_expr(plan::Column::Error, Expr::value(Some(e.to_string())))
-            .col_expr(plan::Column::UpdatedAt, Expr::value(Utc::now()))
-            .filter(plan::Column::Id.eq(plan_id))
-            .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
-            .exec(&state.db)
-            .await;
+    let mut backoff = std::time::Duration::from_millis(50);
+    let mut tries = 0;
+    let owner = format!("{}:{}", state.instance_id, Uuid::new_v4().simple());
+    loop {
+        tries += 1;
+        match run(state, plan_id, &owner).await {
+            Ok(()) => break,
+            Err(AppError::Internal(e)) if tries < PLAN_TRIES => {
+                tracing::warn!(error = %e, tries, "plan execution hit a server error; retrying");
+                tokio::time::sleep(backoff).await;
+                backoff *= 2;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "plan failed");
+                let _ = plan::Entity::update_many()
+                    .col_expr(
+                        plan::Column::Status,
+                        Expr::value(PlanStatus::Failed.as_str()),
+                    )
+                    .col_expr(plan::Column::Error, Expr::value(Some(e.to_string())))
+                    .col_expr(plan::Column::UpdatedAt, Expr::value(state.clock.now()))
+                    .col_expr(
+                        plan::Column::LeaseOwner,
+                        Expr::value(Option::<String>::None),
+                    )
+                    .filter(plan::Column::Id.eq(plan_id))
+                    .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+                    .exec(&state.db)
+                    .await;
+                break;
+            }
+        }
     }
     publish(state, plan_id).await;
 }
@@ -61,31 +85,72 @@ async fn publish(state: &AppState, plan_id: Uuid) {
     }
 }
 
-async fn run(state: &AppState, plan_id: Uuid) -> AppResult<()> {
-    let Some(p) = plan::Entity::find_by_id(plan_id).one(&state.db).await? else {
+/// Plans a worker may take: Approved, or Executing under a lease that expired (or that is
+/// `owner`'s own, when it retries).
+fn claimable(now: chrono::DateTime<chrono::Utc>, owner: Option<&str>) -> Condition {
+    let mut lease_free = Condition::any()
+        .add(plan::Column::LeaseExpiresAt.is_null())
+        .add(plan::Column::LeaseExpiresAt.lt(now));
+    if let Some(owner) = owner {
+        lease_free = lease_free.add(plan::Column::LeaseOwner.eq(owner));
+    }
+    Condition::any()
+        .add(plan::Column::Status.eq(PlanStatus::Approved.as_str()))
+        .add(
+            Condition::all()
+                .add(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+                .add(lease_free),
+        )
+}
+
+/// Claims the plan for `owner`: Approved → Executing, or Executing whose lease expired (or is
+/// already this worker's, when it retries).
+async fn claim(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<bool> {
+    let now = state.clock.now();
+    let res = plan::Entity::update_many()
+        .col_expr(
+            plan::Column::Status,
+            Expr::value(PlanStatus::Executing.as_str()),
+        )
+        .col_expr(
+            plan::Column::LeaseOwner,
+            Expr::value(Some(owner.to_owned())),
+        )
+        .col_expr(
+            plan::Column::LeaseExpiresAt,
+            Expr::value(Some(now + PLAN_LEASE)),
+        )
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
+        .filter(plan::Column::Id.eq(plan_id))
+        .filter(claimable(now, Some(owner)))
+        .exec(&state.db)
+        .await?;
+    Ok(res.rows_affected == 1)
+}
+
+async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
+    if !claim(state, plan_id, owner).await? {
         return Ok(());
-    };
-    match PlanStatus::parse(&p.status) {
-        // Only one worker moves a plan from Approved to Executing.
-        Some(PlanStatus::Approved) => {
-            if !transition(&state.db, &p, PlanStatus::Executing).await? {
-                return Ok(());
-            }
-        }
-        // Picked up after a restart.
-        Some(PlanStatus::Executing) => {}
-        _ => return Ok(()),
     }
     publish(state, plan_id).await;
-    let executed_ref = dispatch(state, &p, action_of(&p)?).await?;
+    state.faults.check(crate::server::faults::PLAN_EXECUTE)?;
     let p = plan::Entity::find_by_id(plan_id)
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Plan"))?;
-    transition(&state.db, &p, PlanStatus::Done).await?;
+    let executed_ref = dispatch(state, &p, action_of(&p)?).await?;
+    // Done and what it made, in one statement: never Done without its reference.
     plan::Entity::update_many()
+        .col_expr(plan::Column::Status, Expr::value(PlanStatus::Done.as_str()))
         .col_expr(plan::Column::ExecutedRef, Expr::value(executed_ref))
+        .col_expr(
+            plan::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(plan::Column::UpdatedAt, Expr::value(state.clock.now()))
         .filter(plan::Column::Id.eq(plan_id))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .filter(plan::Column::LeaseOwner.eq(owner))
         .exec(&state.db)
         .await?;
     Ok(())
@@ -118,7 +183,7 @@ async fn dispatch(
                 }
                 let mut am: contact::ActiveModel = row.into();
                 am.tags = Set(serde_json::json!(tags));
-                am.updated_at = Set(Utc::now());
+                am.updated_at = Set(state.clock.now());
                 am.update(&state.db).await?;
             }
             Ok(None)
@@ -134,7 +199,11 @@ async fn dispatch(
                 &message_concept,
             )
             .await?;
-            crate::bulk_operation::draft_engine::spawn_draft_engine(state, op);
+            crate::bulk_operation::engines::start(
+                state,
+                op,
+                crate::bulk_operation::engines::Engine::Draft,
+            );
             Ok(Some(op))
         }
     }

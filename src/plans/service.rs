@@ -19,25 +19,10 @@ use sea_orm::{
 use std::collections::HashMap;
 use uuid::Uuid;
 
-/// The agent's planning settings from `config_payload`.
-pub fn planning_settings(agent: &ai_agent::Model) -> (bool, ApprovalPolicy) {
-    let enabled = agent
-        .config_payload
-        .get("planning_enabled")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(false);
-    let policy = agent
-        .config_payload
-        .get("plan_approval")
-        .and_then(|v| v.as_str())
-        .and_then(ApprovalPolicy::parse)
-        .unwrap_or(ApprovalPolicy::HumanReview);
-    (enabled, policy)
-}
-
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn record<C: ConnectionTrait>(
     db: &C,
+    now: chrono::DateTime<Utc>,
     plan_id: Uuid,
     kind: &str,
     actor_user: Option<Uuid>,
@@ -62,7 +47,7 @@ pub(crate) async fn record<C: ConnectionTrait>(
         reason: Set(reason),
         before: Set(before),
         after: Set(after),
-        created_at: Set(Utc::now()),
+        created_at: Set(now),
     }
     .insert(db)
     .await?;
@@ -112,20 +97,46 @@ async fn names_of(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, Str
         .collect())
 }
 
+/// A plan as an agent (or a test) presents it.
+pub struct Presented<'a> {
+    pub thread_id: Option<Uuid>,
+    pub title: &'a str,
+    pub summary: &'a str,
+    pub action: PlanAction,
+    pub policy_override: Option<ApprovalPolicy>,
+    /// The effect key of the presenting call: presented twice, it is one plan.
+    pub source_key: Option<String>,
+}
+
 /// Persists a presented plan and lets the policy decide: gate it, or approve and execute it.
-#[tracing::instrument(skip(state, agent, action, title, summary), fields(agent = %agent.id))]
+#[tracing::instrument(skip(state, agent, p), fields(agent = %agent.id))]
 pub async fn present_plan(
     state: &AppState,
     agent: &ai_agent::Model,
-    thread_id: Option<Uuid>,
-    title: &str,
-    summary: &str,
-    action: PlanAction,
-    policy_override: Option<ApprovalPolicy>,
+    p: Presented<'_>,
 ) -> AppResult<plan::Model> {
+    let Presented {
+        thread_id,
+        title,
+        summary,
+        action,
+        policy_override,
+        source_key,
+    } = p;
     let org = agent
         .organization_id
         .ok_or_else(|| AppError::validation("A platform agent cannot plan."))?;
+    // The same presentation, re-run after a failure, is the same plan: decided once.
+    if let Some(key) = &source_key {
+        if let Some(existing) = plan::Entity::find()
+            .filter(plan::Column::SourceKey.eq(key.as_str()))
+            .filter(plan::Column::OrganizationId.eq(org))
+            .one(&state.db)
+            .await?
+        {
+            return Ok(existing);
+        }
+    }
     if title.trim().is_empty() {
         return Err(AppError::validation("A plan needs a title."));
     }
@@ -133,14 +144,14 @@ pub async fn present_plan(
         return Err(AppError::validation("A plan needs at least one contact."));
     }
     validate_action(state, org, &action).await?;
-    let (_, agent_policy) = planning_settings(agent);
+    let agent_policy = crate::ai_agent::settings::AgentSettings::of(agent).plan_approval;
     let policy = effective_policy(
         agent_policy,
         policy_override.or(action.policy_override()),
         &action,
     );
     let (decision, reason) = resolve_approval(policy, &action, state.runtime.plan_risk_max_rows);
-    let now = Utc::now();
+    let now = state.clock.now();
     let status = match decision {
         Decision::Gate => PlanStatus::AwaitingApproval,
         Decision::Proceed => PlanStatus::Approved,
@@ -168,11 +179,15 @@ pub async fn present_plan(
         error: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        source_key: Set(source_key),
+        lease_owner: Set(None),
+        lease_expires_at: Set(None),
     }
     .insert(&state.db)
     .await?;
     record(
         &state.db,
+        now,
         id,
         "decision",
         None,
@@ -320,6 +335,7 @@ pub async fn list(
 /// Moves a plan from one status to the next, refusing an illegal transition with a clear error.
 pub async fn transition<C: ConnectionTrait>(
     db: &C,
+    now: chrono::DateTime<Utc>,
     p: &plan::Model,
     next: PlanStatus,
 ) -> AppResult<bool> {
@@ -333,7 +349,7 @@ pub async fn transition<C: ConnectionTrait>(
     }
     let res = plan::Entity::update_many()
         .col_expr(plan::Column::Status, Expr::value(next.as_str()))
-        .col_expr(plan::Column::UpdatedAt, Expr::value(Utc::now()))
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(p.id))
         .filter(plan::Column::Status.eq(now_status.as_str()))
         .exec(db)

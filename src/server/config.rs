@@ -8,12 +8,25 @@ pub struct TwilioConfig {
     pub messaging_service_sid: Option<String>,
     pub status_callback_url: Option<String>,
     pub api_base: String,
+    /// One REST request's timeout (`TWILIO_TIMEOUT_SECS`, default 15); past it the text is
+    /// reconciled, never blindly resent.
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportKind {
     Outbox,
     Twilio,
+}
+
+/// Test-only: where the server's clock starts (see `crate::clock::ShiftedClock`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TestClock {
+    /// `HERALD_TEST_CLOCK_START`: the clock reads this instant at start-up and runs on.
+    Start(chrono::DateTime<chrono::Utc>),
+    /// `HERALD_TEST_CLOCK_OFFSET_SECS`: the machine's time plus this many seconds, so that a
+    /// restarted server keeps the same time line.
+    Offset(i64),
 }
 
 #[derive(Clone, Debug)]
@@ -38,12 +51,31 @@ pub struct Config {
     pub plan_risk_max_rows: usize,
     /// Drafts written at once (`DRAFT_CONCURRENCY`, default 20).
     pub draft_concurrency: usize,
+    /// Send workers per campaign per instance (`SEND_CONCURRENCY`, default 4).
+    pub send_concurrency: usize,
     /// Items claimed per batch (`DRAFT_BATCH_SIZE`, default 50).
     pub draft_batch_size: u64,
     /// `LLM_PROVIDER`: `offline` (default, built in and deterministic).
     pub llm_provider: String,
     /// Model, key, base URL and timeout for a hosted provider.
     pub llm: crate::ai_agent::llm::rig::RigSettings,
+    /// `HERALD_ENV=production`: test-only settings are refused.
+    pub production: bool,
+    /// Test-only clock shift; never allowed in production or beyond loopback.
+    pub test_clock: Option<TestClock>,
+    /// Test-only (`HERALD_TEST_ROUTE_DELAY_MS`): a pause between storing an inbound text and
+    /// routing it, so a test can kill the process in between.
+    pub test_route_delay: Option<std::time::Duration>,
+    /// How long a thread's claim lasts without a heartbeat (`THREAD_LEASE_SECS`, default 30).
+    pub thread_lease: std::time::Duration,
+    /// How often abandoned threads and unrouted texts are swept up (`SWEEP_SECS`, default 5).
+    pub sweep_every: std::time::Duration,
+    /// A claimed campaign item whose worker has been silent this long is returned to the queue
+    /// (`CLAIM_STALE_SECS`, default 120).
+    pub claim_stale_after: std::time::Duration,
+    /// A text whose attempt began this long ago with no answer is reconciled with the provider
+    /// (`RECONCILE_AFTER_SECS`; default twice the provider's timeout, plus 5 s).
+    pub reconcile_after: std::time::Duration,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -74,6 +106,12 @@ impl Config {
             messaging_service_sid: var("TWILIO_MESSAGING_SERVICE_SID"),
             status_callback_url: var("TWILIO_STATUS_CALLBACK_URL"),
             api_base: var("TWILIO_API_BASE").unwrap_or_else(|| "https://api.twilio.com".into()),
+            timeout: std::time::Duration::from_secs_f64(
+                var("TWILIO_TIMEOUT_SECS")
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|v| *v > 0.0)
+                    .unwrap_or(15.0),
+            ),
         });
         let transport = match var("SMS_TRANSPORT").as_deref() {
             None | Some("outbox") => TransportKind::Outbox,
@@ -90,6 +128,45 @@ impl Config {
             );
         }
         let simulator_default = transport == TransportKind::Outbox;
+        let production = match var("HERALD_ENV").as_deref() {
+            None | Some("development") | Some("test") => false,
+            Some("production") => true,
+            Some(other) => {
+                return Err(format!(
+                    "HERALD_ENV must be development, test or production, not {other}"
+                ))
+            }
+        };
+        let test_clock = test_clock_from_env(production, ip)?;
+        let test_route_delay = match var("HERALD_TEST_ROUTE_DELAY_MS") {
+            None => None,
+            Some(ms) => {
+                check_test_only("HERALD_TEST_ROUTE_DELAY_MS", production, ip)?;
+                Some(std::time::Duration::from_millis(
+                    ms.parse()
+                        .map_err(|e| format!("HERALD_TEST_ROUTE_DELAY_MS: {e}"))?,
+                ))
+            }
+        };
+        let secs = |name: &str, default: f64| -> Result<std::time::Duration, String> {
+            let v = match var(name) {
+                None => default,
+                Some(v) => v.parse::<f64>().map_err(|e| format!("{name}: {e}"))?,
+            };
+            if v.is_finite() && v > 0.0 {
+                Ok(std::time::Duration::from_secs_f64(v))
+            } else {
+                Err(format!("{name} must be a positive number of seconds"))
+            }
+        };
+        let thread_lease = secs("THREAD_LEASE_SECS", 30.0)?;
+        let sweep_every = secs("SWEEP_SECS", 5.0)?;
+        let provider_timeout = twilio
+            .as_ref()
+            .map(|t| t.timeout.as_secs_f64())
+            .unwrap_or(0.0);
+        let reconcile_after = secs("RECONCILE_AFTER_SECS", 2.0 * provider_timeout + 5.0)?;
+        let claim_stale_after = secs("CLAIM_STALE_SECS", 120.0)?;
         Ok(Self {
             database_url,
             ip,
@@ -115,6 +192,10 @@ impl Config {
                 .and_then(|v| v.parse().ok())
                 .filter(|n: &usize| *n > 0)
                 .unwrap_or(20),
+            send_concurrency: var("SEND_CONCURRENCY")
+                .and_then(|v| v.parse().ok())
+                .filter(|n: &usize| *n > 0)
+                .unwrap_or(4),
             draft_batch_size: var("DRAFT_BATCH_SIZE")
                 .and_then(|v| v.parse().ok())
                 .filter(|n: &u64| *n > 0)
@@ -135,6 +216,13 @@ impl Config {
                         .unwrap_or(60),
                 ),
             },
+            production,
+            test_clock,
+            test_route_delay,
+            thread_lease,
+            sweep_every,
+            reconcile_after,
+            claim_stale_after,
         })
     }
 
@@ -156,6 +244,7 @@ impl Config {
             plan_risk_max_rows: crate::plans::approval::DEFAULT_MAX_ROWS,
             draft_concurrency: 20,
             draft_batch_size: 50,
+            send_concurrency: 4,
             llm_provider: "offline".into(),
             llm: crate::ai_agent::llm::rig::RigSettings {
                 provider: "offline".into(),
@@ -164,6 +253,75 @@ impl Config {
                 base_url: None,
                 timeout: std::time::Duration::from_secs(60),
             },
+            production: false,
+            test_clock: None,
+            test_route_delay: None,
+            thread_lease: std::time::Duration::from_secs(30),
+            sweep_every: std::time::Duration::from_secs(5),
+            reconcile_after: std::time::Duration::from_secs(5),
+            claim_stale_after: std::time::Duration::from_secs(120),
         }
+    }
+}
+
+/// Reads the test-only clock settings, refusing them where real people could be texted.
+fn test_clock_from_env(production: bool, ip: IpAddr) -> Result<Option<TestClock>, String> {
+    let start = var("HERALD_TEST_CLOCK_START");
+    let offset = var("HERALD_TEST_CLOCK_OFFSET_SECS");
+    let clock = match (start, offset) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(_)) => {
+            return Err(
+                "set HERALD_TEST_CLOCK_START or HERALD_TEST_CLOCK_OFFSET_SECS, not both".into(),
+            )
+        }
+        (Some(s), None) => TestClock::Start(
+            chrono::DateTime::parse_from_rfc3339(&s)
+                .map_err(|e| format!("HERALD_TEST_CLOCK_START is not an RFC 3339 instant: {e}"))?
+                .with_timezone(&chrono::Utc),
+        ),
+        (None, Some(o)) => TestClock::Offset(
+            o.parse()
+                .map_err(|e| format!("HERALD_TEST_CLOCK_OFFSET_SECS: {e}"))?,
+        ),
+    };
+    check_test_only("HERALD_TEST_CLOCK_*", production, ip)?;
+    tracing::warn!(
+        ?clock,
+        "TEST CLOCK: the server's time is shifted; for tests only"
+    );
+    Ok(Some(clock))
+}
+
+/// Test-only settings (a shifted clock moves quiet hours and leases): only on loopback, never in
+/// production.
+pub fn check_test_only(setting: &str, production: bool, ip: IpAddr) -> Result<(), String> {
+    if production {
+        return Err(format!(
+            "{setting} is a test-only setting and is refused when HERALD_ENV=production"
+        ));
+    }
+    if !ip.is_loopback() {
+        return Err(format!(
+            "{setting} is a test-only setting for loopback only, and IP is {ip}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_test_clock_is_refused_in_production_and_beyond_loopback() {
+        let loopback: IpAddr = [127, 0, 0, 1].into();
+        assert!(check_test_only("X", false, loopback).is_ok());
+        assert!(check_test_only("X", true, loopback)
+            .unwrap_err()
+            .contains("HERALD_ENV=production"));
+        assert!(check_test_only("X", false, [0, 0, 0, 0].into())
+            .unwrap_err()
+            .contains("loopback only"));
     }
 }

@@ -1,6 +1,6 @@
 //! Connecting to SQLite or PostgreSQL and bringing the schema up to date.
 use migration::{Migrator, MigratorTrait};
-use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr};
 use std::time::Duration;
 
 /// Connects, tunes SQLite for concurrent use, and runs every pending migration.
@@ -11,13 +11,44 @@ pub async fn connect_and_migrate(url: &str) -> Result<DatabaseConnection, DbErr>
     opts.max_connections(if is_sqlite { 8 } else { 20 })
         .connect_timeout(Duration::from_secs(10))
         .sqlx_logging(false);
+    // WAL with synchronous=NORMAL: a commit survives a process crash (SIGKILL); only a power
+    // loss can undo the very last ones. Every connection is set, and waits for the writer.
+    opts.map_sqlx_sqlite_opts(|o| {
+        o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
+            .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(10))
+    });
     let db = Database::connect(opts).await?;
-    if db.get_database_backend() == DbBackend::Sqlite {
-        db.execute_unprepared("PRAGMA journal_mode=WAL;").await?;
-    }
     tracing::Span::current().record("backend", format!("{:?}", db.get_database_backend()));
-    Migrator::up(&db, None).await?;
+    migrate(&db).await?;
     Ok(db)
+}
+
+/// Any number for the migration lock, the same in every instance.
+const MIGRATION_LOCK: i64 = 0x4845_5241_4c44; // "HERALD"
+
+/// Runs pending migrations. On PostgreSQL several instances may start at once: they take turns
+/// under an advisory lock, held on one connection for the whole run.
+async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+    if db.get_database_backend() != DbBackend::Postgres {
+        return Migrator::up(db, None).await;
+    }
+    let pool = db.get_postgres_connection_pool();
+    let mut lock = pool
+        .acquire()
+        .await
+        .map_err(|e| DbErr::Custom(format!("migration lock connection: {e}")))?;
+    sea_orm::sqlx::query("SELECT pg_advisory_lock($1)")
+        .bind(MIGRATION_LOCK)
+        .execute(&mut *lock)
+        .await
+        .map_err(|e| DbErr::Custom(format!("migration lock: {e}")))?;
+    let outcome = Migrator::up(db, None).await;
+    let _ = sea_orm::sqlx::query("SELECT pg_advisory_unlock($1)")
+        .bind(MIGRATION_LOCK)
+        .execute(&mut *lock)
+        .await;
+    outcome
 }
 
 /// Whether a database error is a unique-constraint violation, on either backend.

@@ -33,16 +33,9 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         .await
         .map_err(|e| format!("database: {e}"))?;
     let state = AppState::with_parts(db, config, services);
-    // Plans a restart left Approved or Executing are picked up again.
-    match crate::plans::executor::resume_pending(&state).await {
-        Ok(0) => {}
-        Ok(n) => tracing::info!(plans = n, "resumed approved plans"),
-        Err(e) => tracing::error!(error = %e, "could not resume plans"),
-    }
-    // So are bulk operations left drafting or sending.
-    if let Err(e) = crate::bulk_operation::review::resume_engines(&state).await {
-        tracing::error!(error = %e, "could not resume bulk operations");
-    }
+    state.live.bridge(&state.db, state.shutdown.clone());
+    crate::server::background::recover_at_start(&state).await;
+    crate::server::background::start_sweeper(&state);
     let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let handle = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {

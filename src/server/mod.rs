@@ -1,6 +1,8 @@
 //! Server-only wiring: configuration, shared state, the database, the router and start-up.
+pub mod background;
 pub mod config;
 pub mod db;
+pub mod faults;
 pub mod launch;
 pub mod router;
 pub mod seed;

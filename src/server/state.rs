@@ -19,12 +19,22 @@ pub struct Inner {
     pub runtime: RuntimeConfig,
     pub drafter: Arc<dyn crate::bulk_operation::drafter::Drafter>,
     pub engine: crate::bulk_operation::draft_engine::EngineConfig,
-    pub clock: Arc<dyn crate::bulk_operation::clock::Clock>,
+    pub clock: Arc<dyn crate::clock::Clock>,
     pub live: LiveHub,
     pub metrics: Metrics,
     pub sign_in_limiter: SignInLimiter,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
+    /// Names this process in leases: `host-pid-random`.
+    pub instance_id: String,
+    /// Test-armed failure points (empty in production).
+    pub faults: crate::server::faults::FaultPoints,
+    /// Where stored inbound texts go next (the agents' router).
+    pub inbound: Arc<dyn crate::messaging::inbound::InboundSink>,
+    /// Cancelled when the server stops: ends the periodic sweeper.
+    pub shutdown: tokio_util::sync::CancellationToken,
+    /// The campaign engines running in this process.
+    pub engines: crate::bulk_operation::engines::Running,
 }
 
 /// The outside world a server talks to; tests hand in fakes.
@@ -35,7 +45,7 @@ pub struct Services {
     /// Writes campaign drafts; None uses the model.
     pub drafter: Option<Arc<dyn crate::bulk_operation::drafter::Drafter>>,
     pub engine: crate::bulk_operation::draft_engine::EngineConfig,
-    pub clock: Arc<dyn crate::bulk_operation::clock::Clock>,
+    pub clock: Arc<dyn crate::clock::Clock>,
 }
 
 impl Services {
@@ -45,6 +55,8 @@ impl Services {
             model: crate::ai_agent::llm::from_config(config)?,
             runtime: RuntimeConfig {
                 plan_risk_max_rows: config.plan_risk_max_rows,
+                lease_ttl: config.thread_lease,
+                sweep_every: config.sweep_every,
                 ..RuntimeConfig::default()
             },
             drafter: None,
@@ -52,10 +64,30 @@ impl Services {
                 sends_per_second: config.sends_per_second,
                 concurrency: config.draft_concurrency,
                 batch_size: config.draft_batch_size,
-                ..Default::default()
+                send_concurrency: config.send_concurrency,
+                stale_after: config.claim_stale_after,
             },
-            clock: Arc::new(crate::bulk_operation::clock::SystemClock),
+            clock: clock_for(config),
         })
+    }
+}
+
+fn instance_id() -> String {
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "herald".into());
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("{host}-{}-{}", std::process::id(), &random[..8])
+}
+
+/// The machine's clock, or the test-only shifted one `Config` allowed.
+fn clock_for(config: &Config) -> Arc<dyn crate::clock::Clock> {
+    use crate::clock::{ShiftedClock, SystemClock};
+    use crate::server::config::TestClock;
+    match &config.test_clock {
+        None => Arc::new(SystemClock),
+        Some(TestClock::Start(at)) => Arc::new(ShiftedClock::starting_at(*at)),
+        Some(TestClock::Offset(secs)) => {
+            Arc::new(ShiftedClock::with_offset(chrono::Duration::seconds(*secs)))
+        }
     }
 }
 
@@ -78,6 +110,7 @@ impl AppState {
             ))
         });
         let sign_in_limiter = SignInLimiter::new(config.sign_in_attempts_per_minute);
+        let instance_id = instance_id();
         Self(Arc::new(Inner {
             db,
             config,
@@ -87,10 +120,15 @@ impl AppState {
             drafter,
             engine: services.engine,
             clock: services.clock,
-            live: LiveHub::new(),
+            live: LiveHub::new(instance_id.clone()),
             metrics: Metrics::new(),
             sign_in_limiter,
             tasks: TaskTracker::new(),
+            instance_id,
+            faults: Default::default(),
+            inbound: Arc::new(crate::ai_agent::routing::AgentRouter),
+            shutdown: Default::default(),
+            engines: Default::default(),
         }))
     }
 

@@ -1,21 +1,22 @@
 //! An agent's thread: inbound texts, tool calls with their arguments and results, replies and
 //! escalations, updated live.
 use crate::ai_agent::api::get_thread_events;
+use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner};
-use crate::views::LiveTick;
+use crate::messaging::model::LiveTopic;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn AgentThread(thread_id: Uuid) -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Thread(thread_id));
     let events = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         get_thread_events(thread_id)
     });
     let current = events.read().clone();
     let mut plans = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         crate::plans::api::list_plans(None, None)
     });
     // Plans this thread presented, newest first.

@@ -5,10 +5,11 @@ use crate::ai_agent::api::{
 };
 use crate::ai_agent::model::{AgentInput, AgentView, SendMode};
 use crate::app::Route;
+use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner};
+use crate::messaging::model::LiveTopic;
 use crate::phone_numbers::api::list_phone_numbers;
 use crate::plans::model::ApprovalPolicy;
-use crate::views::LiveTick;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -21,6 +22,8 @@ fn blank() -> AgentInput {
         send_mode: SendMode::Suggest,
         planning_enabled: false,
         plan_approval: ApprovalPolicy::HumanReview,
+        reply_send_limit: 2,
+        reply_reads_org_wide: false,
     }
 }
 
@@ -78,11 +81,11 @@ pub fn Agents() -> Element {
 
 #[component]
 pub fn AgentDetail(agent_id: Uuid) -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Threads);
     let mut agent = use_resource(move || get_agent(agent_id));
     let numbers = use_resource(list_phone_numbers);
     let threads = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         list_agent_threads(agent_id)
     });
     let data = agent.read().clone();
@@ -139,6 +142,8 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
         send_mode: agent.send_mode,
         planning_enabled: agent.planning_enabled,
         plan_approval: agent.plan_approval,
+        reply_send_limit: agent.reply_send_limit,
+        reply_reads_org_wide: agent.reply_reads_org_wide,
     });
     let mut error = use_signal(|| None::<String>);
     let mut saved = use_signal(|| false);
@@ -181,6 +186,34 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
                         for p in [ApprovalPolicy::HumanReview, ApprovalPolicy::RiskGated, ApprovalPolicy::Auto] {
                             option { value: "{p.as_str()}", selected: form.read().plan_approval == p, "{p.label()}" }
                         }
+                    }
+                }
+            }
+            div { class: "reply-box",
+                h3 { "When a contact texts" }
+                p { class: "muted small", "A contact's text is untrusted: in a reply, the agent can text only that contact, from the number they texted, and reads only their record and conversation." }
+                label { "Texts per reply, at most"
+                    input {
+                        id: "agent-reply-send-limit",
+                        r#type: "number",
+                        min: "1",
+                        max: "5",
+                        value: "{form.read().reply_send_limit}",
+                        oninput: move |e| form.write().reply_send_limit = e.value().parse().unwrap_or(1).clamp(1, 5),
+                    }
+                }
+                label { class: "check",
+                    input {
+                        id: "agent-reply-org-reads",
+                        r#type: "checkbox",
+                        checked: form.read().reply_reads_org_wide,
+                        onchange: move |e| form.write().reply_reads_org_wide = e.checked(),
+                    }
+                    " Let replies read every contact in the organisation"
+                }
+                if form.read().reply_reads_org_wide {
+                    p { class: "warning", id: "agent-reply-org-reads-warning",
+                        "Warning: a contact's text could then ask the agent about other people. Their names, numbers and conversations become readable in every reply; sending stays limited to the contact who texted."
                     }
                 }
             }

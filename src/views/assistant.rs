@@ -1,15 +1,16 @@
 //! The Assistant: chat with your CRM assistant; the Plan switch asks for a read-only planning
 //! turn, and plans it presents appear as cards to approve, edit or reject.
 use crate::ai_agent::api::{ask_assistant, get_assistant};
+use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner, PlanCard};
-use crate::views::LiveTick;
+use crate::messaging::model::LiveTopic;
 use dioxus::prelude::*;
 
 #[component]
 pub fn Assistant() -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Threads);
     let mut data = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         get_assistant()
     });
     let mut text = use_signal(String::new);

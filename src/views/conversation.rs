@@ -1,19 +1,20 @@
 //! One conversation at `/messaging/{contact_id}`: the history, live; tap an inbound text for its
 //! suggested replies; the composer.
 use crate::app::Route;
+use crate::components::use_live;
 use crate::components::{Composer, ErrorBanner, MessageBubble, Prefill, SuggestionsPanel};
 use crate::messaging::api::get_conversation;
 use crate::messaging::model::Direction;
-use crate::views::LiveTick;
+use crate::messaging::model::LiveTopic;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn Conversation(contact_id: Uuid) -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Conversation(contact_id));
     let mut conversation = use_resource(move || {
         // Re-load when an event for this contact arrives.
-        let _ = (live.count)();
+        let _ = live();
         get_conversation(contact_id)
     });
     let mut selected = use_signal(|| None::<Uuid>);

@@ -1,9 +1,10 @@
 //! The inbox: conversations by latest message, with unread markers, updated live.
 use crate::app::Route;
+use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner};
 use crate::messaging::api::list_conversations;
 use crate::messaging::model::Direction;
-use crate::views::LiveTick;
+use crate::messaging::model::LiveTopic;
 use dioxus::prelude::*;
 
 #[component]
@@ -16,9 +17,9 @@ pub fn Home() -> Element {
 
 #[component]
 pub fn Inbox() -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Inbox);
     let conversations = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         list_conversations()
     });
     let list = conversations.read().clone();

@@ -25,6 +25,6 @@ pub use notifications::Notifications;
 pub use numbers::PhoneNumbers;
 pub use operations::{OperationReview, Operations};
 pub use plans::Plans;
-pub use shell::{LiveTick, Shell};
+pub use shell::Shell;
 pub use simulator::Simulator;
 pub use team::Team;

@@ -1,14 +1,15 @@
 //! Notifications: escalations from agents, each linking to its conversation.
-use crate::ai_agent::api::{list_notifications, mark_notification_read};
+use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner};
-use crate::views::LiveTick;
+use crate::messaging::model::LiveTopic;
+use crate::notifications::api::{list_notifications, mark_notification_read};
 use dioxus::prelude::*;
 
 #[component]
 pub fn Notifications() -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Notifications);
     let mut notes = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         list_notifications()
     });
     let current = notes.read().clone();

@@ -2,21 +2,23 @@
 //! drafts with segments and cost, edit, skip or regenerate one, approve all, or cancel.
 use crate::bulk_operation::api::{
     approve_operation, cancel_operation, edit_draft, get_review_sheet, list_operations,
-    regenerate_draft, skip_draft,
+    regenerate_draft, resolve_item, skip_draft,
 };
 use crate::bulk_operation::model::{item_status, ItemView, OperationStatus, ReviewSheet};
 use crate::bulk_operation::segments::{segments, COST_PER_SEGMENT};
+use crate::components::use_live;
 use crate::components::{ErrorBanner, OperationCard};
 use crate::error::AppError;
-use crate::views::LiveTick;
+use crate::messaging::model::LiveTopic;
+use crate::messaging::model::Resolution;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn Operations() -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Operations);
     let ops = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         list_operations()
     });
     let current = ops.read().clone();
@@ -42,9 +44,9 @@ pub fn Operations() -> Element {
 
 #[component]
 pub fn OperationReview(operation_id: Uuid) -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Operation(operation_id));
     let mut sheet = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         get_review_sheet(operation_id)
     });
     let mut error = use_signal(|| None::<String>);
@@ -124,6 +126,19 @@ fn DraftRow(
                 p { class: "draft-body", "{d}" }
             }
             if item.draft.is_some() { p { class: "muted small segments", "{seg.label()}" } }
+            if item.status == item_status::UNKNOWN {
+                div { class: "in-doubt", role: "alert",
+                    p { "Herald cannot tell whether this text was sent." }
+                    div { class: "row",
+                        button { class: "secondary send-anyway", onclick: move |_| async move {
+                            on_done.call(resolve_item(id, Resolution::SendAnyway).await)
+                        }, "Send anyway" }
+                        button { class: "secondary mark-sent", onclick: move |_| async move {
+                            on_done.call(resolve_item(id, Resolution::MarkSent).await)
+                        }, "Mark as sent" }
+                    }
+                }
+            }
             if editable {
                 div { class: "row",
                     if editing() {

@@ -1,15 +1,16 @@
 //! The Plans page, the audit: every plan with its status, policy, decision, approver and times.
+use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner, PlanCard};
+use crate::messaging::model::LiveTopic;
 use crate::plans::api::list_plans;
-use crate::views::LiveTick;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn Plans() -> Element {
-    let live = use_context::<LiveTick>();
+    let live = use_live(LiveTopic::Plans);
     let mut plans = use_resource(move || {
-        let _ = (live.count)();
+        let _ = live();
         list_plans(None, None)
     });
     let mut open = use_signal(|| None::<Uuid>);

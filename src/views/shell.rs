@@ -1,32 +1,13 @@
-//! The signed-in shell: navigation, the current user, and the live event stream every page listens to.
+//! The signed-in shell: navigation and the current user. Each page opens its own live
+//! subscription (`use_live`).
 use crate::app::Route;
 use crate::auth::api::{current_user, sign_out};
 use crate::auth::model::CurrentUser;
-use crate::messaging::api::live_events;
-use crate::messaging::model::LiveEvent;
 use dioxus::prelude::*;
-
-/// Bumped on every live event; pages that show messages re-load when it changes.
-#[derive(Clone, Copy)]
-pub struct LiveTick {
-    pub count: Signal<u64>,
-    pub last: Signal<Option<LiveEvent>>,
-}
 
 #[component]
 pub fn Shell() -> Element {
     let user = use_resource(current_user);
-    let mut count = use_signal(|| 0u64);
-    let mut last = use_signal(|| None::<LiveEvent>);
-    use_context_provider(|| LiveTick { count, last });
-    use_future(move || async move {
-        if let Ok(mut stream) = live_events().await {
-            while let Some(Ok(event)) = stream.recv().await {
-                last.set(Some(event));
-                count += 1;
-            }
-        }
-    });
 
     use_effect(move || {
         if matches!(*user.read(), Some(Ok(None))) {

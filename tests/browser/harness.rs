@@ -1,5 +1,5 @@
 //! Starting the real server binary, ChromeDriver and a WebDriver session, and saving screenshots.
-use crate::helpers::{fresh_database, Backend, DbGuard};
+use crate::helpers::{daytime_offset_secs, fresh_database, Backend, DbGuard};
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -37,12 +37,22 @@ pub struct WebServer {
 }
 
 pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
+    let (url, guard) = fresh_database(backend).await?;
+    let (base, proc) = start_web_server_at(&url, true, &format!("{backend:?}")).await;
+    Some(WebServer {
+        base,
+        _proc: proc,
+        _db: guard,
+    })
+}
+
+/// The web server on `url` (another instance may share it); `seed` adds the demo organisation.
+pub async fn start_web_server_at(url: &str, seed: bool, log_name: &str) -> (String, Proc) {
     let dir = std::env::var("HERALD_WEB_DIR")
         .expect("HERALD_WEB_DIR names the dx web build (scripts/test.sh sets it)");
-    let (url, guard) = fresh_database(backend).await?;
     let port = free_port();
     let log =
-        std::fs::File::create(screenshot_dir().join(format!("server-{backend:?}.log"))).unwrap();
+        std::fs::File::create(screenshot_dir().join(format!("server-{log_name}.log"))).unwrap();
     let mut cmd = Command::new(PathBuf::from(&dir).join("server"));
     // Run it as a user would: cargo's variables (CARGO_MANIFEST_DIR above all) make the asset
     // resolver point at the source tree instead of the bundled, hashed assets.
@@ -56,19 +66,37 @@ pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
         .env("IP", "127.0.0.1")
         .env("PORT", port.to_string())
         .env("DATABASE_URL", url)
-        .env("SEED_DEMO", "true")
+        .env("SEED_DEMO", if seed { "true" } else { "false" })
         .env("RUST_LOG", "info")
+        // Daytime for the server (campaigns send at once), whatever the hour here.
+        .env(
+            "HERALD_TEST_CLOCK_OFFSET_SECS",
+            daytime_offset_secs().to_string(),
+        )
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
         .expect("start the web server binary");
     let base = format!("http://127.0.0.1:{port}");
     wait_healthy(&base).await;
-    Some(WebServer {
-        base,
-        _proc: Proc(child),
-        _db: guard,
-    })
+    (base, Proc(child))
+}
+
+/// Clicks the inbox entry of `name` and waits for the conversation.
+pub async fn open_conversation(b: &Browser, name: &str) {
+    b.wait_for_text(".conversation-item", name).await;
+    let items = b
+        .client
+        .find_all(Locator::Css(".conversation-item"))
+        .await
+        .unwrap();
+    for item in items {
+        if item.text().await.unwrap().contains(name) {
+            item.click().await.unwrap();
+            break;
+        }
+    }
+    b.wait_for_text("#conversation-title", name).await;
 }
 
 pub async fn wait_healthy(base: &str) {
@@ -93,7 +121,10 @@ pub async fn start_browser() -> Browser {
     // Both rustls providers are in the dependency graph; pick one for the WebDriver client.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let port = free_port();
+    // The browser is not Herald: under the pinned-clock runs (libfaketime) it keeps real time.
     let driver = Command::new("chromedriver")
+        .env_remove("LD_PRELOAD")
+        .env_remove("FAKETIME")
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

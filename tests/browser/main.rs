@@ -7,6 +7,8 @@ mod helpers;
 mod campaign;
 mod desktop;
 mod harness;
+mod live_tabs;
 mod messaging;
 mod plans;
 mod suggestions;
+mod two_instances;

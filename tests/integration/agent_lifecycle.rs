@@ -319,18 +319,30 @@ async fn thread_index_and_reuse(backend: Backend) {
     let agent: uuid::Uuid = agents[0]["id"].as_str().unwrap().parse().unwrap();
     let contact = app.add_contact(&org, "Ada", "+14155552671").await;
     let key = contact_key(contact);
-    let first = spawn_ai_agent_thread(&app.state.db, agent, org.org_id, Some(key.clone()))
-        .await
-        .unwrap();
-    let dup = spawn_ai_agent_thread(&app.state.db, agent, org.org_id, Some(key.clone()))
-        .await
-        .unwrap_err();
+    let first = spawn_ai_agent_thread(
+        &app.state.db,
+        agent,
+        org.org_id,
+        Some(key.clone()),
+        app.state.clock.now(),
+    )
+    .await
+    .unwrap();
+    let dup = spawn_ai_agent_thread(
+        &app.state.db,
+        agent,
+        org.org_id,
+        Some(key.clone()),
+        app.state.clock.now(),
+    )
+    .await
+    .unwrap_err();
     assert!(herald::server::db::is_unique_violation(&dup), "{dup}");
     let payload = herald::ai_agent::events::AiThreadEventPayload::UserMessage {
         text: "hello".into(),
         plan_mode: false,
     };
-    let found = herald::ai_agent::thread::find_or_spawn_contact_thread(
+    let found = herald::ai_agent::worker::find_or_spawn_contact_thread(
         &app.state,
         agent,
         org.org_id,
@@ -346,7 +358,7 @@ async fn thread_index_and_reuse(backend: Backend) {
         .execute_unprepared("UPDATE ai_thread SET state = 'archived'")
         .await
         .unwrap();
-    let fresh = herald::ai_agent::thread::find_or_spawn_contact_thread(
+    let fresh = herald::ai_agent::worker::find_or_spawn_contact_thread(
         &app.state, agent, org.org_id, contact, payload,
     )
     .await

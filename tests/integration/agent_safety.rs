@@ -82,9 +82,14 @@ async fn wrong_number_and_malformed_calls_are_refused(backend: Backend) {
             arguments: "{}".into(),
         }],
     }));
+    // A reply leaves from the number the contact texted: not even another of ours.
     model.call(
         "send_sms",
         &json!({"body": "from the other line", "phone_number_id": s.numbers[1]}).to_string(),
+    );
+    model.call(
+        "send_sms",
+        &json!({"body": "Hello from the front desk"}).to_string(),
     );
     model.say("done");
     text_in(
@@ -97,10 +102,7 @@ async fn wrong_number_and_malformed_calls_are_refused(backend: Backend) {
     .await;
     let sent = s.outbox.sent();
     assert_eq!(sent.len(), 1, "only the valid send went out");
-    assert_eq!(
-        sent[0].from, "+14155550101",
-        "the model may name another of the organisation's numbers"
-    );
+    assert_eq!(sent[0].from, "+14155550100", "from the texted number");
     let threads = threads_of(&s).await;
     assert_eq!(threads[0]["state"], "idle");
     let events = events_of(&s, &threads[0]).await;
@@ -111,11 +113,12 @@ async fn wrong_number_and_malformed_calls_are_refused(backend: Backend) {
         .filter(|e| e["summary"].as_str().unwrap().ends_with("refused"))
         .map(|e| e["detail"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(details.len(), 4, "{details:?}");
+    assert_eq!(details.len(), 5, "{details:?}");
     assert!(details[0].contains("not one of this organisation's numbers"));
     assert!(details[1].contains("not valid JSON"));
     assert!(details[2].contains("must be a JSON object"));
     assert!(details[3].contains("not available"));
+    assert!(details[4].contains("the number the contact texted"));
 }
 
 async fn opted_out_and_media_only_start_no_turn(backend: Backend) {
@@ -155,7 +158,9 @@ async fn opted_out_and_media_only_start_no_turn(backend: Backend) {
     );
 }
 
-async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
+/// A provider that fails for one turn: the turn backs off and runs again, and the contact is
+/// answered once.
+async fn a_failed_turn_backs_off_and_recovers(backend: Backend) {
     let model = Arc::new(ScriptedModel::new());
     for _ in 0..3 {
         model.push(Err(LlmError::Unavailable("HTTP 500".into())));
@@ -176,10 +181,63 @@ async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
         "hello?",
     )
     .await;
+    assert_eq!(model.remaining(), 0, "three failed calls, then the retry");
+    assert_eq!(s.outbox.sent().len(), 1, "answered once, on the retry");
+    let threads = threads_of(&s).await;
+    assert_eq!(threads[0]["state"], "idle");
+    let events = events_of(&s, &threads[0]).await;
+    let retrying: Vec<&Value> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "turn_retrying")
+        .collect();
+    assert_eq!(retrying.len(), 1, "{events}");
+    assert!(retrying[0]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("attempt 1"));
+    assert!(events
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "turn_resumed"));
+    let notes: Value = s
+        .app
+        .ok_as(&s.org.client, "/api/notifications", Value::Null)
+        .await;
+    assert!(notes.as_array().unwrap().is_empty(), "nobody was bothered");
+}
+
+/// A provider that keeps failing: after the last attempt the text is set aside and escalated
+/// with the error, nothing is lost, and the next text is answered normally.
+async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
+    let model = Arc::new(ScriptedModel::new());
+    let Some(s) = setup(backend, "autonomous", Some(model.clone())).await else {
+        return;
+    };
+    let rt = &s.app.state.runtime;
+    let calls = (rt.model_attempts * rt.turn_attempts) as usize;
+    for _ in 0..calls {
+        model.push(Err(LlmError::Unavailable("HTTP 500".into())));
+    }
+    model.call(
+        "send_sms",
+        r#"{"body": "Sorry for the wait! How can we help?"}"#,
+    );
+    model.say("done");
+    text_in(
+        &s,
+        "SMfail000000000000000000000000001",
+        "+14155552671",
+        "+14155550100",
+        "hello?",
+    )
+    .await;
     assert_eq!(
         model.remaining(),
         2,
-        "three attempts, then the turn gave up"
+        "every attempt of every turn, then the input was set aside"
     );
     let threads = threads_of(&s).await;
     assert_eq!(threads[0]["state"], "idle");
@@ -193,6 +251,7 @@ async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
         .await;
     assert_eq!(notes[0]["title"], "Text Reply could not answer");
     assert!(notes[0]["body"].as_str().unwrap().contains("hello?"));
+    assert!(notes[0]["body"].as_str().unwrap().contains("set aside"));
     let events = events_of(&s, &threads[0]).await;
     assert!(
         events
@@ -218,5 +277,6 @@ on_both_databases!(
     adversarial_send_in_suggest_mode_is_refused,
     wrong_number_and_malformed_calls_are_refused,
     opted_out_and_media_only_start_no_turn,
+    a_failed_turn_backs_off_and_recovers,
     provider_failure_escalates_and_loses_nothing,
 );

@@ -20,12 +20,22 @@ pub async fn setup(
     mode: &str,
     model: Option<Arc<ScriptedModel>>,
 ) -> Option<Setup> {
-    let outbox = Arc::new(OutboxTransport::default());
     let model = model.map(|m| m as Arc<dyn herald::ai_agent::llm::ChatModel>);
+    setup_with(backend, mode, model, |o| o).await
+}
+
+/// Like `setup`, with any model, and the outbox wrapped by `transport` (a slow one, say).
+pub async fn setup_with(
+    backend: Backend,
+    mode: &str,
+    model: Option<Arc<dyn herald::ai_agent::llm::ChatModel>>,
+    transport: impl FnOnce(Arc<OutboxTransport>) -> Arc<dyn herald::messaging::transport::SmsTransport>,
+) -> Option<Setup> {
+    let outbox = Arc::new(OutboxTransport::default());
     let app = spawn_app_with(
         backend,
         Options {
-            transport: Some(outbox.clone()),
+            transport: Some(transport(outbox.clone())),
             model,
             ..Default::default()
         },

@@ -118,15 +118,7 @@ async fn autonomous_replies_from_the_texted_number(backend: Backend) {
 async fn legacy_suggester_for_numbers_without_an_agent(backend: Backend) {
     use sea_orm::{ActiveModelTrait, Set};
     let outbox = Arc::new(OutboxTransport::default());
-    let Some(app) = spawn_app_with(
-        backend,
-        Options {
-            transport: Some(outbox.clone()),
-            ..Default::default()
-        },
-    )
-    .await
-    else {
+    let Some(app) = spawn_app_sending_to(backend, outbox.clone()).await else {
         return;
     };
     let org = app.new_org("Legacy Co").await;
@@ -139,7 +131,7 @@ async fn legacy_suggester_for_numbers_without_an_agent(backend: Backend) {
         instructions: Set(String::new()),
         auto_reply: Set(true),
         confidence_threshold: Set(0.85),
-        created_at: Set(chrono::Utc::now()),
+        created_at: Set(app.state.clock.now()),
     }
     .insert(&app.state.db)
     .await

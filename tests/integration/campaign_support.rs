@@ -100,9 +100,20 @@ pub async fn campaign_plan(
         audience: audience.to_vec(),
         message_concept: "Hi".into(),
     };
-    herald::plans::service::present_plan(&app.state, agent, None, title, "t", action, None)
-        .await
-        .unwrap()
+    herald::plans::service::present_plan(
+        &app.state,
+        agent,
+        herald::plans::service::Presented {
+            thread_id: None,
+            title,
+            summary: "t",
+            action,
+            policy_override: None,
+            source_key: None,
+        },
+    )
+    .await
+    .unwrap()
 }
 
 /// The operation such a plan creates, without running its engines.

@@ -10,15 +10,7 @@ use std::sync::Arc;
 
 async fn campaign_end_to_end(backend: Backend) {
     let outbox = Arc::new(OutboxTransport::default());
-    let Some(app) = spawn_app_with(
-        backend,
-        Options {
-            transport: Some(outbox.clone()),
-            ..Default::default()
-        },
-    )
-    .await
-    else {
+    let Some(app) = spawn_app_sending_to(backend, outbox.clone()).await else {
         return;
     };
     let c = crm(&app).await;
@@ -176,7 +168,16 @@ async fn audience_skips(backend: Backend) {
         message_concept: "Hello".into(),
     };
     let plan = herald::plans::service::present_plan(
-        &app.state, &agent, None, "Skips", "test", action, None,
+        &app.state,
+        &agent,
+        herald::plans::service::Presented {
+            thread_id: None,
+            title: "Skips",
+            summary: "test",
+            action,
+            policy_override: None,
+            source_key: None,
+        },
     )
     .await
     .unwrap();

@@ -130,15 +130,14 @@ async fn every_server_function_is_scoped(backend: Backend) {
         let (status, _) = app.call_as(&anon, path, body).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
     }
-    for path in [
-        "/api/conversations",
-        "/api/numbers",
-        "/api/members",
-        "/api/live",
-    ] {
+    for path in ["/api/conversations", "/api/numbers", "/api/members"] {
         let (status, _) = app.call_as(&anon, path, Value::Null).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
     }
+    let live = crate::live_socket::open_live(&app, None, "inbox")
+        .await
+        .err();
+    assert_eq!(live, Some(StatusCode::UNAUTHORIZED), "/api/live/ws");
 }
 
 on_both_databases!(every_server_function_is_scoped);

@@ -12,6 +12,21 @@ use std::sync::Arc;
 
 pub const PG_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 
+/// The instant every test server's clock starts at, whatever the machine's date, hour or zone:
+/// a Wednesday at 16:00 UTC (12:00 in New York, 09:00 in Los Angeles, 17:00 in London), far
+/// from any daylight-saving change. The clock then runs on with real time.
+pub fn test_daytime() -> chrono::DateTime<chrono::Utc> {
+    use chrono::TimeZone;
+    chrono::Utc.with_ymd_and_hms(2026, 6, 17, 16, 0, 0).unwrap()
+}
+
+/// For real server binaries (`HERALD_TEST_CLOCK_OFFSET_SECS`): the shift that makes their clock
+/// read `test_daytime()` now. Compute it once per test and give every restart the same value,
+/// so time runs on across a kill and a restart.
+pub fn daytime_offset_secs() -> i64 {
+    (test_daytime() - chrono::Utc::now()).num_seconds()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Backend {
     Sqlite,
@@ -127,9 +142,11 @@ pub struct Options {
     pub transport: Option<Arc<dyn SmsTransport>>,
     pub model: Option<Arc<dyn ChatModel>>,
     pub drafter: Option<Arc<dyn herald::bulk_operation::drafter::Drafter>>,
-    pub clock: Option<Arc<dyn herald::bulk_operation::clock::Clock>>,
+    pub clock: Option<Arc<dyn herald::clock::Clock>>,
     /// Campaign sends per second (fast by default in tests).
     pub sends_per_second: f64,
+    /// Send workers per campaign (one on a manual clock keeps the sleeps in order).
+    pub send_concurrency: usize,
     pub sign_in_attempts_per_minute: u32,
 }
 
@@ -143,6 +160,7 @@ impl Default for Options {
             drafter: None,
             clock: None,
             sends_per_second: 1000.0,
+            send_concurrency: 4,
             sign_in_attempts_per_minute: 10,
         }
     }
@@ -173,11 +191,15 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
         services.model = m;
     }
     services.runtime.model_backoff = std::time::Duration::from_millis(5);
+    // A failed turn retries after 20 ms, 40 ms, 80 ms in tests (seconds in production).
+    services.runtime.turn_backoff = std::time::Duration::from_millis(20);
     services.drafter = opts.drafter;
-    if let Some(c) = opts.clock {
-        services.clock = c;
-    }
+    // Quiet hours, leases and backoff follow this clock; never the machine's hour.
+    services.clock = opts
+        .clock
+        .unwrap_or_else(|| Arc::new(herald::clock::ShiftedClock::starting_at(test_daytime())));
     services.engine.sends_per_second = opts.sends_per_second;
+    services.engine.send_concurrency = opts.send_concurrency;
     let running = start_with(config, services).await.expect("server starts");
     Some(TestApp {
         base: format!("http://{}", running.addr),
@@ -186,6 +208,21 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
 
         _db: guard,
     })
+}
+
+/// A test server with default options that sends through `transport` (an outbox or a fake).
+pub async fn spawn_app_sending_to(
+    backend: Backend,
+    transport: Arc<dyn SmsTransport>,
+) -> Option<TestApp> {
+    spawn_app_with(
+        backend,
+        Options {
+            transport: Some(transport),
+            ..Default::default()
+        },
+    )
+    .await
 }
 
 pub fn new_client() -> reqwest::Client {

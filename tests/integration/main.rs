@@ -1,7 +1,16 @@
 //! Herald's integration tests: every test drives a real server over HTTP, once on SQLite and once on PostgreSQL.
+mod binary;
+mod fake_llm;
+mod fake_twilio;
 mod helpers;
+mod hosted_models;
+mod ledger;
+mod live_socket;
 
+mod agent_containment;
+mod agent_history;
 mod agent_lifecycle;
+mod agent_recovery;
 mod agent_safety;
 mod agent_support;
 mod agents;
@@ -10,14 +19,18 @@ mod campaign_engine;
 mod campaign_support;
 mod campaigns;
 mod contacts;
+mod contract;
 mod crash;
 mod cross_org;
+mod engines;
 mod messaging;
 mod migrations;
+mod offline_model;
 mod openai_provider;
 mod ops;
 mod plan_safety;
 mod plan_support;
 mod plans;
 mod twilio_transport;
+mod two_instances;
 mod webhook;

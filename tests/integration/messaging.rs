@@ -1,7 +1,7 @@
 //! The inbox, the composer's send path, opt-out refusals, live updates and the phone simulator.
 use crate::helpers::*;
+use crate::live_socket::{next_event, open_live};
 use crate::on_both_databases;
-use futures::StreamExt;
 use herald::messaging::transport::outbox::OutboxTransport;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -182,9 +182,18 @@ async fn live_updates_reach_the_organisation(backend: Backend) {
     let org = app.new_org("Live Co").await;
     let other = app.new_org("Other Co").await;
     app.add_number(&org, "+14155550100").await;
-    let mine = org.client.get(app.url("/api/live")).send().await.unwrap();
-    let theirs = other.client.get(app.url("/api/live")).send().await.unwrap();
-    assert_eq!(mine.status(), StatusCode::OK);
+    let mut mine = open_live(&app, Some(&org), "inbox")
+        .await
+        .expect("a member may listen");
+    let mut theirs = open_live(&app, Some(&other), "inbox")
+        .await
+        .expect("so may another organisation");
+    let bad = open_live(&app, Some(&org), "nonsense").await.err();
+    assert_eq!(
+        bad,
+        Some(StatusCode::BAD_REQUEST),
+        "an unknown topic is refused"
+    );
     tokio::time::sleep(Duration::from_millis(100)).await;
     app.post_webhook(
         &sms_params(
@@ -196,22 +205,16 @@ async fn live_updates_reach_the_organisation(backend: Backend) {
         None,
     )
     .await;
-    let mut stream = mine.bytes_stream();
-    let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+    let text = next_event(&mut mine, Duration::from_secs(5))
         .await
-        .expect("a live event")
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&chunk);
+        .expect("a live event");
     assert!(
         text.contains("MessageCreated") && text.contains("\"inbound\""),
         "{text}"
     );
-    let mut theirs = theirs.bytes_stream();
-    assert!(
-        tokio::time::timeout(Duration::from_millis(500), theirs.next())
-            .await
-            .is_err(),
+    assert_eq!(
+        next_event(&mut theirs, Duration::from_millis(500)).await,
+        None,
         "another organisation hears nothing"
     );
 }

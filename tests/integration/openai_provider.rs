@@ -173,10 +173,11 @@ async fn timeout_fails_the_turn_and_escalates(backend: Backend) {
         return;
     };
     text_in(&r, "SMrig00000000000000000000000000003").await;
+    let rt = &r.app.state.runtime;
     assert_eq!(
         requests(&fake).await.len(),
-        3,
-        "three attempts, each timed out"
+        (rt.model_attempts * rt.turn_attempts) as usize,
+        "every try of every attempt timed out, then the text was set aside"
     );
     let notes: Value = r
         .app

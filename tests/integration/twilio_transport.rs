@@ -1,13 +1,15 @@
-//! The Twilio REST transport against a fake Twilio on loopback.
+//! The Twilio REST transport against fakes on loopback: what it retries (only what surely never
+//! reached Twilio), what it leaves in doubt for the ledger, and how the ledger reconciles a text
+//! in doubt with the Messages list instead of resending it.
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::twilio::{TwilioTransport, IDEMPOTENCY_HEADER};
-use herald::messaging::transport::{OutboundSms, SmsTransport, TransportError};
+use herald::messaging::transport::twilio::TwilioTransport;
+use herald::messaging::transport::{Lookup, OutboundSms, SmsTransport, TransportError};
 use herald::server::config::TwilioConfig;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
-use wiremock::matchers::{header_exists, method, path};
+use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const MESSAGES_PATH: &str = "/2010-04-01/Accounts/ACtest/Messages.json";
@@ -19,25 +21,94 @@ fn config(base: &str) -> TwilioConfig {
         messaging_service_sid: None,
         status_callback_url: Some("https://herald.example/webhooks/twilio/status".into()),
         api_base: base.into(),
+        timeout: Duration::from_millis(800),
     }
 }
 
-/// A 5xx first, then success: one idempotency token on both tries, so one message.
-async fn server_error_then_retry_sends_once(backend: Backend) {
+fn sms(key: &str) -> OutboundSms {
+    OutboundSms {
+        from: "+14155550100".into(),
+        to: "+14155552671".into(),
+        body: "Hello".into(),
+        idempotency_key: key.into(),
+    }
+}
+
+fn listing(messages: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200)
+        .set_body_json(json!({"messages": messages, "page": 0, "page_size": 50}))
+}
+
+async fn posts(fake: &MockServer) -> usize {
+    fake.received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() == "POST")
+        .count()
+}
+
+/// "Hello" sent to Ada through Herald's send path, from a new organisation's number.
+struct Hello {
+    app: TestApp,
+    org: Org,
+    contact: uuid::Uuid,
+    sent: Value,
+}
+
+async fn send_hello(backend: Backend, transport: Arc<TwilioTransport>) -> Option<Hello> {
+    let app = spawn_app_sending_to(backend, transport).await?;
+    let org = app.new_org("Twilio Co").await;
+    let number = app.add_number(&org, "+14155550100").await;
+    let contact = app.add_contact(&org, "Ada", "+14155552671").await;
+    let sent = app
+        .ok_as(
+            &org.client,
+            "/api/messages/send",
+            json!({"request": {"contact_id": contact, "phone_number_id": number, "body": "Hello"}}),
+        )
+        .await;
+    Some(Hello {
+        app,
+        org,
+        contact,
+        sent,
+    })
+}
+
+impl Hello {
+    /// The conversation after the ledger's sweep, with every text in doubt due for a lookup.
+    async fn after_sweep(&self) -> Value {
+        herald::messaging::ledger::sweep(&self.app.state, chrono::Duration::zero())
+            .await
+            .unwrap();
+        self.app
+            .ok_as(
+                &self.org.client,
+                "/api/conversations/get",
+                json!({"contact_id": self.contact}),
+            )
+            .await
+    }
+}
+
+/// A 5xx after the create: Twilio may have the text. Nothing is resent until the list says
+/// whether it does: here it does, so its SID is recorded and no second create is made.
+async fn a_server_error_is_reconciled_not_resent(backend: Backend) {
     let fake = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path(MESSAGES_PATH))
         .respond_with(ResponseTemplate::new(503))
-        .up_to_n_times(1)
         .mount(&fake)
         .await;
-    Mock::given(method("POST"))
+    Mock::given(method("GET"))
         .and(path(MESSAGES_PATH))
-        .and(header_exists(IDEMPOTENCY_HEADER))
-        .respond_with(
-            ResponseTemplate::new(201)
-                .set_body_json(json!({"sid": "SMfake0001", "status": "queued"})),
-        )
+        .and(query_param("To", "+14155552671"))
+        .and(query_param("From", "+14155550100"))
+        .respond_with(listing(
+            json!([{"sid": "SMaccepted0001", "status": "sent", "body": "Hello",
+            "to": "+14155552671", "from": "+14155550100", "date_created": null}]),
+        ))
         .mount(&fake)
         .await;
     let transport = Arc::new(
@@ -45,58 +116,64 @@ async fn server_error_then_retry_sends_once(backend: Backend) {
             .unwrap()
             .with_backoff(Duration::from_millis(10)),
     );
-    let opts = Options {
-        transport: Some(transport),
-        ..Default::default()
-    };
-    let Some(app) = spawn_app_with(backend, opts).await else {
+    let Some(hello) = send_hello(backend, transport).await else {
         return;
     };
-    let org = app.new_org("Twilio Co").await;
-    let number = app.add_number(&org, "+14155550100").await;
-    let contact = app.add_contact(&org, "Ada", "+14155552671").await;
-    let sent: Value = app
-        .ok_as(
-            &org.client,
-            "/api/messages/send",
-            json!({"request": {"contact_id": contact, "phone_number_id": number, "body": "Hello"}}),
-        )
-        .await;
-    assert_eq!(sent["status"], "queued");
-
-    let requests = fake.received_requests().await.unwrap();
-    assert_eq!(requests.len(), 2, "one failure, one retry");
-    let tokens: Vec<&str> = requests
-        .iter()
-        .map(|r| r.headers.get(IDEMPOTENCY_HEADER).unwrap().to_str().unwrap())
-        .collect();
     assert_eq!(
-        tokens[0], tokens[1],
-        "the retry reuses the token, so Twilio sends one message"
+        hello.sent["send_state"], "sending",
+        "in doubt, not failed: {}",
+        hello.sent
     );
-    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&requests[1].body).unwrap();
-    assert!(form.contains(&("From".into(), "+14155550100".into())));
-    assert!(form.contains(&("To".into(), "+14155552671".into())));
-    assert!(form.iter().any(|(k, _)| k == "StatusCallback"));
-    let auth = requests[1]
-        .headers
-        .get("authorization")
+    assert_eq!(posts(&fake).await, 1);
+    let conv = hello.after_sweep().await;
+    let m = &conv["messages"][0];
+    assert_eq!(m["send_state"], "sent", "{m}");
+    assert_eq!(posts(&fake).await, 1, "found in the list: never sent twice");
+    let lists = fake
+        .received_requests()
+        .await
         .unwrap()
-        .to_str()
-        .unwrap();
-    assert!(auth.starts_with("Basic "));
-    let conv: Value = app
-        .ok_as(
-            &org.client,
-            "/api/conversations/get",
-            json!({"contact_id": contact}),
-        )
-        .await;
-    assert_eq!(
-        conv["messages"].as_array().unwrap().len(),
-        1,
-        "one row for one message"
+        .into_iter()
+        .filter(|r| r.method.as_str() == "GET")
+        .collect::<Vec<_>>();
+    assert!(
+        lists[0].url.query().unwrap_or("").contains("DateSent%3E="),
+        "the spec's DateSent> filter: {}",
+        lists[0].url
     );
+}
+
+/// A lost answer, and the list shows nothing: Twilio surely does not have it, so it is sent
+/// again (once).
+async fn a_text_twilio_never_got_is_sent_again(backend: Backend) {
+    let fake = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(MESSAGES_PATH))
+        .respond_with(ResponseTemplate::new(502))
+        .up_to_n_times(1)
+        .mount(&fake)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(MESSAGES_PATH))
+        .respond_with(
+            ResponseTemplate::new(201)
+                .set_body_json(json!({"sid": "SMsecond0001", "status": "queued"})),
+        )
+        .mount(&fake)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(MESSAGES_PATH))
+        .respond_with(listing(json!([])))
+        .mount(&fake)
+        .await;
+    let transport = Arc::new(TwilioTransport::new(config(&fake.uri())).unwrap());
+    let Some(hello) = send_hello(backend, transport).await else {
+        return;
+    };
+    let conv = hello.after_sweep().await;
+    assert_eq!(posts(&fake).await, 2, "the first create, then one more");
+    assert_eq!(conv["messages"][0]["send_state"], "sent");
+    assert_eq!(conv["messages"].as_array().unwrap().len(), 1, "one row");
 }
 
 #[tokio::test]
@@ -113,13 +190,7 @@ async fn a_4xx_is_not_retried_and_says_why() {
     let t = TwilioTransport::new(config(&fake.uri()))
         .unwrap()
         .with_backoff(Duration::from_millis(1));
-    let sms = OutboundSms {
-        from: "+14155550100".into(),
-        to: "+1".into(),
-        body: "x".into(),
-        idempotency_key: "k1".into(),
-    };
-    let err = t.send(&sms).await.unwrap_err();
+    let err = t.send(&sms("k1")).await.unwrap_err();
     assert_eq!(
         err,
         TransportError::Rejected("The 'To' number is not valid. (code 21211)".into())
@@ -128,30 +199,97 @@ async fn a_4xx_is_not_retried_and_says_why() {
 }
 
 #[tokio::test]
-async fn persistent_outage_gives_up_after_bounded_attempts() {
+async fn a_429_is_retried_because_twilio_did_not_take_it() {
     let fake = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500))
+        .respond_with(ResponseTemplate::new(429))
+        .up_to_n_times(2)
+        .mount(&fake)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(201).set_body_json(json!({"sid": "SMok", "status": "queued"})),
+        )
         .mount(&fake)
         .await;
     let t = TwilioTransport::new(config(&fake.uri()))
         .unwrap()
         .with_backoff(Duration::from_millis(1));
-    let sms = OutboundSms {
-        from: "+14155550100".into(),
-        to: "+14155552671".into(),
-        body: "x".into(),
-        idempotency_key: "k2".into(),
-    };
-    assert!(matches!(
-        t.send(&sms).await,
-        Err(TransportError::Unavailable { attempts: 4, .. })
-    ));
-    let reqs = fake.received_requests().await.unwrap();
-    assert_eq!(reqs.len(), 4);
-    assert!(reqs
-        .iter()
-        .all(|r| r.headers.get(IDEMPOTENCY_HEADER).unwrap() == "k2"));
+    assert_eq!(t.send(&sms("k2")).await.unwrap().provider_sid, "SMok");
+    assert_eq!(fake.received_requests().await.unwrap().len(), 3);
 }
 
-on_both_databases!(server_error_then_retry_sends_once);
+#[tokio::test]
+async fn a_refused_connection_is_retried_then_not_sent() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let t = TwilioTransport::new(config(&format!("http://127.0.0.1:{port}")))
+        .unwrap()
+        .with_backoff(Duration::from_millis(1));
+    assert!(matches!(
+        t.send(&sms("k3")).await,
+        Err(TransportError::NotSent(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_timeout_or_a_server_error_is_in_doubt_and_never_retried_blindly() {
+    let fake = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(201).set_delay(Duration::from_secs(3)))
+        .mount(&fake)
+        .await;
+    let t = TwilioTransport::new(config(&fake.uri())).unwrap();
+    assert!(matches!(
+        t.send(&sms("k4")).await,
+        Err(TransportError::Ambiguous(_))
+    ));
+    assert_eq!(fake.received_requests().await.unwrap().len(), 1);
+    let fake = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&fake)
+        .await;
+    let t = TwilioTransport::new(config(&fake.uri())).unwrap();
+    assert!(matches!(
+        t.send(&sms("k5")).await,
+        Err(TransportError::Ambiguous(_))
+    ));
+    assert_eq!(fake.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn find_reads_the_list_with_the_specs_filters() {
+    let (base, fake) = crate::fake_twilio::start().await;
+    let t = TwilioTransport::new(TwilioConfig {
+        account_sid: "ACtest".into(),
+        ..config(&base)
+    })
+    .unwrap();
+    t.send(&sms("k6")).await.unwrap();
+    t.send(&OutboundSms {
+        body: "Something else".into(),
+        ..sms("k7")
+    })
+    .await
+    .unwrap();
+    let found = t
+        .find(&Lookup {
+            to: "+14155552671".into(),
+            from: "+14155550100".into(),
+            body: "Hello".into(),
+            since: chrono::Utc::now() - chrono::Duration::minutes(1),
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].provider_sid, fake.sent.lock().unwrap()[0].sid);
+}
+
+on_both_databases!(
+    a_server_error_is_reconciled_not_resent,
+    a_text_twilio_never_got_is_sent_again,
+);

@@ -314,6 +314,29 @@ async fn media_only_and_unknown_sender(backend: Backend) {
     );
 }
 
+async fn provider_sid_of(app: &TestApp, id: &str) -> String {
+    use sea_orm::EntityTrait;
+    herald::messaging::entity::Entity::find_by_id(id.parse::<uuid::Uuid>().unwrap())
+        .one(&app.state.db)
+        .await
+        .unwrap()
+        .unwrap()
+        .provider_sid
+        .unwrap()
+}
+
+async fn post_status(app: &TestApp, sid: &str, status: &str) -> StatusCode {
+    app.client
+        .post(app.url("/webhooks/twilio/status"))
+        .form(&[("MessageSid", sid), ("MessageStatus", status)])
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+/// Statuses only move forward, even when many callbacks race; a callback that arrives before
+/// Herald knows its SID is kept and applied when the SID is recorded.
 async fn status_callbacks(backend: Backend) {
     let Some(app) = spawn_app(backend).await else {
         return;
@@ -321,40 +344,81 @@ async fn status_callbacks(backend: Backend) {
     let org = app.new_org("Status Co").await;
     let number = app.add_number(&org, "+14155550100").await;
     let contact = app.add_contact(&org, "Ada", "+14155552671").await;
-    let sent: serde_json::Value = app
-        .ok_as(&org.client, "/api/messages/send", json!({"request": {"contact_id": contact, "phone_number_id": number, "body": "Hi Ada"}}))
-        .await;
-    let sid = sent["id"].as_str().unwrap().replace('-', "");
-    let provider_sid = format!("OB{sid}");
-    let post = |status: &'static str| {
-        let sid = provider_sid.clone();
-        let url = app.url("/webhooks/twilio/status");
-        let client = app.client.clone();
-        async move {
-            client
-                .post(url)
-                .form(&[("MessageSid", sid.as_str()), ("MessageStatus", status)])
-                .send()
-                .await
-                .unwrap()
-                .status()
-        }
+    let send = |body: &'static str| {
+        app.ok_as::<serde_json::Value>(
+            &org.client,
+            "/api/messages/send",
+            json!({"request": {"contact_id": contact, "phone_number_id": number, "body": body}}),
+        )
     };
-    assert_eq!(post("delivered").await, StatusCode::NO_CONTENT);
+    let sent = send("Hi Ada").await;
+    let sid = provider_sid_of(&app, sent["id"].as_str().unwrap()).await;
     assert_eq!(
-        post("sent").await,
+        post_status(&app, &sid, "delivered").await,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        post_status(&app, &sid, "sent").await,
         StatusCode::NO_CONTENT,
         "a late 'sent' is accepted but ignored"
     );
-    let conv: serde_json::Value = app
-        .ok_as(
-            &org.client,
-            "/api/conversations/get",
-            json!({"contact_id": contact}),
+    let status_of = |id: serde_json::Value| {
+        let app = &app;
+        let org = &org;
+        async move {
+            let conv: serde_json::Value = app
+                .ok_as(
+                    &org.client,
+                    "/api/conversations/get",
+                    json!({"contact_id": contact}),
+                )
+                .await;
+            conv["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["id"] == id)
+                .unwrap()["status"]
+                .clone()
+        }
+    };
+    assert_eq!(status_of(sent["id"].clone()).await, "delivered");
+    assert_eq!(
+        post_status(&app, &sid, "bogus").await,
+        StatusCode::BAD_REQUEST
+    );
+
+    // Twenty callbacks at once, in every order: the furthest status wins.
+    let racing = send("Racing").await;
+    let sid = provider_sid_of(&app, racing["id"].as_str().unwrap()).await;
+    let statuses = ["queued", "sending", "sent", "delivered"];
+    let posts = (0..20).map(|i| post_status(&app, &sid, statuses[(i * 7) % 4]));
+    for status in futures::future::join_all(posts).await {
+        assert_eq!(status, StatusCode::NO_CONTENT);
+    }
+    assert_eq!(status_of(racing["id"].clone()).await, "delivered");
+
+    // A callback before the SID: kept, then applied when the SID is recorded.
+    assert_eq!(
+        post_status(&app, "SMnotyet0001", "delivered").await,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(app.count("pending_status_callback").await, 1);
+    let late = send("Late answer").await;
+    let id: uuid::Uuid = late["id"].as_str().unwrap().parse().unwrap();
+    use sea_orm::ConnectionTrait;
+    app.state
+        .db
+        .execute_unprepared(
+            "UPDATE message SET send_state = 'sending', provider_sid = NULL, attempt_key = 'k-late' WHERE body = 'Late answer'",
         )
-        .await;
-    assert_eq!(conv["messages"][0]["status"], "delivered");
-    assert_eq!(post("bogus").await, StatusCode::BAD_REQUEST);
+        .await
+        .unwrap();
+    herald::messaging::ledger::record_sent(&app.state, id, "k-late", "SMnotyet0001", "queued")
+        .await
+        .unwrap();
+    assert_eq!(status_of(late["id"].clone()).await, "delivered");
+    assert_eq!(app.count("pending_status_callback").await, 0);
 }
 
 on_both_databases!(

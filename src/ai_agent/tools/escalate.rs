@@ -1,5 +1,5 @@
 //! `escalate_to_user`: hands the conversation to the agent's owner, with a draft, as a notification.
-use super::{AgentTool, ToolCtx, ToolError};
+use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::llm::ToolDef;
 use crate::error::AppResult;
@@ -9,26 +9,35 @@ use uuid::Uuid;
 
 pub struct EscalateToUser;
 
+/// What an escalation says, and the effect it belongs to (so a re-run escalates once).
+pub struct Escalation {
+    pub title: String,
+    pub body: String,
+    pub link: Option<String>,
+    pub source_key: Option<String>,
+}
+
 /// Notifies the agent's owner (or nobody, for platform agents without one).
 pub async fn escalate_to_owner(
     state: &AppState,
     agent: &ai_agent::Model,
     organization_id: Uuid,
-    title: String,
-    body: String,
-    link: Option<String>,
+    e: Escalation,
 ) -> AppResult<Option<Uuid>> {
     let Some(user_id) = agent.user_id else {
         return Ok(None);
     };
-    let id = crate::ai_agent::suggestions::notify(
+    let id = crate::notifications::service::notify(
         state,
-        organization_id,
-        user_id,
-        "escalation",
-        title,
-        body,
-        link,
+        crate::notifications::service::Notice {
+            organization_id,
+            user_id,
+            kind: "escalation",
+            title: e.title,
+            body: e.body,
+            link: e.link,
+            source_key: e.source_key,
+        },
     )
     .await?;
     Ok(Some(id))
@@ -49,7 +58,7 @@ impl AgentTool for EscalateToUser {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+    async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
         let reason = args
             .get("reason")
             .and_then(Value::as_str)
@@ -75,9 +84,12 @@ impl AgentTool for EscalateToUser {
             &ctx.state,
             &ctx.agent,
             ctx.organization_id,
-            format!("{} needs you", ctx.agent.name),
-            body,
-            link,
+            Escalation {
+                title: format!("{} needs you", ctx.agent.name),
+                body,
+                link,
+                source_key: Some(key.as_str().to_owned()),
+            },
         )
         .await?;
         Ok(json!({"escalated": id.is_some(), "notification_id": id}))

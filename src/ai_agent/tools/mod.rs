@@ -1,12 +1,14 @@
 //! Agent tools: one build site (`build_domain_tools_for_agent`) and one execution path that
 //! refuses any tool not offered this turn.
 mod escalate;
+mod find;
 pub mod plan;
 pub mod propose;
 mod read;
 mod send;
 
-pub use escalate::{escalate_to_owner, EscalateToUser};
+pub use escalate::{escalate_to_owner, EscalateToUser, Escalation};
+pub use find::FindContacts;
 pub use plan::{EnterPlanMode, PresentPlan, PLAN_SUBMITTED};
 pub use propose::ProposeSmsReplies;
 pub use read::{CheckOptOut, FindQuietContacts, GetContact, RecentMessages, SearchContacts};
@@ -18,6 +20,7 @@ use crate::ai_agent::model::SendMode;
 use crate::auth::session::Member;
 use crate::server::AppState;
 use serde_json::Value;
+use std::sync::atomic::AtomicU32;
 use uuid::Uuid;
 
 /// Where the turn's reply goes: the contact, the message being answered, the number it came to.
@@ -28,6 +31,91 @@ pub struct ReplyContext {
     pub phone_number_id: Uuid,
 }
 
+/// What a turn may reach. A contact's text is untrusted input: a turn it started is held to that
+/// contact, whatever the model asks for. Operator turns (the Assistant, the owner writing in a
+/// thread) and approved plans keep the organisation-wide tools.
+#[derive(Debug)]
+pub enum TurnScope {
+    Reply {
+        reply: ReplyContext,
+        /// Whether the owner let replies read the whole organisation.
+        org_wide_reads: bool,
+        /// Texts this turn may still send.
+        sends_left: AtomicU32,
+    },
+    Operator,
+}
+
+impl TurnScope {
+    pub fn reply(reply: ReplyContext, org_wide_reads: bool, send_limit: u32) -> Self {
+        TurnScope::Reply {
+            reply,
+            org_wide_reads,
+            sends_left: AtomicU32::new(send_limit),
+        }
+    }
+
+    /// Refuses reading anyone but the texting contact in a contained reply turn.
+    pub fn may_read(&self, contact_id: Uuid) -> Result<(), ToolError> {
+        match self {
+            TurnScope::Reply {
+                reply,
+                org_wide_reads: false,
+                ..
+            } if reply.contact_id != contact_id => Err(ToolError::Refused(
+                "In a reply you can read only the contact who texted you.".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether org-wide read tools (search, quiet contacts) are available.
+    pub fn reads_org_wide(&self) -> bool {
+        matches!(
+            self,
+            TurnScope::Operator
+                | TurnScope::Reply {
+                    org_wide_reads: true,
+                    ..
+                }
+        )
+    }
+
+    pub fn reply_context(&self) -> Option<&ReplyContext> {
+        match self {
+            TurnScope::Reply { reply, .. } => Some(reply),
+            TurnScope::Operator => None,
+        }
+    }
+}
+
+/// The idempotency key of one effect: the same call, re-run after a crash or a failure, has the
+/// same key, so the effect (a text, a plan, a suggestion, a notification) happens once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EffectKey(String);
+
+impl EffectKey {
+    /// A turn's tool call: the thread, the stored assistant message that made the call, and the
+    /// call's id (models reuse ids across turns; the stored message makes the key unique).
+    pub fn for_call(thread_id: Uuid, assistant_event: Uuid, call_id: &str) -> Self {
+        EffectKey(format!("turn:{thread_id}:{assistant_event}:{call_id}"))
+    }
+
+    /// Any other effect, named by its caller (a plan's step, a legacy auto-reply).
+    pub fn named(key: impl Into<String>) -> Self {
+        EffectKey(key.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The key as a UUID (v5 of the text), for columns that hold one.
+    pub fn uuid(&self) -> Uuid {
+        Uuid::new_v5(&Uuid::NAMESPACE_OID, self.0.as_bytes())
+    }
+}
+
 /// What a tool may use while it runs.
 pub struct ToolCtx {
     pub state: AppState,
@@ -36,6 +124,7 @@ pub struct ToolCtx {
     pub thread_id: Uuid,
     pub member: Option<Member>,
     pub reply: Option<ReplyContext>,
+    pub scope: TurnScope,
 }
 
 #[derive(thiserror::Error, Debug, PartialEq)]
@@ -67,7 +156,11 @@ pub trait AgentTool: Send + Sync {
     fn def(&self) -> ToolDef;
     /// Whether calling it changes anything (a send, a write).
     fn mutates(&self) -> bool;
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError>;
+    /// Whether it reads across the organisation (withheld from contained reply turns).
+    fn reads_org_wide(&self) -> bool {
+        false
+    }
+    async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError>;
 }
 
 pub type Toolset = Vec<Box<dyn AgentTool>>;
@@ -80,6 +173,7 @@ pub fn build_domain_tools_for_agent(
     agent: &ai_agent::Model,
     owner: Option<&Member>,
     reply: Option<&ReplyContext>,
+    scope: &TurnScope,
 ) -> Toolset {
     let mut tools: Toolset = Vec::new();
     if agent.attach_domain_tools && owner.is_some() {
@@ -88,6 +182,7 @@ pub fn build_domain_tools_for_agent(
         tools.push(Box::new(RecentMessages));
         tools.push(Box::new(CheckOptOut));
         tools.push(Box::new(FindQuietContacts));
+        tools.push(Box::new(FindContacts));
         tools.push(Box::new(SendSms));
     }
     match SendMode::parse(&agent.send_mode) {
@@ -98,6 +193,10 @@ pub fn build_domain_tools_for_agent(
             }
         }
         SendMode::Autonomous => {}
+    }
+    // First layer of containment: a reply turn is not even offered org-wide reads.
+    if !scope.reads_org_wide() {
+        tools.retain(|t| !t.reads_org_wide());
     }
     let allow: Vec<String> =
         serde_json::from_value(agent.tools_allowlist.clone()).unwrap_or_default();
@@ -133,6 +232,7 @@ pub async fn execute_tool_call(
     tools: &Toolset,
     planning: bool,
     call: &ToolCall,
+    key: &EffectKey,
 ) -> Result<Value, ToolError> {
     let tool = tools.iter().find(|t| t.def().name == call.name);
     // Second layer: whatever was offered, a planning turn never runs a mutating tool.
@@ -161,21 +261,29 @@ pub async fn execute_tool_call(
             "arguments must be a JSON object".into(),
         ));
     }
-    tool.call(ctx, args).await
+    tool.call(ctx, key, args).await
 }
 
 /// Reads an optional uuid argument, falling back to the reply context's contact.
 pub(crate) fn contact_arg(ctx: &ToolCtx, args: &Value) -> Result<Uuid, ToolError> {
-    match args.get("contact_id").and_then(Value::as_str) {
-        Some(s) => s
+    match args.get("contact_id") {
+        Some(Value::String(s)) => s
             .parse()
             .map_err(|_| ToolError::BadArguments("contact_id is not a uuid".into())),
-        None => ctx
+        Some(Value::Null) | None => ctx
             .reply
             .as_ref()
             .map(|r| r.contact_id)
             .ok_or_else(|| ToolError::BadArguments("contact_id is required".into())),
+        Some(_) => Err(ToolError::BadArguments("contact_id is not a uuid".into())),
     }
+}
+
+/// The contact a read tool may look at: the argument (or the texting contact), within scope.
+pub(crate) fn readable_contact(ctx: &ToolCtx, args: &Value) -> Result<Uuid, ToolError> {
+    let id = contact_arg(ctx, args)?;
+    ctx.scope.may_read(id)?;
+    Ok(id)
 }
 
 #[cfg(test)]
@@ -219,10 +327,12 @@ mod tests {
             message_id: Uuid::new_v4(),
             phone_number_id: Uuid::new_v4(),
         };
+        let operator = TurnScope::Operator;
         let suggest = names(&build_domain_tools_for_agent(
             &agent("suggest"),
             Some(&owner()),
             Some(&reply),
+            &operator,
         ));
         assert!(!suggest.contains(&"send_sms".into()));
         assert!(suggest.contains(&"propose_sms_replies".into()));
@@ -231,6 +341,7 @@ mod tests {
             &agent("autonomous"),
             Some(&owner()),
             Some(&reply),
+            &operator,
         ));
         assert!(auto.contains(&"send_sms".into()));
         assert!(!auto.contains(&"propose_sms_replies".into()));
@@ -243,7 +354,44 @@ mod tests {
             &agent("autonomous"),
             None,
             None,
+            &TurnScope::Operator,
         ));
         assert_eq!(t, vec!["escalate_to_user".to_string()]);
+    }
+
+    #[test]
+    fn a_reply_turn_is_not_offered_org_wide_reads() {
+        let reply = ReplyContext {
+            contact_id: Uuid::new_v4(),
+            message_id: Uuid::new_v4(),
+            phone_number_id: Uuid::new_v4(),
+        };
+        let contained = TurnScope::reply(reply.clone(), false, 2);
+        let t = names(&build_domain_tools_for_agent(
+            &agent("autonomous"),
+            Some(&owner()),
+            Some(&reply),
+            &contained,
+        ));
+        assert!(t.contains(&"send_sms".to_string()) && t.contains(&"get_contact".to_string()));
+        assert!(!t.contains(&"search_contacts".to_string()));
+        assert!(!t.contains(&"find_quiet_contacts".to_string()));
+        assert!(contained.may_read(reply.contact_id).is_ok());
+        assert!(contained.may_read(Uuid::new_v4()).is_err());
+        let granted = TurnScope::reply(reply.clone(), true, 2);
+        assert!(granted.may_read(Uuid::new_v4()).is_ok());
+    }
+
+    #[test]
+    fn effect_keys_are_stable_and_distinct() {
+        let (t, a) = (Uuid::new_v4(), Uuid::new_v4());
+        assert_eq!(
+            EffectKey::for_call(t, a, "c1").uuid(),
+            EffectKey::for_call(t, a, "c1").uuid()
+        );
+        assert_ne!(
+            EffectKey::for_call(t, a, "c1").uuid(),
+            EffectKey::for_call(t, Uuid::new_v4(), "c1").uuid()
+        );
     }
 }

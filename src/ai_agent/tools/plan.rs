@@ -1,6 +1,6 @@
 //! Planning tools: `enter_plan_mode` switches the turn to read-only planning, and `present_plan`
 //! (schema generated from the plan types) submits a typed plan and ends the turn.
-use super::{AgentTool, ToolCtx, ToolError};
+use super::{AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::ai_agent::llm::ToolDef;
 use crate::plans::model::PlanAction;
 use serde::Deserialize;
@@ -21,6 +21,28 @@ pub struct PresentPlanArgs {
 
 pub struct PresentPlan;
 
+/// A contact's text cannot get a plan that texts people, or one that touches anyone else.
+fn contain(scope: &TurnScope, action: &PlanAction) -> Result<(), ToolError> {
+    let Some(reply) = scope.reply_context() else {
+        return Ok(());
+    };
+    if action.sends_messages() {
+        return Err(ToolError::Refused(
+            "A plan that texts people cannot come from a reply to a contact.".into(),
+        ));
+    }
+    if action
+        .changes()
+        .iter()
+        .any(|c| c.include && c.contact_id != reply.contact_id)
+    {
+        return Err(ToolError::Refused(
+            "In a reply, a plan may change only the contact who texted you.".into(),
+        ));
+    }
+    Ok(())
+}
+
 #[async_trait::async_trait]
 impl AgentTool for PresentPlan {
     fn def(&self) -> ToolDef {
@@ -35,17 +57,21 @@ impl AgentTool for PresentPlan {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+    async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
         let args: PresentPlanArgs = serde_json::from_value(args)
             .map_err(|e| ToolError::BadArguments(format!("not a plan: {e}")))?;
+        contain(&ctx.scope, &args.action)?;
         let plan = crate::plans::service::present_plan(
             &ctx.state,
             &ctx.agent,
-            Some(ctx.thread_id),
-            &args.title,
-            &args.summary,
-            args.action,
-            None,
+            crate::plans::service::Presented {
+                thread_id: Some(ctx.thread_id),
+                title: &args.title,
+                summary: &args.summary,
+                action: args.action,
+                policy_override: None,
+                source_key: Some(key.as_str().to_owned()),
+            },
         )
         .await?;
         Ok(json!({
@@ -71,7 +97,12 @@ impl AgentTool for EnterPlanMode {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, _ctx: &ToolCtx, _args: Value) -> Result<Value, ToolError> {
+    async fn call(
+        &self,
+        _ctx: &ToolCtx,
+        _key: &EffectKey,
+        _args: Value,
+    ) -> Result<Value, ToolError> {
         Ok(
             json!({"planning": true, "note": "You are planning: only read tools and present_plan are available until the plan is approved."}),
         )

@@ -1,10 +1,9 @@
 //! `propose_sms_replies`: suggest-mode agents draft 2–3 options for the inline suggestions panel.
-use super::{AgentTool, ToolCtx, ToolError};
+use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::entity::text_agent_suggestion;
 use crate::ai_agent::llm::ToolDef;
 use crate::messaging::model::LiveEvent;
-use chrono::Utc;
-use sea_orm::{ActiveModelTrait, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -79,12 +78,21 @@ impl AgentTool for ProposeSmsReplies {
     fn mutates(&self) -> bool {
         true
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+    async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
         let reply = ctx
             .reply
             .as_ref()
             .ok_or_else(|| ToolError::Refused("there is no inbound text to answer".into()))?;
         let options = parse_options(&args)?;
+        // The same call, re-run, proposes once.
+        let existing = text_agent_suggestion::Entity::find()
+            .filter(text_agent_suggestion::Column::SourceKey.eq(key.as_str()))
+            .one(&ctx.state.db)
+            .await
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        if let Some(row) = existing {
+            return Ok(json!({"proposed": options.len(), "suggestion_id": row.id}));
+        }
         let id = Uuid::new_v4();
         text_agent_suggestion::ActiveModel {
             id: Set(id),
@@ -96,7 +104,8 @@ impl AgentTool for ProposeSmsReplies {
                 .iter()
                 .map(|(b, c)| json!({"body": b, "confidence": c}))
                 .collect::<Vec<_>>())),
-            created_at: Set(Utc::now()),
+            created_at: Set(ctx.state.clock.now()),
+            source_key: Set(Some(key.as_str().to_owned())),
         }
         .insert(&ctx.state.db)
         .await

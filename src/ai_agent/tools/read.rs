@@ -1,5 +1,5 @@
 //! Read-only CRM tools: the contact, a contact search, recent messages and opt-out status.
-use super::{contact_arg, AgentTool, ToolCtx, ToolError};
+use super::{readable_contact, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::entity::contact;
 use crate::contacts::{opt_out, service as contacts};
@@ -19,6 +19,17 @@ fn optional_contact() -> Value {
     json!({"type": "object", "properties": {"contact_id": {"type": "string", "description": "Defaults to the contact who texted."}}})
 }
 
+/// Second layer: an org-wide read refuses to run in a contained reply turn, offered or not.
+fn org_wide(ctx: &ToolCtx) -> Result<(), ToolError> {
+    if ctx.scope.reads_org_wide() {
+        Ok(())
+    } else {
+        Err(ToolError::Refused(
+            "In a reply you can read only the contact who texted you.".into(),
+        ))
+    }
+}
+
 pub struct GetContact;
 
 #[async_trait::async_trait]
@@ -33,8 +44,8 @@ impl AgentTool for GetContact {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
-        let id = contact_arg(ctx, &args)?;
+    async fn call(&self, ctx: &ToolCtx, _key: &EffectKey, args: Value) -> Result<Value, ToolError> {
+        let id = readable_contact(ctx, &args)?;
         let c = contacts::view(&ctx.state, ctx.organization_id, id).await?;
         Ok(serde_json::to_value(c).unwrap_or_default())
     }
@@ -58,7 +69,11 @@ impl AgentTool for SearchContacts {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+    fn reads_org_wide(&self) -> bool {
+        true
+    }
+    async fn call(&self, ctx: &ToolCtx, _key: &EffectKey, args: Value) -> Result<Value, ToolError> {
+        org_wide(ctx)?;
         let query = args.get("query").and_then(Value::as_str).unwrap_or("");
         let mut found = contacts::search(&ctx.state, ctx.organization_id, query).await?;
         if let (Some(field), Some(value)) = (
@@ -95,8 +110,8 @@ impl AgentTool for RecentMessages {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
-        let id = contact_arg(ctx, &args)?;
+    async fn call(&self, ctx: &ToolCtx, _key: &EffectKey, args: Value) -> Result<Value, ToolError> {
+        let id = readable_contact(ctx, &args)?;
         contacts::find_in_org(&ctx.state.db, ctx.organization_id, id).await?;
         let limit = args
             .get("limit")
@@ -133,8 +148,8 @@ impl AgentTool for CheckOptOut {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
-        let id = contact_arg(ctx, &args)?;
+    async fn call(&self, ctx: &ToolCtx, _key: &EffectKey, args: Value) -> Result<Value, ToolError> {
+        let id = readable_contact(ctx, &args)?;
         let c: contact::Model =
             contacts::find_in_org(&ctx.state.db, ctx.organization_id, id).await?;
         let out = opt_out::sms_opt_out(&ctx.state.db, c.id).await?;
@@ -156,17 +171,21 @@ impl AgentTool for FindQuietContacts {
     fn mutates(&self) -> bool {
         false
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+    fn reads_org_wide(&self) -> bool {
+        true
+    }
+    async fn call(&self, ctx: &ToolCtx, _key: &EffectKey, args: Value) -> Result<Value, ToolError> {
+        org_wide(ctx)?;
         let days = args
             .get("days")
             .and_then(Value::as_i64)
             .filter(|d| (1..=3650).contains(d))
             .ok_or_else(|| ToolError::BadArguments("days must be 1 to 3650".into()))?;
-        let since = chrono::Utc::now() - chrono::Duration::days(days);
+        let since = ctx.state.clock.now() - chrono::Duration::days(days);
         let people = contact::Entity::find()
             .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
             .order_by_asc(contact::Column::Name)
-            .limit(2000)
+            .limit(20_000)
             .all(&ctx.state.db)
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;

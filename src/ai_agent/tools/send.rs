@@ -1,12 +1,110 @@
-//! `send_sms`: autonomous agents only, curried to the number the contact texted.
-use super::{contact_arg, AgentTool, ToolCtx, ToolError};
+//! `send_sms`: autonomous agents only, curried to the number the contact texted. In a turn a
+//! contact's text started, it reaches only that contact, from that number, a few times at most,
+//! and never carries another contact's phone number or email.
+use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::ai_agent::llm::ToolDef;
-use crate::messaging::outbound::send_sms;
+use crate::contacts::entity::contact;
+use crate::messaging::outbound::send_sms_keyed;
 use crate::phone_numbers::service as numbers;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
+use std::sync::atomic::Ordering;
 use uuid::Uuid;
 
 pub struct SendSms;
+
+/// Phone-number-like runs (7 to 15 digits, with the usual separators) and email-like words.
+pub fn contact_details_in(body: &str, region: &str) -> (Vec<String>, Vec<String>) {
+    let mut phones = Vec::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, phones: &mut Vec<String>| {
+        let digits = run.chars().filter(char::is_ascii_digit).count();
+        if (7..=15).contains(&digits) {
+            if let Ok(p) = crate::contacts::phone::normalize_phone(run.trim(), region) {
+                phones.push(p);
+            }
+        }
+        run.clear();
+    };
+    for ch in body.chars() {
+        if ch.is_ascii_digit()
+            || (!run.is_empty() && " -().".contains(ch))
+            || (run.is_empty() && ch == '+')
+        {
+            run.push(ch);
+        } else {
+            flush(&mut run, &mut phones);
+            if ch == '+' {
+                run.push(ch);
+            }
+        }
+    }
+    flush(&mut run, &mut phones);
+    let emails = body
+        .split(|c: char| c.is_whitespace() || ",;<>()\"'".contains(c))
+        .map(|w| {
+            w.trim_matches(|c: char| c == '.' || c == ':')
+                .to_lowercase()
+        })
+        .filter(|w| w.contains('@') && w.contains('.') && !w.starts_with('@'))
+        .collect();
+    (phones, emails)
+}
+
+impl SendSms {
+    /// The reply-turn rules; the operator's turns skip them.
+    async fn contain(
+        &self,
+        ctx: &ToolCtx,
+        scope: &TurnScope,
+        contact_id: Uuid,
+        number_id: Uuid,
+        body: &str,
+    ) -> Result<(), ToolError> {
+        let TurnScope::Reply {
+            reply, sends_left, ..
+        } = scope
+        else {
+            return Ok(());
+        };
+        if contact_id != reply.contact_id {
+            return Err(ToolError::Refused(
+                "In a reply you can text only the contact who texted you.".into(),
+            ));
+        }
+        if number_id != reply.phone_number_id {
+            return Err(ToolError::Refused(
+                "A reply leaves from the number the contact texted, and no other.".into(),
+            ));
+        }
+        let (phones, emails) = contact_details_in(body, &ctx.state.config.default_region);
+        if !phones.is_empty() || !emails.is_empty() {
+            let others = contact::Entity::find()
+                .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
+                .filter(contact::Column::Id.ne(reply.contact_id))
+                .filter(
+                    sea_orm::Condition::any()
+                        .add(contact::Column::Phone.is_in(phones))
+                        .add(contact::Column::Email.is_in(emails)),
+                )
+                .one(&ctx.state.db)
+                .await
+                .map_err(|e| ToolError::Failed(e.to_string()))?;
+            if others.is_some() {
+                tracing::warn!("refused a reply carrying another contact's details");
+                return Err(ToolError::Refused(
+                    "That text carries another contact's phone number or email; it was not sent."
+                        .into(),
+                ));
+            }
+        }
+        // Counted last, so a refused attempt does not use up the allowance.
+        sends_left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .map(|_| ())
+            .map_err(|_| ToolError::Refused("You have sent as many texts as one reply may.".into()))
+    }
+}
 
 #[async_trait::async_trait]
 impl AgentTool for SendSms {
@@ -24,7 +122,7 @@ impl AgentTool for SendSms {
     fn mutates(&self) -> bool {
         true
     }
-    async fn call(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+    async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
         let body = args
             .get("body")
             .and_then(Value::as_str)
@@ -53,22 +151,42 @@ impl AgentTool for SendSms {
                     ToolError::BadArguments("phone_number_id is required outside a reply".into())
                 })?,
         };
+        self.contain(ctx, &ctx.scope, contact_id, number_id, body)
+            .await?;
         let origin = if ctx.state.model.is_offline() {
             "agent (offline model)"
         } else {
             "agent"
         };
-        let sent = send_sms(
+        let sent = send_sms_keyed(
             &ctx.state,
             ctx.organization_id,
             contact_id,
             number_id,
             body,
             Some(origin),
+            Some(key.uuid()),
         )
         .await?;
         Ok(
             json!({"sent": true, "message_id": sent.id, "status": sent.status, "from_number_id": number_id}),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contact_details_are_found_in_any_shape() {
+        let (p, e) = contact_details_in(
+            "Call Grace at (415) 555-2672 or +1 415 555 2673, or mail GRACE@example.com.",
+            "US",
+        );
+        assert_eq!(p, vec!["+14155552672", "+14155552673"]);
+        assert_eq!(e, vec!["grace@example.com"]);
+        let (p, e) = contact_details_in("See you at 3:30 on 12/4, room 101.", "US");
+        assert!(p.is_empty() && e.is_empty(), "{p:?}");
     }
 }

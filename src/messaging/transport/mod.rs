@@ -1,8 +1,12 @@
-//! The `SmsTransport` seam: the local outbox (default) or Twilio's REST API.
+//! The `SmsTransport` seam: the local outbox (default) or Twilio's REST API. A provider is not
+//! trusted to deduplicate creates: every failure says whether the text surely did not go
+//! (`Rejected`, `NotSent`) or might have (`Ambiguous`), and `find` looks a text up afterwards so
+//! the send ledger can reconcile instead of resending blindly.
 pub mod outbox;
 pub mod twilio;
 
 use crate::server::config::{Config, TransportKind};
+use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 /// One message to hand to a provider.
@@ -11,7 +15,7 @@ pub struct OutboundSms {
     pub from: String,
     pub to: String,
     pub body: String,
-    /// The same on every retry of one send, so the provider sends it once.
+    /// This attempt's key; providers may ignore it (Twilio does not promise to honour it).
     pub idempotency_key: String,
 }
 
@@ -21,18 +25,45 @@ pub struct SentSms {
     pub status: String,
 }
 
+/// A text the provider has, found by `find`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoundSms {
+    pub provider_sid: String,
+    pub status: String,
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+/// What to look for: the recipient, the sender, the body, and when the attempt began.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lookup {
+    pub to: String,
+    pub from: String,
+    pub body: String,
+    pub since: DateTime<Utc>,
+}
+
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
 pub enum TransportError {
+    /// The provider answered no: the text was not sent.
     #[error("the provider refused the message: {0}")]
     Rejected(String),
-    #[error("the provider could not be reached after {attempts} attempts: {last}")]
-    Unavailable { attempts: u32, last: String },
+    /// The request never reached the provider, or the provider said it did not take it (rate
+    /// limited): the text was not sent, and trying again is safe.
+    #[error("the provider could not be reached: {0}")]
+    NotSent(String),
+    /// The provider may have the text (a timeout, a lost answer, a server error): only a lookup
+    /// can tell.
+    #[error("the provider's answer was lost ({0}); the text may or may not have gone")]
+    Ambiguous(String),
 }
 
 #[async_trait::async_trait]
 pub trait SmsTransport: Send + Sync {
     fn name(&self) -> &'static str;
+    /// One create request. A transport may retry only what surely did not reach the provider.
     async fn send(&self, sms: &OutboundSms) -> Result<SentSms, TransportError>;
+    /// Texts the provider has that match, newest first.
+    async fn find(&self, lookup: &Lookup) -> Result<Vec<FoundSms>, TransportError>;
 }
 
 pub fn from_config(config: &Config) -> Result<Arc<dyn SmsTransport>, String> {

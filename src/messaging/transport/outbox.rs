@@ -1,16 +1,34 @@
-//! The local outbox: accepts every message, keeps it in memory, and sends nothing anywhere.
-use super::{OutboundSms, SentSms, SmsTransport, TransportError};
+//! The local outbox: accepts every message, keeps the latest ones in memory, and sends nothing
+//! anywhere. Like a real provider it does not deduplicate: two creates are two messages.
+use super::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
+use chrono::{DateTime, Utc};
+use std::collections::VecDeque;
 use std::sync::Mutex;
+
+/// How many messages the outbox remembers (the oldest are forgotten first).
+pub const OUTBOX_HISTORY: usize = 10_000;
+
+struct Kept {
+    sms: OutboundSms,
+    sid: String,
+    at: DateTime<Utc>,
+}
 
 #[derive(Default)]
 pub struct OutboxTransport {
-    sent: Mutex<Vec<OutboundSms>>,
+    sent: Mutex<VecDeque<Kept>>,
+    created: Mutex<u64>,
 }
 
 impl OutboxTransport {
-    /// Everything accepted so far, oldest first.
+    /// Everything accepted and still remembered, oldest first.
     pub fn sent(&self) -> Vec<OutboundSms> {
-        self.sent.lock().expect("outbox lock").clone()
+        self.sent
+            .lock()
+            .expect("outbox lock")
+            .iter()
+            .map(|k| k.sms.clone())
+            .collect()
     }
 }
 
@@ -21,17 +39,42 @@ impl SmsTransport for OutboxTransport {
     }
 
     async fn send(&self, sms: &OutboundSms) -> Result<SentSms, TransportError> {
+        let n = {
+            let mut c = self.created.lock().expect("outbox lock");
+            *c += 1;
+            *c
+        };
+        let sid = format!("OB{n:032x}");
         let mut sent = self.sent.lock().expect("outbox lock");
-        // Idempotent like a real provider: a retry with the same key is the same message.
-        if !sent
-            .iter()
-            .any(|s| s.idempotency_key == sms.idempotency_key)
-        {
-            sent.push(sms.clone());
+        if sent.len() == OUTBOX_HISTORY {
+            sent.pop_front();
         }
+        sent.push_back(Kept {
+            sms: sms.clone(),
+            sid: sid.clone(),
+            at: Utc::now(),
+        });
         Ok(SentSms {
-            provider_sid: format!("OB{}", sms.idempotency_key.replace('-', "")),
+            provider_sid: sid,
             status: "sent".into(),
         })
+    }
+
+    async fn find(&self, lookup: &Lookup) -> Result<Vec<FoundSms>, TransportError> {
+        Ok(self
+            .sent
+            .lock()
+            .expect("outbox lock")
+            .iter()
+            .rev()
+            .filter(|k| {
+                k.sms.to == lookup.to && k.sms.from == lookup.from && k.sms.body == lookup.body
+            })
+            .map(|k| FoundSms {
+                provider_sid: k.sid.clone(),
+                status: "sent".into(),
+                created_at: Some(k.at),
+            })
+            .collect())
     }
 }

@@ -1,8 +1,13 @@
-//! Twilio's Messages REST API, retried with backoff under one idempotency token.
-use super::{OutboundSms, SentSms, SmsTransport, TransportError};
+//! Twilio's Messages REST API as its OpenAPI description defines it. A create is retried only
+//! when it surely did not reach Twilio (a refused connection, a 429); a timeout, a dropped answer
+//! or a server error is `Ambiguous`, for the ledger to reconcile with the Messages list and its
+//! `To`, `From` and `DateSent>` filters.
+use super::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
 use crate::server::config::TwilioConfig;
+use chrono::{DateTime, Utc};
 use std::time::Duration;
 
+/// Sent on every create. Twilio does not document honouring it, so nothing relies on it.
 pub const IDEMPOTENCY_HEADER: &str = "I-Twilio-Idempotency-Token";
 
 pub struct TwilioTransport {
@@ -16,6 +21,15 @@ pub struct TwilioTransport {
 struct MessageResource {
     sid: String,
     status: String,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    date_created: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct MessageList {
+    messages: Vec<MessageResource>,
 }
 
 #[derive(serde::Deserialize)]
@@ -27,7 +41,7 @@ struct TwilioErrorBody {
 impl TwilioTransport {
     pub fn new(config: TwilioConfig) -> Result<Self, String> {
         let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(15))
+            .timeout(config.timeout)
             .build()
             .map_err(|e| format!("HTTP client: {e}"))?;
         Ok(Self {
@@ -54,19 +68,45 @@ impl TwilioTransport {
 
     fn form(&self, sms: &OutboundSms) -> Vec<(&'static str, String)> {
         let mut form = vec![("To", sms.to.clone()), ("Body", sms.body.clone())];
-        match &self.config.messaging_service_sid {
-            // With a Messaging Service, From still picks the sender within it.
-            Some(ms) => {
-                form.push(("MessagingServiceSid", ms.clone()));
-                form.push(("From", sms.from.clone()));
-            }
-            None => form.push(("From", sms.from.clone())),
+        if let Some(ms) = &self.config.messaging_service_sid {
+            form.push(("MessagingServiceSid", ms.clone()));
         }
+        // With a Messaging Service, From still picks the sender within it.
+        form.push(("From", sms.from.clone()));
         if let Some(cb) = &self.config.status_callback_url {
             form.push(("StatusCallback", cb.clone()));
         }
         form
     }
+
+    async fn list(&self, query: &[(&str, String)]) -> Result<Vec<MessageResource>, TransportError> {
+        let res = self
+            .http
+            .get(self.url())
+            .basic_auth(&self.config.account_sid, Some(&self.config.auth_token))
+            .query(query)
+            .send()
+            .await
+            .map_err(|e| TransportError::NotSent(format!("listing messages: {e}")))?;
+        if !res.status().is_success() {
+            return Err(TransportError::NotSent(format!(
+                "listing messages: HTTP {}",
+                res.status()
+            )));
+        }
+        let list: MessageList = res
+            .json()
+            .await
+            .map_err(|e| TransportError::NotSent(format!("listing messages: {e}")))?;
+        Ok(list.messages)
+    }
+}
+
+fn created(m: &MessageResource) -> Option<DateTime<Utc>> {
+    m.date_created
+        .as_deref()
+        .and_then(|d| DateTime::parse_from_rfc2822(d).ok())
+        .map(|d| d.with_timezone(&Utc))
 }
 
 #[async_trait::async_trait]
@@ -90,17 +130,21 @@ impl SmsTransport for TwilioTransport {
                 .await;
             match res {
                 Ok(r) if r.status().is_success() => {
-                    let m: MessageResource = r
-                        .json()
-                        .await
-                        .map_err(|e| TransportError::Rejected(format!("unreadable reply: {e}")))?;
-                    return Ok(SentSms {
-                        provider_sid: m.sid,
-                        status: m.status,
-                    });
+                    // Accepted: a body we cannot read still means Twilio has the text.
+                    return match r.json::<MessageResource>().await {
+                        Ok(m) => Ok(SentSms {
+                            provider_sid: m.sid,
+                            status: m.status,
+                        }),
+                        Err(e) => Err(TransportError::Ambiguous(format!(
+                            "accepted, but the answer was unreadable: {e}"
+                        ))),
+                    };
                 }
-                Ok(r) if r.status().is_server_error() || r.status().as_u16() == 429 => {
-                    last = format!("HTTP {}", r.status());
+                // Too many requests: Twilio did not take it; waiting and trying again is safe.
+                Ok(r) if r.status().as_u16() == 429 => last = "HTTP 429".into(),
+                Ok(r) if r.status().is_server_error() => {
+                    return Err(TransportError::Ambiguous(format!("HTTP {}", r.status())))
                 }
                 Ok(r) => {
                     let status = r.status();
@@ -116,16 +160,53 @@ impl SmsTransport for TwilioTransport {
                         .unwrap_or_else(|| format!("HTTP {status}"));
                     return Err(TransportError::Rejected(msg));
                 }
-                Err(e) => last = e.to_string(),
+                // The connection was never made: nothing reached Twilio.
+                Err(e) if e.is_connect() => last = e.to_string(),
+                // A timeout or a connection lost mid-request: Twilio may have it.
+                Err(e) => return Err(TransportError::Ambiguous(e.to_string())),
             }
-            tracing::warn!(attempt, %last, "Twilio send failed; retrying with the same idempotency token");
+            tracing::warn!(attempt, %last, "Twilio did not take the text; trying again");
             if attempt < self.max_attempts {
                 tokio::time::sleep(self.base_backoff * 2u32.pow(attempt - 1)).await;
             }
         }
-        Err(TransportError::Unavailable {
-            attempts: self.max_attempts,
-            last,
-        })
+        Err(TransportError::NotSent(format!(
+            "after {} attempts: {last}",
+            self.max_attempts
+        )))
+    }
+
+    /// Sent texts come from the list filtered by `To`, `From` and `DateSent>`. A text still
+    /// queued at Twilio has no send date, so the newest texts to the recipient are read too.
+    async fn find(&self, l: &Lookup) -> Result<Vec<FoundSms>, TransportError> {
+        let day = (l.since - chrono::Duration::days(1))
+            .format("%Y-%m-%d")
+            .to_string();
+        let base = vec![
+            ("To", l.to.clone()),
+            ("From", l.from.clone()),
+            ("PageSize", "50".to_owned()),
+        ];
+        let mut dated = base.clone();
+        dated.push(("DateSent>", day));
+        let mut found = Vec::new();
+        let margin = chrono::Duration::minutes(10);
+        for query in [dated, base] {
+            for m in self.list(&query).await? {
+                let at = created(&m);
+                let recent = at.is_none_or(|at| at >= l.since - margin);
+                if m.body.as_deref() == Some(l.body.as_str())
+                    && recent
+                    && !found.iter().any(|f: &FoundSms| f.provider_sid == m.sid)
+                {
+                    found.push(FoundSms {
+                        provider_sid: m.sid,
+                        status: m.status,
+                        created_at: at,
+                    });
+                }
+            }
+        }
+        Ok(found)
     }
 }

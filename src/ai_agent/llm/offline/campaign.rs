@@ -1,0 +1,98 @@
+//! The offline model's campaign: a plan following up with quiet quote leads (every candidate in
+//! or out, with a reason), and each campaign draft the drafter asks for.
+use super::assistant::{say, Turn};
+use super::call;
+use crate::ai_agent::llm::Completion;
+use serde_json::{json, Value};
+
+pub const FOLLOW_UP_CONCEPT: &str = "A friendly follow-up on the quote we sent: ask whether they have any questions and offer to book a time that suits them.";
+
+/// Plans a campaign to quiet quote leads: every candidate in or out, with a reason.
+pub(super) fn campaign_step(t: &Turn) -> Completion {
+    let text = |s: &str| say(s);
+    if t.called("present_plan") {
+        return text("I've submitted the campaign plan. Nothing is sent until you approve it and review the drafts.");
+    }
+    if !t.has("present_plan") {
+        return text(
+            "A campaign texts many people, so it needs a plan, and planning is off for me.",
+        );
+    }
+    if t.has("enter_plan_mode") && !t.called("enter_plan_mode") {
+        return t.call(
+            "enter_plan_mode",
+            json!({"reason": "A campaign texts many people."}),
+        );
+    }
+    let Some(quiet) = t.result_of("find_quiet_contacts") else {
+        return t.call("find_quiet_contacts", json!({"days": 30}));
+    };
+    let Some(quotes) = t.result_of("find_contacts") else {
+        return t.call("find_contacts", json!({"tag": "quote", "limit": 5000}));
+    };
+    let revising = t.rejection().is_some();
+    let rejection = t.rejection().unwrap_or_default();
+    let quiet_ids: Vec<&str> = quiet["quiet"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect())
+        .unwrap_or_default();
+    let quote_list = quotes["contacts"].as_array().cloned().unwrap_or_default();
+    let mut audience: Vec<Value> = Vec::new();
+    for c in &quote_list {
+        let id = c["id"].as_str().unwrap_or("");
+        let name = c["name"].as_str().unwrap_or("");
+        let named = revising
+            && name
+                .split_whitespace()
+                .any(|w| w.len() > 2 && rejection.contains(&w.to_lowercase()));
+        let (include, reason, kind) = if c["opted_out"].as_bool().unwrap_or(false) {
+            (false, "opted out", "opted_out")
+        } else if !quiet_ids.contains(&id) {
+            (false, "replied in the last 30 days", "active")
+        } else if named {
+            (false, "excluded at review", "operator")
+        } else {
+            (true, "quote lead, no reply in 30 days", "quote_lead")
+        };
+        audience
+            .push(json!({"contact_id": id, "include": include, "reason": reason, "kind": kind}));
+    }
+    for c in quiet["quiet"].as_array().cloned().unwrap_or_default() {
+        let id = c["id"].as_str().unwrap_or("");
+        if !quote_list.iter().any(|q| q["id"].as_str() == Some(id)) {
+            audience.push(json!({"contact_id": id, "include": false, "reason": "not a quote lead", "kind": "off_campaign"}));
+        }
+    }
+    let n = audience.iter().filter(|a| a["include"] == true).count();
+    t.call(
+        "present_plan",
+        json!({
+            "title": format!("Follow up with {n} quiet quote leads"),
+            "summary": format!("Quote leads with no reply in 30 days get a personal follow-up.{}", if revising { " Revised after review." } else { "" }),
+            "action": {"type": "bulk_sms_campaign", "audience": audience, "message_concept": FOLLOW_UP_CONCEPT}
+        }),
+    )
+}
+
+/// One campaign draft: a greeting by first name and the concept, as the drafter's tool call.
+pub(super) fn draft_step(system: &str, prompt: &str, step: usize) -> Completion {
+    let first = prompt
+        .strip_prefix("DRAFT for ")
+        .and_then(|r| r.split('.').next())
+        .unwrap_or("there")
+        .trim()
+        .to_owned();
+    let concept = system
+        .split("Campaign concept:")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap_or("")
+        .trim()
+        .to_lowercase();
+    let body = if concept.contains("quote") {
+        format!("Hi {first}, just checking in on the quote we sent. Any questions? Happy to book a time that suits you.")
+    } else {
+        format!("Hi {first}, {concept}")
+    };
+    call(step, "submit_draft", json!({"text": body}))
+}

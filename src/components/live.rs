@@ -1,0 +1,52 @@
+//! `use_live`: a page's own live subscription, over a WebSocket that opens with the page and
+//! closes when the page goes away. The tick it answers goes up on every event of the topic (and
+//! after a reconnect, so nothing missed meanwhile stays stale); resources read it to re-load.
+use crate::messaging::api::live_socket;
+use crate::messaging::model::LiveTopic;
+use dioxus::fullstack::{use_websocket, WebSocketOptions};
+use dioxus::prelude::*;
+use std::time::Duration;
+
+/// The page's tick, for the components on it (a plan card's operation, the suggestions panel).
+#[derive(Clone, Copy)]
+pub struct PageTick(pub Signal<u64>);
+
+/// The tick of the page this component is on (it never moves outside a live page).
+pub fn use_page_tick() -> Signal<u64> {
+    let fallback = use_signal(|| 0u64);
+    try_use_context::<PageTick>()
+        .map(|p| p.0)
+        .unwrap_or(fallback)
+}
+
+pub fn use_live(topic: LiveTopic) -> Signal<u64> {
+    let mut tick = use_signal(|| 0u64);
+    use_context_provider(|| PageTick(tick));
+    // The topic follows the page's props (a conversation page shows another contact).
+    let mut current = use_signal(|| topic.clone());
+    if *current.peek() != topic {
+        current.set(topic);
+    }
+    let mut generation = use_signal(|| 0u32);
+    let mut socket = use_websocket(move || {
+        let _ = generation();
+        live_socket(current().to_param(), WebSocketOptions::new())
+    });
+    use_future(move || async move {
+        let mut backoff = Duration::from_millis(500);
+        loop {
+            if socket.connect().await == dioxus::fullstack::WebsocketState::Open {
+                backoff = Duration::from_millis(500);
+            }
+            while socket.recv().await.is_ok() {
+                tick += 1;
+            }
+            // Closed or never opened: wait, reconnect, and read everything again.
+            futures_timer::Delay::new(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(10));
+            generation += 1;
+            tick += 1;
+        }
+    });
+    tick
+}

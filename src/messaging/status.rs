@@ -1,0 +1,183 @@
+//! Delivery status callbacks. A status never moves backwards: each callback is one conditional
+//! UPDATE, so two callbacks racing cannot lose the later status. A callback for a SID Herald has
+//! not recorded yet (it raced the create's answer, or the answer was lost) is kept and applied
+//! when the SID arrives.
+use crate::contacts::opt_out::{self, OptOutSource};
+use crate::error::AppResult;
+use crate::messaging::entity as message;
+use crate::messaging::inbound::WebhookError;
+use crate::messaging::model::LiveEvent;
+use crate::server::AppState;
+use sea_orm::sea_query::{Alias, CaseStatement, Expr, ExprTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// The order delivery statuses come in; unknown to Twilio (Herald's own) is below all.
+pub fn status_rank(status: &str) -> Option<i32> {
+    Some(match status {
+        "accepted" | "scheduled" | "queued" => 0,
+        "sending" => 1,
+        "sent" => 2,
+        "received" | "receiving" | "read" => 3,
+        "delivered" | "undelivered" | "failed" | "canceled" => 4,
+        _ => return None,
+    })
+}
+
+/// The stored status's rank, in SQL, for the conditional update.
+fn rank_expr() -> CaseStatement {
+    let mut case = CaseStatement::new();
+    for s in [
+        "accepted",
+        "scheduled",
+        "queued",
+        "sending",
+        "sent",
+        "received",
+        "receiving",
+        "read",
+        "delivered",
+        "undelivered",
+        "failed",
+        "canceled",
+    ] {
+        case = case.case(
+            Expr::col((Alias::new("message"), message::Column::Status)).eq(s),
+            Expr::val(status_rank(s).unwrap_or(-1)),
+        );
+    }
+    case.finally(Expr::val(-1))
+}
+
+/// Moves the message with `sid` to `status` if that is forward; answers whether a row moved.
+async fn advance(
+    state: &AppState,
+    sid: &str,
+    status: &str,
+    error_code: Option<&str>,
+) -> AppResult<bool> {
+    let rank = status_rank(status).unwrap_or(-1);
+    let mut update = message::Entity::update_many()
+        .col_expr(message::Column::Status, Expr::value(status.to_owned()));
+    if let Some(code) = error_code {
+        update = update.col_expr(
+            message::Column::Error,
+            Expr::value(Some(format!("carrier error {code}"))),
+        );
+    }
+    let res = update
+        .filter(message::Column::ProviderSid.eq(sid))
+        .filter(Expr::expr(rank_expr()).lt(rank))
+        .exec(&state.db)
+        .await?;
+    Ok(res.rows_affected > 0)
+}
+
+/// Effects of a status beyond the status itself: 21610 means the recipient opted out.
+async fn after_status(state: &AppState, sid: &str, error_code: Option<&str>) -> AppResult<()> {
+    let Some(row) = message::Entity::find()
+        .filter(message::Column::ProviderSid.eq(sid))
+        .one(&state.db)
+        .await?
+    else {
+        return Ok(());
+    };
+    if error_code == Some("21610") {
+        opt_out::record_opt_out(
+            &state.db,
+            row.contact_id,
+            OptOutSource::Carrier,
+            state.clock.now(),
+        )
+        .await?;
+    }
+    state.live.publish(
+        row.organization_id,
+        LiveEvent::MessageUpdated {
+            contact_id: row.contact_id,
+            message_id: row.id,
+            status: row.status,
+        },
+    );
+    Ok(())
+}
+
+/// Applies a delivery status callback.
+#[tracing::instrument(skip_all)]
+pub async fn apply_status_callback(
+    state: &AppState,
+    params: &[(String, String)],
+) -> Result<(), WebhookError> {
+    let map: HashMap<&str, &str> = params
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let sid = map
+        .get("MessageSid")
+        .or_else(|| map.get("SmsSid"))
+        .ok_or_else(|| WebhookError::BadRequest("missing MessageSid".into()))?;
+    let status = map
+        .get("MessageStatus")
+        .or_else(|| map.get("SmsStatus"))
+        .ok_or_else(|| WebhookError::BadRequest("missing MessageStatus".into()))?
+        .to_lowercase();
+    if status_rank(&status).is_none() {
+        return Err(WebhookError::BadRequest(format!(
+            "unknown MessageStatus {status}"
+        )));
+    }
+    let error_code = map.get("ErrorCode").map(|c| c.to_string());
+    let known = message::Entity::find()
+        .filter(message::Column::ProviderSid.eq(*sid))
+        .one(&state.db)
+        .await?
+        .is_some();
+    if !known {
+        // Not recorded yet: kept until the SID arrives with the create's answer or a lookup.
+        tracing::info!(%sid, "status callback for a SID not recorded yet; kept");
+        crate::messaging::entity::pending_status::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            provider_sid: Set(sid.to_string()),
+            status: Set(status.clone()),
+            error_code: Set(error_code.clone()),
+            received_at: Set(state.clock.now()),
+        }
+        .insert(&state.db)
+        .await?;
+        // The SID may have been recorded meanwhile: apply what was just kept.
+        apply_pending(state, sid).await?;
+        return Ok(());
+    }
+    if advance(state, sid, &status, error_code.as_deref()).await? || error_code.is_some() {
+        after_status(state, sid, error_code.as_deref()).await?;
+    }
+    Ok(())
+}
+
+/// Applies (and forgets) the callbacks kept for `sid`, oldest first.
+pub async fn apply_pending(state: &AppState, sid: &str) -> AppResult<()> {
+    use crate::messaging::entity::pending_status as pending;
+    let kept = pending::Entity::find()
+        .filter(pending::Column::ProviderSid.eq(sid))
+        .order_by_asc(pending::Column::ReceivedAt)
+        .all(&state.db)
+        .await?;
+    if kept.is_empty()
+        || message::Entity::find()
+            .filter(message::Column::ProviderSid.eq(sid))
+            .one(&state.db)
+            .await?
+            .is_none()
+    {
+        return Ok(());
+    }
+    for k in kept {
+        let moved = advance(state, sid, &k.status, k.error_code.as_deref()).await?;
+        if moved || k.error_code.is_some() {
+            after_status(state, sid, k.error_code.as_deref()).await?;
+        }
+        pending::Entity::delete_by_id(k.id).exec(&state.db).await?;
+    }
+    Ok(())
+}

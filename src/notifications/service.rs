@@ -1,0 +1,111 @@
+//! Adding, listing and reading notifications, scoped to one member of one organisation.
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::notifications::entity as notification;
+use crate::notifications::model::NotificationView;
+use crate::server::db::is_unique_violation;
+use crate::server::AppState;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
+use uuid::Uuid;
+
+/// What to tell whom.
+pub struct Notice {
+    pub organization_id: Uuid,
+    pub user_id: Uuid,
+    pub kind: &'static str,
+    pub title: String,
+    pub body: String,
+    pub link: Option<String>,
+    /// When set, a second notice with the same key is the same notice (answers the first id).
+    pub source_key: Option<String>,
+}
+
+/// Adds a notification for one member; with a `source_key`, at most once.
+pub async fn notify(state: &AppState, n: Notice) -> AppResult<Uuid> {
+    if let Some(key) = &n.source_key {
+        if let Some(existing) = by_key(state, key).await? {
+            return Ok(existing);
+        }
+    }
+    let id = Uuid::new_v4();
+    let res = notification::ActiveModel {
+        id: Set(id),
+        organization_id: Set(n.organization_id),
+        user_id: Set(n.user_id),
+        kind: Set(n.kind.into()),
+        title: Set(n.title),
+        body: Set(n.body),
+        link: Set(n.link),
+        read_at: Set(None),
+        created_at: Set(state.clock.now()),
+        source_key: Set(n.source_key.clone()),
+    }
+    .insert(&state.db)
+    .await;
+    match res {
+        Ok(_) => {
+            state.live.publish(
+                n.organization_id,
+                crate::messaging::model::LiveEvent::NotificationCreated { user_id: n.user_id },
+            );
+            Ok(id)
+        }
+        // A concurrent writer of the same notice won.
+        Err(e) if is_unique_violation(&e) => match &n.source_key {
+            Some(key) => by_key(state, key)
+                .await?
+                .ok_or_else(|| AppError::Internal("notification race lost".into())),
+            None => Err(e.into()),
+        },
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn by_key(state: &AppState, key: &str) -> AppResult<Option<Uuid>> {
+    Ok(notification::Entity::find()
+        .filter(notification::Column::SourceKey.eq(key))
+        .one(&state.db)
+        .await?
+        .map(|n| n.id))
+}
+
+pub async fn list(state: &AppState, member: &Member) -> AppResult<Vec<NotificationView>> {
+    Ok(notification::Entity::find()
+        .filter(notification::Column::OrganizationId.eq(member.organization_id))
+        .filter(notification::Column::UserId.eq(member.user_id))
+        .order_by_desc(notification::Column::CreatedAt)
+        .limit(100)
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|n| NotificationView {
+            id: n.id,
+            kind: n.kind,
+            title: n.title,
+            body: n.body,
+            link: n.link,
+            read: n.read_at.is_some(),
+            created_at: n.created_at,
+        })
+        .collect())
+}
+
+pub async fn mark_read(state: &AppState, member: &Member, id: Uuid) -> AppResult<()> {
+    let res = notification::Entity::update_many()
+        .col_expr(
+            notification::Column::ReadAt,
+            Expr::value(Some(state.clock.now())),
+        )
+        .filter(notification::Column::Id.eq(id))
+        .filter(notification::Column::UserId.eq(member.user_id))
+        .filter(notification::Column::OrganizationId.eq(member.organization_id))
+        .exec(&state.db)
+        .await?;
+    if res.rows_affected == 0 {
+        return Err(AppError::not_found("Notification"));
+    }
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! Recovery and sweeping: at start-up and then periodically, work a dead process (this one, or
+//! another instance) left behind is picked up: texts in doubt, queued texts, campaign engines,
+//! plans under an expired lease, threads with expired leases or waiting inputs, and inbound
+//! texts never routed.
+use crate::server::AppState;
+
+/// Texts younger than this are still being routed by the process that stored them.
+const ROUTING_GRACE_SECS: i64 = 10;
+
+/// What a restart must pick up before serving: plans, bulk operations, texts, threads.
+pub async fn recover_at_start(state: &AppState) {
+    sweep(state, chrono::Duration::zero()).await;
+}
+
+async fn sweep(state: &AppState, grace: chrono::Duration) {
+    // Texts in doubt are reconciled with the provider; queued ones are sent.
+    let doubt = chrono::Duration::from_std(state.config.reconcile_after).unwrap_or_default();
+    match crate::messaging::ledger::sweep(state, doubt).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(texts = n, "reconciled or sent texts left in the ledger"),
+        Err(e) => tracing::error!(error = %e, "could not sweep the send ledger"),
+    }
+    // Engines for every active campaign, and plans whose worker died.
+    if let Err(e) = crate::bulk_operation::engines::resume(state).await {
+        tracing::error!(error = %e, "could not resume bulk operations");
+    }
+    if let Err(e) = crate::plans::executor::resume_pending(state).await {
+        tracing::error!(error = %e, "could not resume plans");
+    }
+    if let Err(e) = crate::auth::rate_limit::forget_old(&state.db, state.clock.now()).await {
+        tracing::warn!(error = %e, "could not forget old rate-limit windows");
+    }
+    match crate::ai_agent::routing::route_unrouted(state, grace).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(texts = n, "routed texts a crash left unrouted"),
+        Err(e) => tracing::error!(error = %e, "could not sweep unrouted texts"),
+    }
+    match crate::ai_agent::worker::sweep(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(threads = n, "picked up threads with work and no worker"),
+        Err(e) => tracing::error!(error = %e, "could not sweep threads"),
+    }
+}
+
+/// Sweeps every `runtime.sweep_every` until the server shuts down.
+pub fn start_sweeper(state: &AppState) {
+    let bg = state.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = bg.shutdown.cancelled() => return,
+                _ = tokio::time::sleep(bg.runtime.sweep_every) => {}
+            }
+            sweep(&bg, chrono::Duration::seconds(ROUTING_GRACE_SECS)).await;
+        }
+    });
+}

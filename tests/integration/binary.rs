@@ -1,0 +1,101 @@
+//! The real server binary, as a crash test needs it: started with its environment, polled until
+//! healthy, and killed with SIGKILL (no chance to clean up, as in a real crash).
+#![allow(dead_code)]
+use serde_json::Value;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A server process, killed when dropped.
+pub struct Server(pub Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Server {
+    /// SIGKILL, then reap.
+    pub fn kill_nine(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-9")
+            .arg(self.0.id().to_string())
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `target/…/herald` on `port` over `db`, with `env` on top of a quiet default.
+pub fn start(db: &str, port: u16, env: &[(&str, String)]) -> Server {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_herald"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO") || k.starts_with("DIOXUS") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("IP", "127.0.0.1")
+        .env("PORT", port.to_string())
+        .env("DATABASE_URL", db)
+        .env("SEED_DEMO", "false")
+        .env("RUST_LOG", "warn");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server binary");
+    Server(child)
+}
+
+pub async fn healthy(base: &str) {
+    for _ in 0..300 {
+        if reqwest::get(format!("{base}/healthz"))
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{base} never became healthy");
+}
+
+/// Calls a server function and expects success.
+pub async fn call(client: &reqwest::Client, base: &str, path: &str, body: Value) -> Value {
+    let req = if body.is_null() {
+        client.get(format!("{base}{path}"))
+    } else {
+        client.post(format!("{base}{path}")).json(&body)
+    };
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let v: Value = res.json().await.unwrap_or(Value::Null);
+    assert!(status.is_success(), "{path}: {status} {v}");
+    v
+}
+
+/// Polls `probe` every 100 ms until it answers Some, for at most `secs` seconds.
+pub async fn eventually<T, F, Fut>(secs: u64, what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    for _ in 0..secs * 10 {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("timed out waiting for {what}");
+}

@@ -1,0 +1,67 @@
+//! Test support: opens a page's live WebSocket (`/api/live/ws?topic=…`) as a signed-in member or as nobody.
+use crate::helpers::{Org, TestApp};
+use futures::StreamExt;
+use serde_json::json;
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::{Error, Message};
+
+pub type LiveSocket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Signs the organisation's owner in once more and answers the new session's cookie.
+pub async fn session_cookie(app: &TestApp, org: &Org) -> String {
+    let res = crate::helpers::new_client()
+        .post(app.url("/api/auth/sign_in"))
+        .json(&json!({"form": {"email": org.email, "password": "correct horse battery"}}))
+        .send()
+        .await
+        .expect("sign in");
+    let cookie = res.headers().get("set-cookie").expect("a session cookie");
+    cookie
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+/// Opens the live socket for `topic`; a refused handshake answers its HTTP status.
+pub async fn open_live(
+    app: &TestApp,
+    org: Option<&Org>,
+    topic: &str,
+) -> Result<LiveSocket, reqwest::StatusCode> {
+    let url = app
+        .url(&format!("/api/live/ws?topic={topic}"))
+        .replacen("http", "ws", 1);
+    let mut request = url.into_client_request().unwrap();
+    if let Some(org) = org {
+        let cookie = session_cookie(app, org).await;
+        request
+            .headers_mut()
+            .insert("cookie", cookie.parse().unwrap());
+    }
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((socket, _)) => Ok(socket),
+        Err(Error::Http(res)) => Err(reqwest::StatusCode::from_u16(res.status().as_u16()).unwrap()),
+        Err(e) => panic!("the live socket failed: {e}"),
+    }
+}
+
+/// The next event's text, if one arrives within `wait`.
+pub async fn next_event(socket: &mut LiveSocket, wait: Duration) -> Option<String> {
+    loop {
+        let msg = tokio::time::timeout(wait, socket.next())
+            .await
+            .ok()??
+            .ok()?;
+        match msg {
+            Message::Text(t) => return Some(t.to_string()),
+            Message::Binary(b) => return Some(String::from_utf8_lossy(&b).into_owned()),
+            Message::Close(_) => return None,
+            _ => continue,
+        }
+    }
+}
