@@ -2,6 +2,7 @@
 pub mod api;
 pub mod approval;
 pub mod model;
+pub mod steps;
 
 #[cfg(feature = "server")]
 pub mod decisions;

@@ -1,0 +1,8 @@
+//! Step plans (seeds 002 and 004): a plan whose action is a graph of tool calls that feed each
+//! other through references to earlier steps' results.
+pub mod graph;
+pub mod model;
+pub mod reference;
+pub mod schedule;
+#[cfg(feature = "server")]
+pub mod validate;
