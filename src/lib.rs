@@ -1,6 +1,7 @@
 //! Herald: an AI-agent SMS CRM. One crate serves the web app, the desktop build and the server.
 pub mod ai_agent;
 pub mod app;
+pub mod attention;
 pub mod auth;
 pub mod bulk_operation;
 pub mod components;

@@ -19,8 +19,27 @@ pub fn use_page_tick() -> Signal<u64> {
         .unwrap_or(fallback)
 }
 
+/// The shell's tick: the navigation's counts re-load when it goes up. Every live event of the
+/// page moves it, and a page that changes what is unread (a conversation read) moves it too.
+#[derive(Clone, Copy)]
+pub struct AttentionTick(pub Signal<u64>);
+
+impl AttentionTick {
+    /// Asks the shell to count again.
+    pub fn bump(self) {
+        let mut t = self.0;
+        t += 1;
+    }
+}
+
+/// The shell's tick, where there is a signed-in shell.
+pub fn use_attention() -> Option<AttentionTick> {
+    try_use_context::<AttentionTick>()
+}
+
 pub fn use_live(topic: LiveTopic) -> Signal<u64> {
     let mut tick = use_signal(|| 0u64);
+    let attention = use_attention();
     use_context_provider(|| PageTick(tick));
     // The topic follows the page's props (a conversation page shows another contact).
     let mut current = use_signal(|| topic.clone());
@@ -40,6 +59,9 @@ pub fn use_live(topic: LiveTopic) -> Signal<u64> {
             }
             while socket.recv().await.is_ok() {
                 tick += 1;
+                if let Some(a) = attention {
+                    a.bump();
+                }
             }
             // Closed or never opened: wait, reconnect, and read everything again.
             futures_timer::Delay::new(backoff).await;

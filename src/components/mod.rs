@@ -7,7 +7,7 @@ mod plan_card;
 mod suggestions_panel;
 
 pub use composer::Composer;
-pub use live::{use_live, use_page_tick, PageTick};
+pub use live::{use_attention, use_live, use_page_tick, AttentionTick, PageTick};
 pub use message_bubble::MessageBubble;
 pub use operation_card::OperationCard;
 pub use plan_card::PlanCard;

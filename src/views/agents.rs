@@ -58,10 +58,10 @@ pub fn Agents() -> Element {
                         tbody {
                             for a in rows {
                                 tr { key: "{a.id}",
-                                    td { Link { to: Route::AgentDetail { agent_id: a.id }, class: "agent-link", "{a.name}" } }
-                                    td { "{a.owner_name.clone().unwrap_or_default()}" }
-                                    td { span { class: "badge", "{a.send_mode.as_str()}" } }
-                                    td { "{a.number_ids.len()}" }
+                                    td { class: "cell-title", Link { to: Route::AgentDetail { agent_id: a.id }, class: "agent-link", "{a.name}" } }
+                                    td { "data-label": "Owner", "{a.owner_name.clone().unwrap_or_default()}" }
+                                    td { "data-label": "Mode", span { class: "badge", "{a.send_mode.as_str()}" } }
+                                    td { "data-label": "Numbers", "{a.number_ids.len()}" }
                                 }
                             }
                         }

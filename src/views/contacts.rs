@@ -86,10 +86,10 @@ pub fn Contacts() -> Element {
                                                     show_form.set(true);
                                                 }
                                             },
-                                            td { "{c.name}" }
-                                            td { class: "mono", "{c.phone.clone().unwrap_or_default()}" }
-                                            td { for t in c.tags.iter() { span { class: "tag", "{t}" } } }
-                                            td { if c.opted_out { span { class: "badge keyword", "opted out" } } else { span { class: "muted", "subscribed" } } }
+                                            td { class: "cell-title", "{c.name}" }
+                                            td { class: "mono", "data-label": "Phone", "{c.phone.clone().unwrap_or_default()}" }
+                                            td { "data-label": "Tags", for t in c.tags.iter() { span { class: "tag", "{t}" } } }
+                                            td { "data-label": "SMS", if c.opted_out { span { class: "badge keyword", "opted out" } } else { span { class: "muted", "subscribed" } } }
                                         }
                                     }
                                 }

@@ -1,6 +1,7 @@
 //! One conversation at `/messaging/{contact_id}`: the history, live; tap an inbound text for its
 //! suggested replies; the composer.
 use crate::app::Route;
+use crate::components::use_attention;
 use crate::components::use_live;
 use crate::components::{Composer, ErrorBanner, MessageBubble, Prefill, SuggestionsPanel};
 use crate::messaging::api::get_conversation;
@@ -12,10 +13,18 @@ use uuid::Uuid;
 #[component]
 pub fn Conversation(contact_id: Uuid) -> Element {
     let live = use_live(LiveTopic::Conversation(contact_id));
+    let attention = use_attention();
     let mut conversation = use_resource(move || {
         // Re-load when an event for this contact arrives.
         let _ = live();
-        get_conversation(contact_id)
+        async move {
+            let loaded = get_conversation(contact_id).await;
+            // Opening it read its texts: the inbox count goes down.
+            if let (Ok(_), Some(a)) = (&loaded, attention) {
+                a.bump();
+            }
+            loaded
+        }
     });
     let mut selected = use_signal(|| None::<Uuid>);
     let prefill = use_signal(|| None::<Prefill>);

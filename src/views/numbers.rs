@@ -44,9 +44,9 @@ pub fn PhoneNumbers() -> Element {
                         tbody {
                             for n in rows {
                                 tr { key: "{n.id}",
-                                    td { "{n.friendly_name}" }
-                                    td { class: "mono", "{n.number}" }
-                                    td { class: "mono muted", "{n.provider_sid.clone().unwrap_or_default()}" }
+                                    td { class: "cell-title", "{n.friendly_name}" }
+                                    td { class: "mono", "data-label": "Number", "{n.number}" }
+                                    td { class: "mono muted", "data-label": "Provider SID", "{n.provider_sid.clone().unwrap_or_default()}" }
                                     td {
                                         if is_owner {
                                             button { class: "link-button", onclick: move |_| {

@@ -28,14 +28,14 @@ pub fn Plans() -> Element {
                         tbody {
                             for p in list.iter() {
                                 tr { key: "{p.id}", class: "plan-row", onclick: { let id = p.id; move |_| open.set(if open() == Some(id) { None } else { Some(id) }) },
-                                    td { "{p.title}" }
-                                    td { "{p.agent_name}" }
-                                    td { span { class: "badge plan-status status-{p.status.as_str()}", {words(p.status.as_str())} } }
-                                    td { {words(p.approval_policy.as_str())} }
-                                    td { class: "small", {p.decision_reason.clone().unwrap_or_default()} }
-                                    td { {approver(p)} }
-                                    td { class: "small", "{short_time(p.created_at)}" }
-                                    td { class: "small", "{short_time(p.updated_at)}" }
+                                    td { class: "cell-title", "{p.title}" }
+                                    td { "data-label": "Agent", "{p.agent_name}" }
+                                    td { "data-label": "Status", span { class: "badge plan-status status-{p.status.as_str()}", {words(p.status.as_str())} } }
+                                    td { "data-label": "Policy", {words(p.approval_policy.as_str())} }
+                                    td { class: "small", "data-label": "Decision", {p.decision_reason.clone().unwrap_or_default()} }
+                                    td { "data-label": "Approved by", {approver(p)} }
+                                    td { class: "small", "data-label": "Created", "{short_time(p.created_at)}" }
+                                    td { class: "small", "data-label": "Updated", "{short_time(p.updated_at)}" }
                                 }
                             }
                         }

@@ -1,8 +1,10 @@
 //! The signed-in shell: navigation and the current user. Each page opens its own live
 //! subscription (`use_live`).
+use crate::ai_agent::model::ModelInfo;
 use crate::app::Route;
 use crate::auth::api::{current_user, sign_out};
 use crate::auth::model::CurrentUser;
+use crate::components::AttentionTick;
 use dioxus::prelude::*;
 
 #[component]
@@ -26,16 +28,43 @@ pub fn Shell() -> Element {
 #[component]
 fn SignedIn(me: CurrentUser) -> Element {
     use_context_provider(|| me.clone());
+    let mut menu_open = use_signal(|| false);
+    // The counts follow the page: a new route re-reads them.
+    let route = use_route::<Route>();
+    let mut seen = use_signal(|| route.clone());
+    if *seen.peek() != route {
+        seen.set(route.clone());
+    }
+    let tick = use_context_provider(|| AttentionTick(Signal::new(0))).0;
+    let counts = use_resource(move || async move {
+        let _ = (seen(), tick());
+        crate::attention::api::attention().await.unwrap_or_default()
+    });
+    let counts = counts.read().clone().unwrap_or_default();
+    let model = use_resource(crate::ai_agent::api::model_info);
+    let model = model.read().clone().and_then(Result::ok);
     let sign_out_click = move |_| async move {
         let _ = sign_out().await;
         navigator().replace(Route::SignIn {});
     };
+    let drawer = if menu_open() { "open" } else { "" };
     rsx! {
         div { class: "shell",
-            nav { class: "sidebar",
+            header { class: "topbar", id: "topbar",
+                span { class: "brand", "Herald" }
+                span { class: "org-name", "{me.organization_name}" }
+                ModelBadge { model: model.clone(), compact: true }
+                button { class: "menu-button", id: "menu-button", aria_label: "Menu", aria_expanded: "{menu_open()}",
+                    onclick: move |_| menu_open.toggle(), "☰" }
+            }
+            div { class: "drawer-scrim {drawer}", onclick: move |_| menu_open.set(false) }
+            // On a phone the sidebar is a drawer: any tap in it (a link, sign out) closes it.
+            nav { class: "sidebar {drawer}", id: "sidebar", onclick: move |_| menu_open.set(false),
                 div { class: "brand", "Herald" }
                 div { class: "org-name", "{me.organization_name}" }
-                Link { to: Route::Inbox {}, class: "nav-link", id: "nav-inbox", "Inbox" }
+                Link { to: Route::Inbox {}, class: "nav-link", id: "nav-inbox", "Inbox"
+                    Count { n: counts.unread_conversations, label: "unread conversations" }
+                }
                 Link { to: Route::Assistant {}, class: "nav-link", id: "nav-assistant", "Assistant" }
                 Link { to: Route::Contacts {}, class: "nav-link", id: "nav-contacts", "Contacts" }
                 Link { to: Route::PhoneNumbers {}, class: "nav-link", id: "nav-numbers", "Phone numbers" }
@@ -43,11 +72,15 @@ fn SignedIn(me: CurrentUser) -> Element {
                     Link { to: Route::Simulator {}, class: "nav-link", id: "nav-simulator", "Phone simulator" }
                 }
                 Link { to: Route::Agents {}, class: "nav-link", id: "nav-agents", "Agents" }
-                Link { to: Route::Plans {}, class: "nav-link", id: "nav-plans", "Plans" }
+                Link { to: Route::Plans {}, class: "nav-link", id: "nav-plans", "Plans"
+                    Count { n: counts.plans_awaiting_approval, label: "plans awaiting approval" }
+                }
                 Link { to: Route::Operations {}, class: "nav-link", id: "nav-operations", "Operations" }
-                Link { to: Route::Notifications {}, class: "nav-link", id: "nav-notifications", "Notifications" }
+                Link { to: Route::Notifications {}, class: "nav-link", id: "nav-notifications", "Notifications"
+                    Count { n: counts.unread_notifications, label: "unread notifications" }
+                }
                 Link { to: Route::Team {}, class: "nav-link", id: "nav-team", "Team" }
-                ModelBadge {}
+                ModelBadge { model: model.clone(), compact: false }
                 div { class: "sidebar-foot",
                     div { class: "me", "{me.name}" }
                     div { class: "me-email", "{me.email}" }
@@ -55,20 +88,70 @@ fn SignedIn(me: CurrentUser) -> Element {
                 }
             }
             main { class: "content", Outlet::<Route> {} }
+            // Phones: the four main pages under the thumb, and the drawer for the rest.
+            nav { class: "tabbar", id: "tabbar",
+                Link { to: Route::Inbox {}, class: "tab", active_class: "active", id: "tab-inbox",
+                    span { class: "tab-icon", "✉" } "Inbox"
+                    TabCount { n: counts.unread_conversations }
+                }
+                Link { to: Route::Assistant {}, class: "tab", active_class: "active", id: "tab-assistant",
+                    span { class: "tab-icon", "✦" } "Assistant"
+                }
+                Link { to: Route::Contacts {}, class: "tab", active_class: "active", id: "tab-contacts",
+                    span { class: "tab-icon", "☺" } "Contacts"
+                }
+                Link { to: Route::Plans {}, class: "tab", active_class: "active", id: "tab-plans",
+                    span { class: "tab-icon", "☑" } "Plans"
+                    TabCount { n: counts.plans_awaiting_approval }
+                }
+                button { class: "tab", id: "tab-more", onclick: move |_| menu_open.set(true),
+                    span { class: "tab-icon", "☰" } "More"
+                    TabCount { n: counts.unread_notifications }
+                }
+            }
         }
     }
 }
 
-/// Says which model answers, and plainly when it is the built-in offline one.
+/// A count beside a sidebar link, when there is something to see.
 #[component]
-fn ModelBadge() -> Element {
-    let info = use_resource(crate::ai_agent::api::model_info);
-    let current = info.read().clone();
-    match current {
-        Some(Ok(m)) if m.offline => rsx! {
-            div { class: "model-badge offline", id: "model-badge", title: "No API key is set: replies come from Herald's deterministic offline model.", "Offline model (no API key)" }
+fn Count(n: u64, label: &'static str) -> Element {
+    rsx! {
+        if n > 0 {
+            span { class: "nav-count", title: "{n} {label}", "{n}" }
+        }
+    }
+}
+
+/// A count on a tab of the phone's tab bar.
+#[component]
+fn TabCount(n: u64) -> Element {
+    rsx! {
+        if n > 0 {
+            span { class: "count", "{n}" }
+        }
+    }
+}
+
+/// Says which model answers, and plainly when it is the built-in offline one. The sidebar has
+/// the full badge; a phone's top bar a short one, so the drawer need not be opened to know.
+#[component]
+fn ModelBadge(model: Option<ModelInfo>, compact: bool) -> Element {
+    let id = if compact {
+        "topbar-model"
+    } else {
+        "model-badge"
+    };
+    let size = if compact { "compact" } else { "" };
+    match model {
+        Some(m) if m.offline => rsx! {
+            div { class: "model-badge offline {size}", id, title: "No API key is set: replies come from Herald's deterministic offline model.",
+                if compact { "Offline model" } else { "Offline model (no API key)" }
+            }
         },
-        Some(Ok(m)) => rsx! { div { class: "model-badge", id: "model-badge", "Model: {m.label}" } },
-        _ => rsx! {},
+        Some(m) => {
+            rsx! { div { class: "model-badge {size}", id, title: "Model: {m.label}", if compact { "AI on" } else { "Model: {m.label}" } } }
+        }
+        None => rsx! {},
     }
 }

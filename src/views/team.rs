@@ -41,7 +41,7 @@ pub fn Team() -> Element {
                         thead { tr { th { "Name" } th { "Email" } th { "Role" } } }
                         tbody {
                             for m in rows {
-                                tr { key: "{m.user_id}", td { "{m.name}" } td { "{m.email}" } td { "{m.role.as_str()}" } }
+                                tr { key: "{m.user_id}", td { class: "cell-title", "{m.name}" } td { "data-label": "Email", "{m.email}" } td { "data-label": "Role", "{m.role.as_str()}" } }
                             }
                         }
                     }

@@ -5,11 +5,15 @@ use crate::helpers::Backend;
 use fantoccini::Locator;
 
 async fn campaign_from_plan_to_sent(backend: Backend) {
+    campaign_from_plan_to_sent_on(backend, Screen::Desktop).await
+}
+
+async fn campaign_from_plan_to_sent_on(backend: Backend, screen: Screen) {
     let Some(server) = start_web_server(backend).await else {
         return;
     };
-    let b = start_browser().await;
-    let tag = format!("{backend:?}").to_lowercase();
+    let b = start_browser_on(screen).await;
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     b.sign_in_demo(&server.base).await;
     b.open(&format!("{}/assistant", server.base)).await;
     b.click("#plan-switch").await;
@@ -33,6 +37,7 @@ async fn campaign_from_plan_to_sent(backend: Backend) {
     b.wait_for("#draft-sheet .draft-row").await;
     b.wait_for_text(".segments", "GSM-7").await;
     b.shot(&format!("{tag}-32-review-sheet")).await;
+    b.assert_fits_width("the review sheet").await;
     b.click(".draft-edit").await;
     b.fill(
         ".draft-input",
@@ -46,6 +51,7 @@ async fn campaign_from_plan_to_sent(backend: Backend) {
     b.wait_for_text(".operation-card .op-sent", "Sent 2/2")
         .await;
     b.shot(&format!("{tag}-33-sent")).await;
+    b.assert_fits_width("the sent campaign").await;
     b.open(&format!("{}/messaging", server.base)).await;
     b.wait_for_text(".conversation-item", "Just checking in on your quote")
         .await;
@@ -60,3 +66,4 @@ async fn campaign_from_plan_to_sent(backend: Backend) {
 }
 
 crate::on_both_databases!(campaign_from_plan_to_sent);
+crate::on_a_phone!(campaign_from_plan_to_sent_on);

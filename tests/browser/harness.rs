@@ -92,7 +92,7 @@ pub async fn open_conversation(b: &Browser, name: &str) {
         .unwrap();
     for item in items {
         if item.text().await.unwrap().contains(name) {
-            item.click().await.unwrap();
+            b.tap(&item).await;
             break;
         }
     }
@@ -117,7 +117,44 @@ pub struct Browser {
     _profile: PathBuf,
 }
 
+/// The screen a browser test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screen {
+    /// A 1280×860 window.
+    Desktop,
+    /// A phone in Chromium's mobile emulation (touch, a phone's user agent), CSS pixels.
+    Phone { width: u32, height: u32 },
+}
+
+impl Screen {
+    /// The phone the issue names: 390×844.
+    pub const PHONE: Screen = Screen::Phone {
+        width: 390,
+        height: 844,
+    };
+
+    /// A prefix for screenshot names.
+    pub fn tag(self) -> String {
+        match self {
+            Screen::Desktop => String::new(),
+            Screen::Phone { width, .. } => format!("phone{width}-"),
+        }
+    }
+}
+
+/// The web server with demo data, and a browser on `screen` signed in to it as the demo user.
+pub async fn signed_in(backend: Backend, screen: Screen) -> Option<(WebServer, Browser)> {
+    let server = start_web_server(backend).await?;
+    let b = start_browser_on(screen).await;
+    b.sign_in_demo(&server.base).await;
+    Some((server, b))
+}
+
 pub async fn start_browser() -> Browser {
+    start_browser_on(Screen::Desktop).await
+}
+
+pub async fn start_browser_on(screen: Screen) -> Browser {
     // Both rustls providers are in the dependency graph; pick one for the WebDriver client.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let port = free_port();
@@ -132,7 +169,7 @@ pub async fn start_browser() -> Browser {
         .expect("chromedriver (scripts/setup.sh --test installs it)");
     let profile =
         std::env::temp_dir().join(format!("herald-chrome-{}", uuid::Uuid::new_v4().simple()));
-    let caps = serde_json::json!({
+    let mut caps = serde_json::json!({
         "goog:chromeOptions": {
             "binary": "/usr/bin/chromium",
             "args": [
@@ -143,6 +180,12 @@ pub async fn start_browser() -> Browser {
             ]
         }
     });
+    if let Screen::Phone { width, height } = screen {
+        caps["goog:chromeOptions"]["mobileEmulation"] = serde_json::json!({
+            "deviceMetrics": { "width": width, "height": height, "pixelRatio": 2, "touch": true },
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36"
+        });
+    }
     let mut last = None;
     for _ in 0..50 {
         let mut builder = ClientBuilder::rustls().expect("rustls");
@@ -225,7 +268,39 @@ impl Browser {
         el.send_keys(text).await.unwrap();
     }
 
+    /// Fails when the page scrolls sideways: wider than the screen.
+    pub async fn assert_fits_width(&self, what: &str) {
+        let v = self
+            .client
+            .execute(
+                "const e = document.scrollingElement; return [e.scrollWidth, e.clientWidth];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let (scroll, client) = (v[0].as_u64().unwrap(), v[1].as_u64().unwrap());
+        assert!(
+            scroll <= client,
+            "{what} scrolls sideways: {scroll} px of content in {client} px"
+        );
+    }
+
+    /// Clicks the element as a person would: scrolled to the middle of the screen first, so
+    /// that a phone's fixed bars never sit over it.
     pub async fn click(&self, css: &str) {
-        self.wait_for(css).await.click().await.unwrap();
+        let el = self.wait_for(css).await;
+        self.tap(&el).await;
+    }
+
+    pub async fn tap(&self, el: &fantoccini::elements::Element) {
+        let arg = serde_json::to_value(el).unwrap();
+        let _ = self
+            .client
+            .execute(
+                "arguments[0].scrollIntoView({block: 'center', inline: 'nearest'});",
+                vec![arg],
+            )
+            .await;
+        el.click().await.unwrap();
     }
 }

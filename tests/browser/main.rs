@@ -9,6 +9,25 @@ mod desktop;
 mod harness;
 mod live_tabs;
 mod messaging;
+mod phone;
 mod plans;
 mod suggestions;
 mod two_instances;
+
+/// Runs a flow `name(backend, screen)` on a 390×844 phone, on SQLite: the layout does not
+/// depend on the database, and the desktop runs cover both databases.
+#[macro_export]
+macro_rules! on_a_phone {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn phone_sqlite() {
+                super::$name(
+                    $crate::helpers::Backend::Sqlite,
+                    $crate::harness::Screen::PHONE,
+                )
+                .await
+            }
+        }
+    )*};
+}

@@ -29,7 +29,7 @@ async fn sign_in_send_and_receive_live(backend: Backend) {
         .unwrap();
     for item in items {
         if item.text().await.unwrap().contains("Ada Lovelace") {
-            item.click().await.unwrap();
+            b.tap(&item).await;
             break;
         }
     }

@@ -5,11 +5,15 @@ use crate::helpers::Backend;
 use fantoccini::Locator;
 
 async fn plan_card_edit_approve(backend: Backend) {
+    plan_card_edit_approve_on(backend, Screen::Desktop).await
+}
+
+async fn plan_card_edit_approve_on(backend: Backend, screen: Screen) {
     let Some(server) = start_web_server(backend).await else {
         return;
     };
-    let b = start_browser().await;
-    let tag = format!("{backend:?}").to_lowercase();
+    let b = start_browser_on(screen).await;
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     b.sign_in_demo(&server.base).await;
     b.wait_for("#nav-assistant").await;
 
@@ -26,6 +30,11 @@ async fn plan_card_edit_approve(backend: Backend) {
     b.wait_for_text(".plan-counts", "3 in · 1 out").await;
     b.wait_for_text(".plan-exclusions", "opted out").await;
     b.shot(&format!("{tag}-20-plan-card")).await;
+    // The navigation counts the plan that waits, live (the tab bar on a phone, the sidebar on
+    // a desktop).
+    b.wait_for_text("#tab-plans .count, #nav-plans .nav-count", "1")
+        .await;
+    b.assert_fits_width("the plan card").await;
 
     // Edit: leave Katherine out, rename it.
     b.click(".plan-edit").await;
@@ -42,6 +51,7 @@ async fn plan_card_edit_approve(backend: Backend) {
     b.click(".plan-approve").await;
     b.wait_for(".plan-card[data-status='done']").await;
     b.shot(&format!("{tag}-22-plan-done")).await;
+    b.assert_fits_width("the approved plan").await;
 
     b.open(&format!("{}/contacts", server.base)).await;
     b.fill("#contact-search", "quiet").await;
@@ -68,7 +78,7 @@ async fn plan_card_edit_approve(backend: Backend) {
         .unwrap();
     for l in links {
         if l.text().await.unwrap() == "Assistant" {
-            l.click().await.unwrap();
+            b.tap(&l).await;
             break;
         }
     }
@@ -102,3 +112,4 @@ async fn plan_card_edit_approve(backend: Backend) {
 }
 
 crate::on_both_databases!(plan_card_edit_approve);
+crate::on_a_phone!(plan_card_edit_approve_on);

@@ -5,13 +5,18 @@ use crate::helpers::Backend;
 use fantoccini::Locator;
 
 async fn suggest_mode_panel(backend: Backend) {
+    suggest_mode_panel_on(backend, Screen::Desktop).await
+}
+
+async fn suggest_mode_panel_on(backend: Backend, screen: Screen) {
     let Some(server) = start_web_server(backend).await else {
         return;
     };
-    let b = start_browser().await;
-    let tag = format!("{backend:?}").to_lowercase();
+    let b = start_browser_on(screen).await;
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     b.sign_in_demo(&server.base).await;
-    b.wait_for_text("#model-badge", "Offline model").await;
+    b.wait_for_text("#model-badge, #topbar-model", "Offline model")
+        .await;
 
     // The demo's Text Reply agent is in suggest mode on the front desk.
     b.open(&format!("{}/agents", server.base)).await;
@@ -47,7 +52,7 @@ async fn suggest_mode_panel(backend: Backend) {
         .unwrap();
     for item in items {
         if item.text().await.unwrap().contains("+14155552688") {
-            item.click().await.unwrap();
+            b.tap(&item).await;
             break;
         }
     }
@@ -74,6 +79,7 @@ async fn suggest_mode_panel(backend: Backend) {
     assert_eq!(cards.len(), 3, "three suggestion cards");
     b.wait_for_text(".suggestions-head", "offline model").await;
     b.shot(&format!("{tag}-11-suggestions")).await;
+    b.assert_fits_width("the suggestions panel").await;
     let first = cards[0]
         .find(Locator::Css(".suggestion-body"))
         .await
@@ -81,13 +87,8 @@ async fn suggest_mode_panel(backend: Backend) {
         .text()
         .await
         .unwrap();
-    cards[0]
-        .find(Locator::Css(".use-reply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    let use_reply = cards[0].find(Locator::Css(".use-reply")).await.unwrap();
+    b.tap(&use_reply).await;
     for _ in 0..50 {
         let v = b
             .client
@@ -122,7 +123,9 @@ async fn suggest_mode_panel(backend: Backend) {
     b.wait_for_text(".message.outbound .via", "Front desk")
         .await;
     b.shot(&format!("{tag}-13-sent")).await;
+    b.assert_fits_width("the sent reply").await;
     b.client.clone().close().await.unwrap();
 }
 
 crate::on_both_databases!(suggest_mode_panel);
+crate::on_a_phone!(suggest_mode_panel_on);

@@ -14,6 +14,7 @@ mod agent_recovery;
 mod agent_safety;
 mod agent_support;
 mod agents;
+mod attention;
 mod auth;
 mod campaign_engine;
 mod campaign_support;

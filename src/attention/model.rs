@@ -1,0 +1,12 @@
+//! The counts shown beside the navigation.
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attention {
+    /// Conversations with at least one unread inbound text.
+    pub unread_conversations: u64,
+    /// Plans of the organisation waiting for a person's approval.
+    pub plans_awaiting_approval: u64,
+    /// The member's own unread notifications.
+    pub unread_notifications: u64,
+}

@@ -1,0 +1,41 @@
+//! Counting what waits for a member, always within the member's organisation.
+use crate::attention::model::Attention;
+use crate::auth::session::Member;
+use crate::error::AppResult;
+use crate::messaging::entity as message;
+use crate::notifications::entity as notification;
+use crate::plans::entity::plan;
+use crate::plans::model::PlanStatus;
+use crate::server::AppState;
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+
+pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
+    let org = member.organization_id;
+    let unread_conversations = message::Entity::find()
+        .select_only()
+        .column(message::Column::ContactId)
+        .distinct()
+        .filter(message::Column::OrganizationId.eq(org))
+        .filter(message::Column::Direction.eq("inbound"))
+        .filter(message::Column::ReadAt.is_null())
+        .into_tuple::<uuid::Uuid>()
+        .all(&state.db)
+        .await?
+        .len() as u64;
+    let plans_awaiting_approval = plan::Entity::find()
+        .filter(plan::Column::OrganizationId.eq(org))
+        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
+        .count(&state.db)
+        .await?;
+    let unread_notifications = notification::Entity::find()
+        .filter(notification::Column::OrganizationId.eq(org))
+        .filter(notification::Column::UserId.eq(member.user_id))
+        .filter(notification::Column::ReadAt.is_null())
+        .count(&state.db)
+        .await?;
+    Ok(Attention {
+        unread_conversations,
+        plans_awaiting_approval,
+        unread_notifications,
+    })
+}
