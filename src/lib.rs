@@ -15,6 +15,8 @@ pub mod views;
 
 #[cfg(feature = "server")]
 pub mod clock;
+#[cfg(all(feature = "server", any(test, feature = "fuzz")))]
+pub mod fuzzing;
 #[cfg(feature = "server")]
 pub mod ops;
 #[cfg(feature = "server")]

@@ -27,6 +27,8 @@ pub enum Route {
     Legacy,
     SkippedOptedOut,
     SkippedEmpty,
+    /// A short code or sender name: nobody can text it back, so no agent starts a turn.
+    SkippedCannotReply,
     Nobody,
     /// Another router (the sweeper, or another instance) routed it first.
     AlreadyRouted,
@@ -59,6 +61,16 @@ async fn mark_routed<C: ConnectionTrait>(db: &C, state: &AppState, id: Uuid) -> 
         .rows_affected)
 }
 
+async fn can_reply(state: &AppState, contact_id: Uuid) -> AppResult<bool> {
+    Ok(
+        crate::contacts::entity::contact::Entity::find_by_id(contact_id)
+            .one(&state.db)
+            .await?
+            .and_then(|c| c.phone)
+            .is_some_and(|p| crate::contacts::phone::can_text(&p)),
+    )
+}
+
 #[tracing::instrument(skip(state))]
 pub async fn route_inbound_message(state: &AppState, message_id: Uuid) -> AppResult<Route> {
     let Some(msg) = message::Entity::find_by_id(message_id)
@@ -81,6 +93,9 @@ pub async fn route_inbound_message(state: &AppState, message_id: Uuid) -> AppRes
     {
         tracing::info!("routing skipped: the contact opted out");
         Some(Route::SkippedOptedOut)
+    } else if !can_reply(state, msg.contact_id).await? {
+        tracing::info!("routing skipped: the sender cannot be texted back");
+        Some(Route::SkippedCannotReply)
     } else if msg.body.trim().is_empty() {
         tracing::info!("routing skipped: empty or media-only text");
         Some(Route::SkippedEmpty)

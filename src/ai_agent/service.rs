@@ -171,6 +171,10 @@ fn settings_of(c: &AgentInput) -> AgentSettings {
 
 pub async fn create(state: &AppState, member: &Member, input: &AgentInput) -> AppResult<AgentView> {
     let c = clean(input)?;
+    if c.send_mode == SendMode::Autonomous {
+        // An agent that texts by itself, from the business's numbers: an owner decides.
+        member.require_owner()?;
+    }
     let mut payload = json!({});
     settings_of(&c).write_into(&mut payload);
     let a = ai_agent::ActiveModel {
@@ -210,6 +214,10 @@ pub async fn update(
     let a = find_in_org(&state.db, member.organization_id, id).await?;
     may_edit(member, &a)?;
     let c = clean(input)?;
+    if c.send_mode == SendMode::Autonomous && SendMode::parse(&a.send_mode) != SendMode::Autonomous
+    {
+        member.require_owner()?;
+    }
     let mut payload = a.config_payload.clone();
     settings_of(&c).write_into(&mut payload);
     let mut am: ai_agent::ActiveModel = a.into();
@@ -230,7 +238,8 @@ pub async fn assign_numbers(
     number_ids: &[Uuid],
 ) -> AppResult<AgentView> {
     let a = find_in_org(&state.db, member.organization_id, id).await?;
-    may_edit(member, &a)?;
+    // Which agent answers a number decides who texts the business's customers.
+    member.require_owner()?;
     for n in number_ids {
         crate::phone_numbers::service::find_in_org(&state.db, member.organization_id, *n).await?;
     }

@@ -22,6 +22,23 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// `hash_password` on tokio's blocking pool: an Argon2 hash takes tens of milliseconds of CPU,
+/// which must not stall the async workers that answer webhooks and pages.
+pub async fn hash_off_thread(password: &str) -> String {
+    let password = password.to_owned();
+    tokio::task::spawn_blocking(move || hash_password(&password))
+        .await
+        .expect("password hashing does not panic")
+}
+
+/// `verify_password` on tokio's blocking pool.
+pub async fn verify_off_thread(password: &str, hash: &str) -> bool {
+    let (password, hash) = (password.to_owned(), hash.to_owned());
+    tokio::task::spawn_blocking(move || verify_password(&password, &hash))
+        .await
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! Creating organisations, users and memberships, and checking credentials.
 use crate::auth::entity::{membership, organization, user};
 use crate::auth::model::{CurrentUser, MemberView, Role};
-use crate::auth::password::{hash_password, verify_password};
+use crate::auth::password::{hash_off_thread, hash_password, verify_off_thread};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::server::AppState;
@@ -30,7 +30,7 @@ pub async fn create_organization_with_owner(
     if org_name.is_empty() {
         return Err(AppError::validation("Give the organisation a name."));
     }
-    let hash = hash_password(password);
+    let hash = hash_off_thread(password).await;
     let txn = state.db.begin().await?;
     let org_id = Uuid::new_v4();
     organization::ActiveModel {
@@ -128,10 +128,10 @@ pub async fn authenticate(
         .await?
     else {
         // Spend the same time as a real check, so timing does not reveal which emails exist.
-        let _ = verify_password(password, &DUMMY_HASH);
+        let _ = verify_off_thread(password, &DUMMY_HASH).await;
         return Err(wrong());
     };
-    if !verify_password(password, &u.password_hash) {
+    if !verify_off_thread(password, &u.password_hash).await {
         return Err(wrong());
     }
     let m = membership::Entity::find()
@@ -176,15 +176,9 @@ pub async fn add_member(
 ) -> AppResult<MemberView> {
     owner.require_owner()?;
     let email = normalize_email(email);
+    let hash = hash_off_thread(password).await;
     let txn = state.db.begin().await?;
-    let user_id = insert_user(
-        &txn,
-        name,
-        &email,
-        hash_password(password),
-        state.clock.now(),
-    )
-    .await?;
+    let user_id = insert_user(&txn, name, &email, hash, state.clock.now()).await?;
     insert_membership(
         &txn,
         user_id,

@@ -100,6 +100,16 @@ pub async fn require_member() -> AppResult<(AppState, Member)> {
     Ok((state, member))
 }
 
+/// Deletes expired sessions (a lookup already refuses them; this keeps the table small and
+/// leaves no stale token hashes behind). Answers how many went.
+pub async fn sweep_expired(state: &AppState) -> AppResult<u64> {
+    Ok(session::Entity::delete_many()
+        .filter(session::Column::ExpiresAt.lte(state.clock.now()))
+        .exec(&state.db)
+        .await?
+        .rows_affected)
+}
+
 /// Stores a new session and sets its cookie on the response.
 pub async fn start_session(
     state: &AppState,

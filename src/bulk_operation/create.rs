@@ -26,6 +26,9 @@ pub fn skip_reason(
     let Some(phone) = c.phone.as_deref().filter(|p| !p.is_empty()) else {
         return Some("no phone number");
     };
+    if !crate::contacts::phone::can_text(phone) {
+        return Some("cannot be texted (a short code or sender name)");
+    }
     if opted_out {
         return Some("opted out");
     }
@@ -204,17 +207,24 @@ mod tests {
             Some("no phone number")
         );
         assert_eq!(
-            skip_reason(Some(&c(Some("+1"))), true, &mut seen),
+            skip_reason(Some(&c(Some("+14155550001"))), true, &mut seen),
             Some("opted out")
         );
-        assert_eq!(skip_reason(Some(&c(Some("+2"))), false, &mut seen), None);
         assert_eq!(
-            skip_reason(Some(&c(Some("+2"))), false, &mut seen),
+            skip_reason(Some(&c(Some("+14155550002"))), false, &mut seen),
+            None
+        );
+        assert_eq!(
+            skip_reason(Some(&c(Some("+14155550002"))), false, &mut seen),
             Some("duplicate phone number")
         );
         assert_eq!(
             skip_reason(None, false, &mut seen),
             Some("contact no longer exists")
+        );
+        assert_eq!(
+            skip_reason(Some(&c(Some("ACME"))), false, &mut seen),
+            Some("cannot be texted (a short code or sender name)")
         );
     }
 }

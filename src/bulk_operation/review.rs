@@ -242,6 +242,8 @@ pub async fn regenerate_item(
 /// Approve all: atomically from review to sending, then the send engine starts.
 pub async fn approve_all(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
     find_in_org(&state.db, m.organization_id, id).await?;
+    // Sending a campaign texts many people from the business's numbers: an owner decides.
+    m.require_owner()?;
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,

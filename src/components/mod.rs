@@ -24,6 +24,13 @@ pub fn ErrorBanner(message: Option<String>) -> Element {
     }
 }
 
+/// Whether the signed-in member is an organisation owner. The server decides every owner-only
+/// action; the UI only avoids offering what would be refused.
+pub fn use_is_owner() -> bool {
+    try_use_context::<crate::auth::model::CurrentUser>()
+        .is_some_and(|me| me.role == crate::auth::model::Role::Owner)
+}
+
 /// "3m ago"-style time, computed from UTC timestamps.
 pub fn short_time(at: chrono::DateTime<chrono::Utc>) -> String {
     at.format("%b %-d, %H:%M").to_string()

@@ -31,7 +31,7 @@ pub async fn update_contact(id: Uuid, input: ContactInput) -> Result<ContactView
 #[post("/api/contacts/opt_out")]
 pub async fn set_contact_opt_out(id: Uuid, opted_out: bool) -> Result<ContactView, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
-    crate::contacts::service::set_opted_out(&state, m.organization_id, id, opted_out).await
+    crate::contacts::service::set_opted_out(&state, &m, id, opted_out).await
 }
 
 #[post("/api/contacts/import")]

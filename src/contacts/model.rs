@@ -55,6 +55,14 @@ pub fn parse_tags(raw: &str) -> Vec<String> {
     tags
 }
 
+/// Whether a stored sender can be texted back: only an E.164 number can. Short codes and
+/// alphanumeric sender IDs are kept as they came, and cannot.
+pub fn can_text(phone: &str) -> bool {
+    phone
+        .strip_prefix('+')
+        .is_some_and(|d| (7..=15).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

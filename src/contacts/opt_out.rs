@@ -61,6 +61,21 @@ pub async fn clear_opt_out<C: ConnectionTrait>(db: &C, contact_id: Uuid) -> AppR
     Ok(())
 }
 
+/// An opt-in keyword (START, YES, UNSTOP) clears only an opt-out the contact made by keyword;
+/// a manual or carrier opt-out stays until an owner clears it. Answers whether one was cleared.
+pub async fn clear_keyword_opt_out<C: ConnectionTrait>(
+    db: &C,
+    contact_id: Uuid,
+) -> AppResult<bool> {
+    let res = opt_out::Entity::delete_many()
+        .filter(opt_out::Column::ContactId.eq(contact_id))
+        .filter(opt_out::Column::Channel.eq(SMS))
+        .filter(opt_out::Column::Source.eq(OptOutSource::Keyword.as_str()))
+        .exec(db)
+        .await?;
+    Ok(res.rows_affected > 0)
+}
+
 /// The contact's SMS opt-out, if any.
 pub async fn sms_opt_out<C: ConnectionTrait>(
     db: &C,

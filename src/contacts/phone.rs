@@ -18,9 +18,51 @@ pub fn normalize_phone(raw: &str, default_region: &str) -> Result<String, AppErr
     Ok(parsed.format().mode(phonenumber::Mode::E164).to_string())
 }
 
+pub use crate::contacts::model::can_text;
+
+/// The most characters kept of a sender that is not a phone number.
+pub const MAX_SENDER_CHARS: usize = 32;
+
+/// A sender that is not a phone number (a short code, an alphanumeric sender ID), kept as it
+/// came so that its text is not lost: trimmed, printable, at most `MAX_SENDER_CHARS`.
+pub fn sender_id(raw: &str) -> Result<String, AppError> {
+    let trimmed = raw.trim();
+    if trimmed.is_empty() {
+        return Err(AppError::validation("The sender is empty."));
+    }
+    if trimmed.chars().count() > MAX_SENDER_CHARS || trimmed.chars().any(char::is_control) {
+        return Err(AppError::validation(
+            "The sender is neither a phone number nor a sender ID.",
+        ));
+    }
+    Ok(trimmed.to_owned())
+}
+
+/// Either the E.164 form of `raw`, or `raw` kept as a sender ID that cannot be texted back.
+pub fn sender(raw: &str, default_region: &str) -> Result<String, AppError> {
+    normalize_phone(raw, default_region).or_else(|_| sender_id(raw))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_sender_is_kept_and_only_numbers_can_be_texted() {
+        assert_eq!(sender("+1 415 555 2671", "US").unwrap(), "+14155552671");
+        assert_eq!(sender("+447700900123", "US").unwrap(), "+447700900123");
+        assert!(can_text("+14155552671"));
+        for id in ["ACME", "12345", "My-Bank", "262966"] {
+            let kept = sender(id, "US").unwrap();
+            assert_eq!(kept, id);
+            assert!(!can_text(&kept), "{id} cannot be texted back");
+        }
+        assert!(sender("", "US").is_err());
+        assert!(sender("a\u{7}bell", "US").is_err());
+        assert!(sender(&"x".repeat(33), "US").is_err());
+        assert!(!can_text("+"));
+        assert!(!can_text("+1415abc2671"));
+    }
 
     #[test]
     fn common_formats_become_e164() {

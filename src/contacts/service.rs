@@ -1,4 +1,5 @@
 //! Contact queries and changes, always scoped to one organisation.
+use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactInput, ContactView};
 use crate::contacts::opt_out::{self, OptOutSource};
@@ -226,17 +227,20 @@ pub async fn update(
     view(state, org_id, id).await
 }
 
-/// Manual opt-out or opt-in from the contacts page.
+/// Manual opt-out or opt-in from the contacts page. Anyone may opt a contact out; only an
+/// owner may clear an opt-out (a contact who texted STOP clears their own by texting START).
 pub async fn set_opted_out(
     state: &AppState,
-    org_id: Uuid,
+    member: &Member,
     id: Uuid,
     opted_out: bool,
 ) -> AppResult<ContactView> {
+    let org_id = member.organization_id;
     find_in_org(&state.db, org_id, id).await?;
     if opted_out {
         opt_out::record_opt_out(&state.db, id, OptOutSource::Manual, state.clock.now()).await?;
-    } else {
+    } else if opt_out::sms_opt_out(&state.db, id).await?.is_some() {
+        member.require_owner()?;
         opt_out::clear_opt_out(&state.db, id).await?;
     }
     view(state, org_id, id).await

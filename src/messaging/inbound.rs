@@ -113,8 +113,10 @@ pub async fn persist_inbound(
         tracing::warn!(%to, "inbound text to a number no organisation has; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };
-    let from = normalize_phone(&sms.from, region)
-        .map_err(|_| WebhookError::BadRequest("From is not a phone number".into()))?;
+    // Any sender is kept, a short code or a sender name too: its text is never lost, and it is
+    // shown as one that cannot be texted back.
+    let from = crate::contacts::phone::sender(&sms.from, region)
+        .map_err(|e| WebhookError::BadRequest(format!("From: {e}")))?;
     let already = message::Entity::find()
         .filter(message::Column::ProviderSid.eq(&sms.message_sid))
         .one(&state.db)
@@ -164,7 +166,11 @@ pub async fn persist_inbound(
         Some(Keyword::OptOut) => {
             opt_out::record_opt_out(&txn, contact.id, OptOutSource::Keyword, now).await?
         }
-        Some(Keyword::OptIn) => opt_out::clear_opt_out(&txn, contact.id).await?,
+        Some(Keyword::OptIn) => {
+            if !opt_out::clear_keyword_opt_out(&txn, contact.id).await? {
+                tracing::info!("opt-in keyword left a manual or carrier opt-out in place");
+            }
+        }
         Some(Keyword::Help) | None => {}
     }
     txn.commit().await?;

@@ -131,6 +131,12 @@ async fn outbound_of(
         .await?
         .and_then(|c| c.phone)
         .ok_or_else(|| AppError::validation("The contact has no phone number."))?;
+    // The last guard before a provider: only a phone number is ever a recipient.
+    if !crate::contacts::phone::can_text(&to) {
+        return Err(AppError::Validation(format!(
+            "{to} is a short code or sender name, not a phone number: it cannot be texted."
+        )));
+    }
     let from = crate::phone_numbers::entity::Entity::find_by_id(row.phone_number_id)
         .one(&state.db)
         .await?

@@ -71,11 +71,20 @@ pub async fn send_sms_keyed(
     }
     let contact = contacts::find_in_org(&state.db, org_id, contact_id).await?;
     let number = numbers::find_in_org(&state.db, org_id, phone_number_id).await?;
-    if contact.phone.is_none() {
-        return Err(AppError::Validation(format!(
-            "{} has no phone number.",
-            contact.name
-        )));
+    match contact.phone.as_deref() {
+        None => {
+            return Err(AppError::Validation(format!(
+                "{} has no phone number.",
+                contact.name
+            )))
+        }
+        Some(p) if !crate::contacts::phone::can_text(p) => {
+            return Err(AppError::Validation(format!(
+                "{} texted from {p}, a short code or sender name: it cannot be texted back.",
+                contact.name
+            )))
+        }
+        Some(_) => {}
     }
     if opt_out::sms_opt_out(&state.db, contact_id).await?.is_some() {
         return Err(AppError::OptedOut(format!(

@@ -25,13 +25,22 @@ pub fn routes(state: AppState) -> Router {
 
 impl IntoResponse for WebhookError {
     fn into_response(self) -> Response {
-        let status = match &self {
-            WebhookError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            WebhookError::BadSignature => StatusCode::FORBIDDEN,
-            WebhookError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        match &self {
+            WebhookError::BadRequest(_) => tracing::warn!(error = %self, "webhook refused"),
+            WebhookError::BadSignature => tracing::warn!(error = %self, "webhook refused"),
+            WebhookError::Internal(_) => tracing::error!(error = %self, "webhook failed"),
+        }
+        let (status, body) = match self {
+            WebhookError::BadRequest(m) => (StatusCode::BAD_REQUEST, format!("bad request: {m}")),
+            WebhookError::BadSignature => (StatusCode::FORBIDDEN, self.to_string()),
+            // Never the database's words: they are for the log, not for whoever called.
+            // Twilio retries a 5xx, and the MessageSid keeps the retry from storing twice.
+            WebhookError::Internal(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server error; it has been logged".to_owned(),
+            ),
         };
-        tracing::warn!(error = %self, "webhook refused");
-        (status, self.to_string()).into_response()
+        (status, body).into_response()
     }
 }
 

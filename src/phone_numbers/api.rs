@@ -1,6 +1,6 @@
 //! Server functions behind the phone numbers page; adding and editing is for owners.
 use crate::error::AppError;
-use crate::phone_numbers::model::{PhoneNumberInput, PhoneNumberView};
+use crate::phone_numbers::model::{NumberProvider, PhoneNumberInput, PhoneNumberView};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -29,4 +29,14 @@ pub async fn update_phone_number(
     let (state, m) = crate::auth::session::require_member().await?;
     m.require_owner()?;
     crate::phone_numbers::service::update(&state, m.organization_id, id, &input).await
+}
+
+#[get("/api/numbers/provider")]
+pub async fn number_provider() -> Result<NumberProvider, AppError> {
+    let (state, _) = crate::auth::session::require_member().await?;
+    let name = state.transport.name();
+    Ok(NumberProvider {
+        name: name.to_owned(),
+        checks_ownership: name != "outbox",
+    })
 }

@@ -17,3 +17,11 @@ pub struct PhoneNumberInput {
     #[serde(default)]
     pub provider_sid: String,
 }
+
+/// Which provider sends, and whether it checks that the account has a number.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NumberProvider {
+    pub name: String,
+    /// False for the local outbox: numbers are free-form, for demos.
+    pub checks_ownership: bool,
+}

@@ -77,12 +77,35 @@ fn clean(
     ))
 }
 
+/// With a real provider, only a number the account has may be added; its provider id comes
+/// from the account. The local outbox takes any number, for demos.
+async fn check_owned(
+    state: &AppState,
+    number: &str,
+    sid: Option<String>,
+) -> AppResult<Option<String>> {
+    use crate::messaging::transport::Ownership;
+    match state.transport.ownership(number).await {
+        Ok(Ownership::Unchecked) => Ok(sid),
+        Ok(Ownership::Owned { provider_sid }) => Ok(Some(provider_sid)),
+        Ok(Ownership::NotOwned) => Err(AppError::Validation(format!(
+            "{number} is not a number of this {} account, so Herald cannot send from it or \
+             receive its texts. Buy or port it there first.",
+            state.transport.name()
+        ))),
+        Err(e) => Err(AppError::Validation(format!(
+            "Could not check {number} with the provider ({e}). Try again."
+        ))),
+    }
+}
+
 pub async fn create(
     state: &AppState,
     org_id: Uuid,
     input: &PhoneNumberInput,
 ) -> AppResult<PhoneNumberView> {
     let (number, name, sid) = clean(state, input)?;
+    let sid = check_owned(state, &number, sid).await?;
     let m = phone_number::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(org_id),
@@ -107,6 +130,7 @@ pub async fn update(
 ) -> AppResult<PhoneNumberView> {
     let existing = find_in_org(&state.db, org_id, id).await?;
     let (number, name, sid) = clean(state, input)?;
+    let sid = check_owned(state, &number, sid).await?;
     let mut am: phone_number::ActiveModel = existing.into();
     am.number = Set(number.clone());
     am.friendly_name = Set(name);

@@ -27,6 +27,11 @@ async fn sweep(state: &AppState, grace: chrono::Duration) {
     if let Err(e) = crate::plans::executor::resume_pending(state).await {
         tracing::error!(error = %e, "could not resume plans");
     }
+    match crate::auth::session::sweep_expired(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(sessions = n, "swept expired sessions"),
+        Err(e) => tracing::warn!(error = %e, "could not sweep expired sessions"),
+    }
     if let Err(e) = crate::auth::rate_limit::forget_old(&state.db, state.clock.now()).await {
         tracing::warn!(error = %e, "could not forget old rate-limit windows");
     }

@@ -13,7 +13,7 @@ pub struct TwilioConfig {
     pub timeout: std::time::Duration,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransportKind {
     Outbox,
     Twilio,
@@ -37,7 +37,11 @@ pub struct Config {
     /// The address Twilio uses to reach us; the webhook signature is computed over it.
     pub public_url: String,
     /// `TWILIO_AUTH_TOKEN`: when set, inbound webhooks must carry a valid X-Twilio-Signature.
+    /// Required with the Twilio transport or beyond loopback (see `exposure`).
     pub webhook_auth_token: Option<String>,
+    /// `ALLOW_UNSIGNED_WEBHOOKS=true`: a reachable server without a token, on purpose, for a
+    /// local experiment; logged loudly at start-up.
+    pub unsigned_webhooks_allowed: bool,
     pub transport: TransportKind,
     pub twilio: Option<TwilioConfig>,
     pub simulator_enabled: bool,
@@ -127,6 +131,12 @@ impl Config {
                 "SMS_TRANSPORT=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN".into(),
             );
         }
+        let unsigned_webhooks_allowed = super::exposure::check_webhook_signing(
+            transport,
+            super::exposure::reachable_beyond_loopback(ip, var("PUBLIC_URL").as_deref()),
+            var("TWILIO_AUTH_TOKEN").is_some(),
+            var("ALLOW_UNSIGNED_WEBHOOKS").is_some_and(|v| v == "true" || v == "1"),
+        )?;
         let simulator_default = transport == TransportKind::Outbox;
         let production = match var("HERALD_ENV").as_deref() {
             None | Some("development") | Some("test") => false,
@@ -173,6 +183,7 @@ impl Config {
             port,
             public_url,
             webhook_auth_token: var("TWILIO_AUTH_TOKEN"),
+            unsigned_webhooks_allowed,
             transport,
             twilio,
             simulator_enabled: var("SIMULATOR_ENABLED")
@@ -234,6 +245,7 @@ impl Config {
             port: 0,
             public_url: "http://127.0.0.1".into(),
             webhook_auth_token: None,
+            unsigned_webhooks_allowed: false,
             transport: TransportKind::Outbox,
             twilio: None,
             simulator_enabled: true,

@@ -64,6 +64,14 @@ pub fn run() {
                 std::process::exit(2);
             }
         };
+        if config.unsigned_webhooks_allowed {
+            tracing::warn!(
+                ip = %config.ip,
+                public_url = %config.public_url,
+                "UNSIGNED WEBHOOKS ALLOWED (ALLOW_UNSIGNED_WEBHOOKS=true): anyone who reaches this \
+                 server can forge texts, STOP and START. For local experiments only."
+            );
+        }
         let seed_demo = config.seed_demo;
         let running = match start(config).await {
             Ok(r) => r,

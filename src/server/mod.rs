@@ -2,8 +2,10 @@
 pub mod background;
 pub mod config;
 pub mod db;
+pub mod exposure;
 pub mod faults;
 pub mod launch;
+pub mod origin;
 pub mod router;
 pub mod seed;
 pub mod state;

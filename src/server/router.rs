@@ -14,6 +14,10 @@ pub fn build_router(state: AppState) -> Router {
         .merge(ops)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            crate::server::origin::same_site_only,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             metrics::track,
         ))
         .layer(Extension(state))

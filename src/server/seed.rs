@@ -90,7 +90,7 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
         .await?;
         // Boris opted out: plans and campaigns must leave him out.
         if name == "Boris Becker" {
-            contacts::set_opted_out(state, org, created.id, true).await?;
+            contacts::set_opted_out(state, &owner, created.id, true).await?;
         }
     }
     for (i, (from, to, body)) in [

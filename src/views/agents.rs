@@ -6,7 +6,7 @@ use crate::ai_agent::api::{
 use crate::ai_agent::model::{AgentInput, AgentView, SendMode};
 use crate::app::Route;
 use crate::components::use_live;
-use crate::components::{short_time, ErrorBanner};
+use crate::components::{short_time, use_is_owner, ErrorBanner};
 use crate::messaging::model::LiveTopic;
 use crate::phone_numbers::api::list_phone_numbers;
 use crate::plans::model::ApprovalPolicy;
@@ -134,6 +134,7 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
 #[component]
 fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
     let id = agent.id;
+    let is_owner = use_is_owner();
     let mut form = use_signal(|| AgentInput {
         name: agent.name.clone(),
         persona: agent.persona.clone(),
@@ -165,7 +166,11 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
             label { "Send mode"
                 select { id: "agent-send-mode", onchange: move |e| form.write().send_mode = SendMode::parse(&e.value()),
                     option { value: "suggest", selected: form.read().send_mode == SendMode::Suggest, "Suggest: draft 2–3 replies for a person to pick" }
-                    option { value: "autonomous", selected: form.read().send_mode == SendMode::Autonomous, "Autonomous: send replies itself" }
+                    option { value: "autonomous", selected: form.read().send_mode == SendMode::Autonomous,
+                        // Only an owner turns autonomy on; an agent that already has it keeps it.
+                        disabled: !is_owner && agent.send_mode != SendMode::Autonomous,
+                        if is_owner { "Autonomous: send replies itself" } else { "Autonomous: send replies itself (owners only)" }
+                    }
                 }
             }
             div { class: "planning-box",
@@ -235,6 +240,7 @@ fn NumberAssignment(
     on_saved: EventHandler<()>,
 ) -> Element {
     let id = agent.id;
+    let is_owner = use_is_owner();
     let mut chosen = use_signal(|| agent.number_ids.clone());
     let mut error = use_signal(|| None::<String>);
     let save = move |_| async move {
@@ -257,6 +263,7 @@ fn NumberAssignment(
                         r#type: "checkbox",
                         class: "assign-number",
                         "data-number": "{n.number}",
+                        disabled: !is_owner,
                         checked: chosen.read().contains(&n.id),
                         onchange: move |e| {
                             let mut c = chosen.write();
@@ -270,7 +277,11 @@ fn NumberAssignment(
                     if agent.number_ids.contains(&n.id) { span { class: "badge", "assigned" } }
                 }
             }
-            button { id: "agent-assign", class: "secondary", onclick: save, "Save numbers" }
+            if is_owner {
+                button { id: "agent-assign", class: "secondary", onclick: save, "Save numbers" }
+            } else {
+                p { class: "muted small", "An organisation owner decides which agent answers a number." }
+            }
         }
     }
 }

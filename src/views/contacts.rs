@@ -1,5 +1,5 @@
 //! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
-use crate::components::ErrorBanner;
+use crate::components::{use_is_owner, ErrorBanner};
 use crate::contacts::api::{
     create_contact, import_contacts_csv, search_contacts, set_contact_opt_out, update_contact,
 };
@@ -21,6 +21,7 @@ fn input_from(c: &ContactView) -> ContactInput {
 
 #[component]
 pub fn Contacts() -> Element {
+    let is_owner = use_is_owner();
     let mut query = use_signal(String::new);
     let mut contacts = use_resource(move || search_contacts(query()));
     let mut form = use_signal(ContactInput::default);
@@ -116,7 +117,11 @@ pub fn Contacts() -> Element {
                             div { class: "opt-out-box",
                                 if c.opted_out {
                                     p { "Opted out of SMS ({c.opt_out_source.clone().unwrap_or_default()})." }
-                                    button { id: "opt-in", class: "secondary", r#type: "button", onclick: move |_| toggle_opt_out(c.id, false), "Opt back in" }
+                                    if is_owner {
+                                        button { id: "opt-in", class: "secondary", r#type: "button", onclick: move |_| toggle_opt_out(c.id, false), "Opt back in" }
+                                    } else {
+                                        p { class: "muted small", id: "opt-in-owner-only", "Only an owner can opt them back in; a contact who texted STOP can text START." }
+                                    }
                                 } else {
                                     p { class: "muted", "Subscribed to SMS." }
                                     button { id: "opt-out", class: "danger", r#type: "button", onclick: move |_| toggle_opt_out(c.id, true), "Opt out manually" }

@@ -4,6 +4,7 @@ use crate::app::Route;
 use crate::components::use_attention;
 use crate::components::use_live;
 use crate::components::{Composer, ErrorBanner, MessageBubble, Prefill, SuggestionsPanel};
+use crate::contacts::model::can_text;
 use crate::messaging::api::get_conversation;
 use crate::messaging::model::Direction;
 use crate::messaging::model::LiveTopic;
@@ -83,13 +84,19 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                             }
                         }
                     }
-                    Composer {
-                        contact_id,
-                        numbers: conv.numbers.clone(),
-                        default_number_id: conv.default_number_id,
-                        opted_out: conv.contact.opted_out,
-                        on_sent: move |_| conversation.restart(),
-                        prefill,
+                    if conv.contact.phone.as_deref().is_some_and(|p| !can_text(p)) {
+                        p { class: "notice cannot-reply", id: "cannot-reply",
+                            "{conv.contact.phone.clone().unwrap_or_default()} is a short code or sender name. Herald keeps its texts, but nobody can text it back."
+                        }
+                    } else {
+                        Composer {
+                            contact_id,
+                            numbers: conv.numbers.clone(),
+                            default_number_id: conv.default_number_id,
+                            opted_out: conv.contact.opted_out,
+                            on_sent: move |_| conversation.restart(),
+                            prefill,
+                        }
                     }
                 }
             }

@@ -1,7 +1,9 @@
 //! The phone numbers page: the organisation's numbers; owners add and edit them.
 use crate::auth::model::{CurrentUser, Role};
 use crate::components::ErrorBanner;
-use crate::phone_numbers::api::{create_phone_number, list_phone_numbers, update_phone_number};
+use crate::phone_numbers::api::{
+    create_phone_number, list_phone_numbers, number_provider, update_phone_number,
+};
 use crate::phone_numbers::model::PhoneNumberInput;
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -10,6 +12,7 @@ use uuid::Uuid;
 pub fn PhoneNumbers() -> Element {
     let me = use_context::<CurrentUser>();
     let mut numbers = use_resource(list_phone_numbers);
+    let provider = use_resource(number_provider);
     let mut form = use_signal(PhoneNumberInput::default);
     let mut editing = use_signal(|| None::<Uuid>);
     let mut error = use_signal(|| None::<String>);
@@ -35,6 +38,15 @@ pub fn PhoneNumbers() -> Element {
         div { class: "page",
             header { class: "page-head", h1 { "Phone numbers" } }
             p { class: "muted", "Contacts text these numbers; replies leave from the number they texted." }
+            match provider.read().clone() {
+                Some(Ok(p)) if !p.checks_ownership => rsx! {
+                    p { class: "notice", id: "numbers-free-form", "Texts go to the local outbox and reach nobody, so any number can be added for a demo. With Twilio, only numbers of your Twilio account can be added." }
+                },
+                Some(Ok(p)) => rsx! {
+                    p { class: "muted small", id: "numbers-checked", "Only numbers of your {p.name} account can be added; Herald checks each one with {p.name}." }
+                },
+                _ => rsx! {},
+            }
             match list {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },

@@ -7,7 +7,7 @@ use crate::bulk_operation::api::{
 use crate::bulk_operation::model::{item_status, ItemView, OperationStatus, ReviewSheet};
 use crate::bulk_operation::segments::{segments, COST_PER_SEGMENT};
 use crate::components::use_live;
-use crate::components::{ErrorBanner, OperationCard};
+use crate::components::{use_is_owner, ErrorBanner, OperationCard};
 use crate::error::AppError;
 use crate::messaging::model::LiveTopic;
 use crate::messaging::model::Resolution;
@@ -44,6 +44,7 @@ pub fn Operations() -> Element {
 
 #[component]
 pub fn OperationReview(operation_id: Uuid) -> Element {
+    let is_owner = use_is_owner();
     let live = use_live(LiveTopic::Operation(operation_id));
     let mut sheet = use_resource(move || {
         let _ = live();
@@ -79,8 +80,10 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                         OperationCard { operation_id }
                         p { class: "muted", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at ${COST_PER_SEGMENT} a segment" }
                         div { class: "row",
-                            if reviewing {
+                            if reviewing && is_owner {
                                 button { id: "approve-all", class: "primary", onclick: move |_| async move { act(approve_operation(operation_id).await) }, "Approve all and send" }
+                            } else if reviewing {
+                                p { class: "muted", id: "approve-owner-only", "An organisation owner approves a campaign before it is sent." }
                             }
                             if active {
                                 button { id: "cancel-operation", class: "danger", onclick: move |_| async move { act(cancel_operation(operation_id).await) }, "Cancel" }

@@ -17,7 +17,7 @@ async fn every_page_fits(backend: Backend, screen: Screen) {
         ("inbox", "/messaging", ".conversation-item"),
         ("assistant", "/assistant", "#assistant-input"),
         ("contacts", "/contacts", "#contacts-table"),
-        ("numbers", "/numbers", "#numbers-table"),
+        ("numbers", "/numbers", "#numbers-free-form"),
         ("simulator", "/simulator", "#sim-body"),
         ("agents", "/agents", "#agents-table"),
         ("plans", "/plans", ".page-head"),

@@ -189,7 +189,42 @@ async fn owner_adds_members(backend: Backend) {
     assert_eq!(status, StatusCode::FORBIDDEN, "only owners add numbers");
 }
 
+/// The sweep deletes sessions past their expiry, and their cookies no longer sign anyone in.
+async fn expired_sessions_are_swept(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let old = app.new_org("Old Co").await;
+    let fresh = app.new_org("Fresh Co").await;
+    use herald::auth::entity::session;
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let now = app.state.clock.now();
+    session::Entity::update_many()
+        .col_expr(
+            session::Column::ExpiresAt,
+            Expr::value(now - chrono::Duration::hours(1)),
+        )
+        .filter(session::Column::OrganizationId.eq(old.org_id))
+        .exec(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(app.count("session").await, 2);
+    let swept = herald::auth::session::sweep_expired(&app.state)
+        .await
+        .unwrap();
+    assert_eq!(swept, 1);
+    assert_eq!(app.count("session").await, 1);
+    let (status, _) = app.call_as(&old.client, "/api/numbers", Value::Null).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = app
+        .call_as(&fresh.client, "/api/numbers", Value::Null)
+        .await;
+    assert!(status.is_success());
+}
+
 on_both_databases!(
+    expired_sessions_are_swept,
     sign_up_sign_in_sign_out,
     cookie_is_not_secure_over_http,
     bad_credentials_and_rate_limit,

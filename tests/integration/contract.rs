@@ -101,5 +101,9 @@ async fn every_twilio_request_passes_the_spec() {
         })
         .await
         .unwrap_or_else(|e| panic!("list: {e}"));
+        // The account's numbers: the request passes the spec, and the answer decodes.
+        t.ownership(&sms.from)
+            .await
+            .unwrap_or_else(|e| panic!("IncomingPhoneNumbers: {e}"));
     }
 }

@@ -33,6 +33,8 @@ pub struct FakeTwilio {
     pub latency: Mutex<Duration>,
     /// List requests seen (lookups of texts in doubt).
     pub lists: Mutex<usize>,
+    /// The account's numbers. `None`: the account was set up with every number the test adds.
+    pub owned: Mutex<Option<Vec<String>>>,
 }
 
 impl FakeTwilio {
@@ -55,6 +57,10 @@ pub async fn start() -> (String, Arc<FakeTwilio>) {
         .route(
             "/2010-04-01/Accounts/{sid}/Messages.json",
             post(create).get(list),
+        )
+        .route(
+            "/2010-04-01/Accounts/{sid}/IncomingPhoneNumbers.json",
+            axum::routing::get(incoming_numbers),
         )
         .with_state(fake.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -127,5 +133,28 @@ async fn list(
         .collect();
     Json(
         json!({"messages": found, "page": 0, "page_size": 50, "first_page_uri": "", "next_page_uri": null, "previous_page_uri": null, "uri": ""}),
+    )
+}
+
+/// `IncomingPhoneNumbers.json`: `PhoneNumber` matches partially, as Twilio's does (a number
+/// that contains the digits asked for), so a client must compare the answer exactly.
+async fn incoming_numbers(
+    State(fake): State<Arc<FakeTwilio>>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Json<Value> {
+    let asked = q.get("PhoneNumber").cloned().unwrap_or_default();
+    let digits: String = asked.chars().filter(char::is_ascii_digit).collect();
+    let owned = fake.owned.lock().unwrap().clone();
+    let numbers: Vec<String> = match owned {
+        None => vec![asked.clone()],
+        Some(list) => list.into_iter().filter(|n| n.contains(&digits)).collect(),
+    };
+    let found: Vec<Value> = numbers
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"sid": format!("PN{:032x}", i + 1), "phone_number": n, "friendly_name": n}))
+        .collect();
+    Json(
+        json!({"incoming_phone_numbers": found, "page": 0, "page_size": 50, "first_page_uri": "", "next_page_uri": null, "previous_page_uri": null, "uri": ""}),
     )
 }

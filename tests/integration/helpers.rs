@@ -295,6 +295,35 @@ impl TestApp {
         }
     }
 
+    /// Adds a member (not an owner) to the organisation, signed in on a client of their own.
+    pub async fn add_member(&self, org: &Org, name: &str) -> Org {
+        let email = format!(
+            "{}-{}@member.test",
+            name.to_lowercase(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let _: Value = self
+            .ok_as(
+                &org.client,
+                "/api/members/add",
+                json!({"form": {"name": name, "email": email, "password": "member password 1"}}),
+            )
+            .await;
+        let client = new_client();
+        let _: Value = self
+            .ok_as(
+                &client,
+                "/api/auth/sign_in",
+                json!({"form": {"email": email, "password": "member password 1"}}),
+            )
+            .await;
+        Org {
+            client,
+            org_id: org.org_id,
+            email,
+        }
+    }
+
     pub async fn add_number(&self, org: &Org, number: &str) -> uuid::Uuid {
         let v: Value = self
             .ok_as(
@@ -338,19 +367,24 @@ impl TestApp {
         herald::server::state::wait_for_background(&self.state.tasks).await;
     }
 
-    pub async fn count(&self, table: &str) -> i64 {
+    /// Rows of `table` matching a SQL condition written by the test.
+    pub async fn count_where(&self, table: &str, condition: &str) -> i64 {
         use sea_orm::{ConnectionTrait, Statement};
         let row = self
             .state
             .db
             .query_one_raw(Statement::from_string(
                 self.state.db.get_database_backend(),
-                format!("SELECT COUNT(*) AS n FROM \"{table}\""),
+                format!("SELECT COUNT(*) AS n FROM \"{table}\" WHERE {condition}"),
             ))
             .await
             .unwrap()
             .unwrap();
         row.try_get::<i64>("", "n").unwrap()
+    }
+
+    pub async fn count(&self, table: &str) -> i64 {
+        self.count_where(table, "1 = 1").await
     }
 }
 

@@ -33,10 +33,25 @@ pub async fn open_live(
     org: Option<&Org>,
     topic: &str,
 ) -> Result<LiveSocket, reqwest::StatusCode> {
+    open_live_from(app, org, topic, None).await
+}
+
+/// As `open_live`, from a page of `origin` (a browser sends it with every WebSocket).
+pub async fn open_live_from(
+    app: &TestApp,
+    org: Option<&Org>,
+    topic: &str,
+    origin: Option<&str>,
+) -> Result<LiveSocket, reqwest::StatusCode> {
     let url = app
         .url(&format!("/api/live/ws?topic={topic}"))
         .replacen("http", "ws", 1);
     let mut request = url.into_client_request().unwrap();
+    if let Some(origin) = origin {
+        request
+            .headers_mut()
+            .insert("origin", origin.parse().unwrap());
+    }
     if let Some(org) = org {
         let cookie = session_cookie(app, org).await;
         request

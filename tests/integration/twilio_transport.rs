@@ -56,6 +56,18 @@ struct Hello {
     sent: Value,
 }
 
+/// The account's numbers on a wiremock Twilio: it has the test organisation's number.
+async fn own_number(fake: &MockServer) {
+    Mock::given(method("GET"))
+        .and(path("/2010-04-01/Accounts/ACtest/IncomingPhoneNumbers.json"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "incoming_phone_numbers": [{"sid": "PN0123456789abcdef0123456789abcdef", "phone_number": "+14155550100"}],
+            "page": 0, "page_size": 50, "first_page_uri": "", "next_page_uri": null, "previous_page_uri": null, "uri": ""
+        })))
+        .mount(fake)
+        .await;
+}
+
 async fn send_hello(backend: Backend, transport: Arc<TwilioTransport>) -> Option<Hello> {
     let app = spawn_app_sending_to(backend, transport).await?;
     let org = app.new_org("Twilio Co").await;
@@ -96,6 +108,7 @@ impl Hello {
 /// whether it does: here it does, so its SID is recorded and no second create is made.
 async fn a_server_error_is_reconciled_not_resent(backend: Backend) {
     let fake = MockServer::start().await;
+    own_number(&fake).await;
     Mock::given(method("POST"))
         .and(path(MESSAGES_PATH))
         .respond_with(ResponseTemplate::new(503))
@@ -134,7 +147,7 @@ async fn a_server_error_is_reconciled_not_resent(backend: Backend) {
         .await
         .unwrap()
         .into_iter()
-        .filter(|r| r.method.as_str() == "GET")
+        .filter(|r| r.method.as_str() == "GET" && r.url.path() == MESSAGES_PATH)
         .collect::<Vec<_>>();
     assert!(
         lists[0].url.query().unwrap_or("").contains("DateSent%3E="),
@@ -147,6 +160,7 @@ async fn a_server_error_is_reconciled_not_resent(backend: Backend) {
 /// again (once).
 async fn a_text_twilio_never_got_is_sent_again(backend: Backend) {
     let fake = MockServer::start().await;
+    own_number(&fake).await;
     Mock::given(method("POST"))
         .and(path(MESSAGES_PATH))
         .respond_with(ResponseTemplate::new(502))
@@ -293,3 +307,48 @@ on_both_databases!(
     a_server_error_is_reconciled_not_resent,
     a_text_twilio_never_got_is_sent_again,
 );
+
+/// With Twilio, a number can be added only when the account's IncomingPhoneNumbers list has
+/// it exactly (the list's filter also matches partial numbers); its PN sid comes from Twilio.
+async fn only_numbers_the_account_has(backend: Backend) {
+    let (base, fake) = crate::fake_twilio::start().await;
+    *fake.owned.lock().unwrap() = Some(vec!["+14155550100".into(), "+141555501009".into()]);
+    let transport = Arc::new(TwilioTransport::new(config(&base)).unwrap());
+    let Some(app) = spawn_app_sending_to(backend, transport).await else {
+        return;
+    };
+    let org = app.new_org("Owned Co").await;
+    let added: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/numbers/create",
+            serde_json::json!({"input": {"number": "+1 415 555 0100", "friendly_name": "Front", "provider_sid": ""}}),
+        )
+        .await;
+    assert!(added["provider_sid"].as_str().unwrap().starts_with("PN"));
+    let (status, reply) = app
+        .call_as(
+            &org.client,
+            "/api/numbers/create",
+            serde_json::json!({"input": {"number": "+1 415 555 0101", "friendly_name": "Not ours", "provider_sid": ""}}),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{reply}");
+    assert!(
+        reply
+            .to_string()
+            .contains("not a number of this twilio account"),
+        "{reply}"
+    );
+    let provider: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/numbers/provider",
+            serde_json::Value::Null,
+        )
+        .await;
+    assert_eq!(provider["checks_ownership"], true);
+    assert_eq!(app.count("phone_number").await, 1);
+}
+
+on_both_databases!(only_numbers_the_account_has);

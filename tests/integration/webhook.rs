@@ -241,8 +241,8 @@ async fn malformed_and_oversized_bodies(backend: Backend) {
             b"MessageSid=SM1&To=%2B14155550100&Body=hi".to_vec(),
         ),
         (
-            "From not a number",
-            b"MessageSid=SM2&From=hello&To=%2B14155550100&Body=hi".to_vec(),
+            "From with control characters",
+            b"MessageSid=SM2&From=a%07b&To=%2B14155550100&Body=hi".to_vec(),
         ),
         (
             "bad NumMedia",

@@ -57,6 +57,17 @@ pub enum TransportError {
     Ambiguous(String),
 }
 
+/// Whether the provider account has a number to send from and receive on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ownership {
+    /// The transport sends nowhere (the local outbox): numbers are free-form, for demos.
+    Unchecked,
+    /// The account has it, under this provider id.
+    Owned { provider_sid: String },
+    /// The account does not have it.
+    NotOwned,
+}
+
 #[async_trait::async_trait]
 pub trait SmsTransport: Send + Sync {
     fn name(&self) -> &'static str;
@@ -64,6 +75,10 @@ pub trait SmsTransport: Send + Sync {
     async fn send(&self, sms: &OutboundSms) -> Result<SentSms, TransportError>;
     /// Texts the provider has that match, newest first.
     async fn find(&self, lookup: &Lookup) -> Result<Vec<FoundSms>, TransportError>;
+    /// Whether the account has `number` (E.164). A transport that sends nowhere checks nothing.
+    async fn ownership(&self, _number: &str) -> Result<Ownership, TransportError> {
+        Ok(Ownership::Unchecked)
+    }
 }
 
 pub fn from_config(config: &Config) -> Result<Arc<dyn SmsTransport>, String> {

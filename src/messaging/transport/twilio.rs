@@ -2,7 +2,7 @@
 //! when it surely did not reach Twilio (a refused connection, a 429); a timeout, a dropped answer
 //! or a server error is `Ambiguous`, for the ledger to reconcile with the Messages list and its
 //! `To`, `From` and `DateSent>` filters.
-use super::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
+use super::{FoundSms, Lookup, OutboundSms, Ownership, SentSms, SmsTransport, TransportError};
 use crate::server::config::TwilioConfig;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -30,6 +30,17 @@ struct MessageResource {
 #[derive(serde::Deserialize)]
 struct MessageList {
     messages: Vec<MessageResource>,
+}
+
+#[derive(serde::Deserialize)]
+struct IncomingNumber {
+    sid: String,
+    phone_number: String,
+}
+
+#[derive(serde::Deserialize)]
+struct IncomingNumberList {
+    incoming_phone_numbers: Vec<IncomingNumber>,
 }
 
 #[derive(serde::Deserialize)]
@@ -80,25 +91,34 @@ impl TwilioTransport {
     }
 
     async fn list(&self, query: &[(&str, String)]) -> Result<Vec<MessageResource>, TransportError> {
+        let list: MessageList = self.get_json(self.url(), query, "listing messages").await?;
+        Ok(list.messages)
+    }
+
+    /// A GET of Twilio's REST API, read as JSON; any failure means nothing was learnt.
+    async fn get_json<T: serde::de::DeserializeOwned>(
+        &self,
+        url: String,
+        query: &[(&str, String)],
+        what: &str,
+    ) -> Result<T, TransportError> {
         let res = self
             .http
-            .get(self.url())
+            .get(url)
             .basic_auth(&self.config.account_sid, Some(&self.config.auth_token))
             .query(query)
             .send()
             .await
-            .map_err(|e| TransportError::NotSent(format!("listing messages: {e}")))?;
+            .map_err(|e| TransportError::NotSent(format!("{what}: {e}")))?;
         if !res.status().is_success() {
             return Err(TransportError::NotSent(format!(
-                "listing messages: HTTP {}",
+                "{what}: HTTP {}",
                 res.status()
             )));
         }
-        let list: MessageList = res
-            .json()
+        res.json()
             .await
-            .map_err(|e| TransportError::NotSent(format!("listing messages: {e}")))?;
-        Ok(list.messages)
+            .map_err(|e| TransportError::NotSent(format!("{what}: {e}")))
     }
 }
 
@@ -174,6 +194,30 @@ impl SmsTransport for TwilioTransport {
             "after {} attempts: {last}",
             self.max_attempts
         )))
+    }
+
+    /// The account's `IncomingPhoneNumbers` list, filtered by `PhoneNumber`. The filter also
+    /// matches partial numbers, so only an exact `phone_number` counts.
+    async fn ownership(&self, number: &str) -> Result<Ownership, TransportError> {
+        let url = format!(
+            "{}/2010-04-01/Accounts/{}/IncomingPhoneNumbers.json",
+            self.config.api_base.trim_end_matches('/'),
+            self.config.account_sid
+        );
+        let query = [
+            ("PhoneNumber", number.to_owned()),
+            ("PageSize", "50".to_owned()),
+        ];
+        let list: IncomingNumberList = self
+            .get_json(url, &query, "listing the account's numbers")
+            .await?;
+        Ok(list
+            .incoming_phone_numbers
+            .into_iter()
+            .find(|n| n.phone_number == number)
+            .map_or(Ownership::NotOwned, |n| Ownership::Owned {
+                provider_sid: n.sid,
+            }))
     }
 
     /// Sent texts come from the list filtered by `To`, `From` and `DateSent>`. A text still
