@@ -176,7 +176,14 @@ fn segment_counter(r: &mut TestRunner) -> Result<(), TestError<String>> {
 }
 
 fn phones(r: &mut TestRunner) -> Result<(), TestError<String>> {
-    let raw = prop_oneof![text(), "\\+?[0-9 ()-]{0,20}", "[A-Za-z0-9]{1,12}"];
+    // Short local numbers are here on purpose: fuzzing found "1640" in DE ("+491640") once
+    // being a phone number to one check and not to the other.
+    let raw = prop_oneof![
+        text(),
+        "\\+?[0-9 ()-]{0,20}",
+        "[0-9]{3,6}",
+        "[A-Za-z0-9]{1,12}"
+    ];
     let region = prop_oneof![Just("US"), Just("GB"), Just("DE"), Just("XX"), Just("")];
     r.run(&(raw, region), |(raw, region)| {
         if let Ok(e164) = normalize_phone(&raw, region) {

@@ -55,12 +55,13 @@ pub fn parse_tags(raw: &str) -> Vec<String> {
     tags
 }
 
-/// Whether a stored sender can be texted back: only an E.164 number can. Short codes and
-/// alphanumeric sender IDs are kept as they came, and cannot.
+/// Whether a stored sender can be texted back: only an E.164 number can (a plus and up to 15
+/// digits; some valid numbers are short, like a German "+491640"). Short codes and alphanumeric
+/// sender IDs are kept as they came, without a plus, and cannot.
 pub fn can_text(phone: &str) -> bool {
     phone
         .strip_prefix('+')
-        .is_some_and(|d| (7..=15).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
+        .is_some_and(|d| (3..=15).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
