@@ -9,6 +9,17 @@ pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
     crate::auth::model::validate_credentials(&form.email, &form.password)
         .map_err(AppError::Validation)?;
     let state = crate::server::AppState::current()?;
+    let address = session::client_address(&state);
+    if let Err(secs) = state
+        .sign_up_limiter
+        .check(&state.db, state.clock.now(), &form.email, &address)
+        .await?
+    {
+        tracing::warn!(%address, "sign-up rate limited");
+        return Err(AppError::RateLimited(format!(
+            "Too many sign-ups. Wait {secs} seconds and try again."
+        )));
+    }
     let (org_id, user_id) = service::create_organization_with_owner(
         &state,
         &form.organization_name,
@@ -30,7 +41,7 @@ pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
 pub async fn sign_in(form: SignInForm) -> Result<CurrentUser, AppError> {
     use crate::auth::{service, session};
     let state = crate::server::AppState::current()?;
-    let address = session::client_address();
+    let address = session::client_address(&state);
     if let Err(secs) = state
         .sign_in_limiter
         .check(&state.db, state.clock.now(), &form.email, &address)

@@ -1,4 +1,4 @@
-//! Sign-in attempts limited per email and per client address, counted in the database so every
+//! Sign-in and sign-up attempts limited per email and per client address, counted in the database so every
 //! instance shares one limit (a per-process counter would give an attacker one allowance per
 //! instance). Fixed one-minute windows per key, advanced by one atomic upsert.
 use crate::error::AppResult;
@@ -7,18 +7,28 @@ use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement};
 
 const WINDOW_MS: i64 = 60_000;
 
+/// Attempts of one kind (signing in, signing up) per email and per client address.
 pub struct SignInLimiter {
+    kind: &'static str,
     per_minute: u32,
 }
 
 impl SignInLimiter {
+    /// Sign-in attempts.
     pub fn new(per_minute: u32) -> Self {
+        Self::of("signin", per_minute)
+    }
+
+    /// Attempts of `kind`, counted apart from every other kind.
+    pub fn of(kind: &'static str, per_minute: u32) -> Self {
         Self {
+            kind,
             per_minute: per_minute.max(1),
         }
     }
 
     /// Counts one attempt for this email and this address; `Err(seconds)` when either is over.
+    /// The email is normalised exactly as accounts store it, so case and spaces buy nothing.
     pub async fn check(
         &self,
         db: &DatabaseConnection,
@@ -27,8 +37,12 @@ impl SignInLimiter {
         address: &str,
     ) -> AppResult<Result<(), u64>> {
         for key in [
-            format!("email:{}", email.trim().to_lowercase()),
-            format!("addr:{address}"),
+            format!(
+                "{}:email:{}",
+                self.kind,
+                crate::auth::service::normalize_email(email)
+            ),
+            format!("{}:addr:{address}", self.kind),
         ] {
             let (hits, start) = hit(db, &key, now.timestamp_millis()).await?;
             if hits > self.per_minute as i64 {

@@ -49,6 +49,12 @@ pub struct Config {
     pub seed_demo: bool,
     /// Sign-in attempts allowed per email and per address each minute.
     pub sign_in_attempts_per_minute: u32,
+    /// Sign-ups allowed per email and per address each minute (`SIGN_UPS_PER_MINUTE`, default 5).
+    pub sign_ups_per_minute: u32,
+    /// `TRUSTED_PROXY_HEADER` (opt-in, e.g. `X-Forwarded-For`): the header a proxy in front of
+    /// Herald sets to the client's address. Unset, the connection's own address is used, so a
+    /// caller cannot pick the address its attempts count against.
+    pub trusted_proxy_header: Option<String>,
     /// Campaign sends per second per number (`SEND_RATE_PER_SECOND`, default 1).
     pub sends_per_second: f64,
     /// RiskGated plans changing more rows than this wait for a person (`PLAN_RISK_MAX_ROWS`, default 25).
@@ -193,6 +199,10 @@ impl Config {
             seed_demo: var("SEED_DEMO")
                 .map(|v| v != "false" && v != "0")
                 .unwrap_or(true),
+            sign_ups_per_minute: var("SIGN_UPS_PER_MINUTE")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(5),
+            trusted_proxy_header: var("TRUSTED_PROXY_HEADER").map(|h| h.to_ascii_lowercase()),
             sign_in_attempts_per_minute: var("SIGN_IN_ATTEMPTS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(10),
@@ -252,6 +262,8 @@ impl Config {
             default_region: "US".into(),
             seed_demo: false,
             sign_in_attempts_per_minute: 10,
+            sign_ups_per_minute: 5,
+            trusted_proxy_header: None,
             sends_per_second: 1.0,
             plan_risk_max_rows: crate::plans::approval::DEFAULT_MAX_ROWS,
             draft_concurrency: 20,

@@ -23,6 +23,7 @@ pub struct Inner {
     pub live: LiveHub,
     pub metrics: Metrics,
     pub sign_in_limiter: SignInLimiter,
+    pub sign_up_limiter: SignInLimiter,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
     /// Names this process in leases: `host-pid-random`.
@@ -110,6 +111,7 @@ impl AppState {
             ))
         });
         let sign_in_limiter = SignInLimiter::new(config.sign_in_attempts_per_minute);
+        let sign_up_limiter = SignInLimiter::of("signup", config.sign_ups_per_minute);
         let instance_id = instance_id();
         Self(Arc::new(Inner {
             db,
@@ -123,6 +125,7 @@ impl AppState {
             live: LiveHub::new(instance_id.clone()),
             metrics: Metrics::new(),
             sign_in_limiter,
+            sign_up_limiter,
             tasks: TaskTracker::new(),
             instance_id,
             faults: Default::default(),

@@ -125,6 +125,98 @@ async fn bad_credentials_and_rate_limit(backend: Backend) {
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
 }
 
+/// Sign-up is limited per address and per email (normalised as accounts store it).
+async fn sign_up_is_rate_limited(backend: Backend) {
+    let opts = Options {
+        sign_ups_per_minute: 3,
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    for i in 0..3 {
+        app.new_org(&format!("Org {i}")).await;
+    }
+    let (status, body) = app
+        .call_as(
+            &new_client(),
+            "/api/auth/sign_up",
+            json!({"form": {"organization_name": "One too many", "name": "X", "email": "late@x.test", "password": "correct horse battery"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert!(body["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Too many sign-ups"));
+    assert_eq!(app.count("organization").await, 3);
+}
+
+/// A client address from a header counts only when a proxy is trusted to set it; otherwise a
+/// caller could pick a fresh address for every attempt. Emails count however they are typed.
+async fn proxy_addresses_only_when_trusted(backend: Backend) {
+    for trusted in [false, true] {
+        let opts = Options {
+            sign_in_attempts_per_minute: 3,
+            trusted_proxy_header: trusted.then(|| "x-forwarded-for".to_owned()),
+            ..Default::default()
+        };
+        let Some(app) = spawn_app_with(backend, opts).await else {
+            return;
+        };
+        let client = new_client();
+        let mut limited = 0;
+        for i in 0..6 {
+            let res = client
+                .post(app.url("/api/auth/sign_in"))
+                .header("x-forwarded-for", format!("203.0.113.9, 198.51.100.{i}"))
+                .json(&json!({"form": {"email": format!("user{i}@x.test"), "password": "wrong password"}}))
+                .send()
+                .await
+                .unwrap();
+            if res.status() == StatusCode::TOO_MANY_REQUESTS {
+                limited += 1;
+            }
+        }
+        if trusted {
+            assert_eq!(limited, 0, "each proxied address has its own allowance");
+        } else {
+            assert_eq!(
+                limited, 3,
+                "the header is ignored: one address, three attempts"
+            );
+        }
+    }
+    let opts = Options {
+        sign_in_attempts_per_minute: 3,
+        trusted_proxy_header: Some("x-forwarded-for".to_owned()),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let mut last = StatusCode::OK;
+    for (i, email) in ["Same@X.test", " same@x.test", "SAME@x.TEST ", "same@x.test"]
+        .iter()
+        .enumerate()
+    {
+        // A fresh address each time (the proxy is trusted): only the email can limit.
+        last = new_client()
+            .post(app.url("/api/auth/sign_in"))
+            .header("x-forwarded-for", format!("198.51.100.{i}"))
+            .json(&json!({"form": {"email": email, "password": format!("wrong {i}")}}))
+            .send()
+            .await
+            .unwrap()
+            .status();
+    }
+    assert_eq!(
+        last,
+        StatusCode::TOO_MANY_REQUESTS,
+        "one email, however typed"
+    );
+}
+
 async fn sign_up_validation(backend: Backend) {
     let Some(app) = spawn_app(backend).await else {
         return;
@@ -225,6 +317,8 @@ async fn expired_sessions_are_swept(backend: Backend) {
 
 on_both_databases!(
     expired_sessions_are_swept,
+    sign_up_is_rate_limited,
+    proxy_addresses_only_when_trusted,
     sign_up_sign_in_sign_out,
     cookie_is_not_secure_over_http,
     bad_credentials_and_rate_limit,

@@ -148,6 +148,9 @@ pub struct Options {
     /// Send workers per campaign (one on a manual clock keeps the sleeps in order).
     pub send_concurrency: usize,
     pub sign_in_attempts_per_minute: u32,
+    /// Sign-ups per minute per address: tests sign up many organisations from 127.0.0.1.
+    pub sign_ups_per_minute: u32,
+    pub trusted_proxy_header: Option<String>,
 }
 
 impl Default for Options {
@@ -162,6 +165,8 @@ impl Default for Options {
             sends_per_second: 1000.0,
             send_concurrency: 4,
             sign_in_attempts_per_minute: 10,
+            sign_ups_per_minute: 1000,
+            trusted_proxy_header: None,
         }
     }
 }
@@ -183,6 +188,8 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.webhook_auth_token = opts.webhook_auth_token;
     config.public_url = opts.public_url;
     config.sign_in_attempts_per_minute = opts.sign_in_attempts_per_minute;
+    config.sign_ups_per_minute = opts.sign_ups_per_minute;
+    config.trusted_proxy_header = opts.trusted_proxy_header;
     let mut services = Services::from_config(&config).expect("services");
     if let Some(t) = opts.transport {
         services.transport = t;
