@@ -57,6 +57,14 @@ pub async fn for_message(
     Ok(out)
 }
 
+/// A member's Assistant thread is theirs alone: nobody else in the organisation sees it.
+fn visible_to(member: &Member, correlation_key: Option<&str>) -> bool {
+    match correlation_key.and_then(|k| k.strip_prefix("assistant:")) {
+        Some(owner) => owner == member.user_id.to_string(),
+        None => true,
+    }
+}
+
 pub async fn threads_for_agent(
     state: &AppState,
     member: &Member,
@@ -71,7 +79,10 @@ pub async fn threads_for_agent(
         .all(&state.db)
         .await?;
     let mut out = Vec::with_capacity(rows.len());
-    for t in rows {
+    for t in rows
+        .into_iter()
+        .filter(|t| visible_to(member, t.correlation_key.as_deref()))
+    {
         let contact_id = t
             .correlation_key
             .as_deref()
@@ -175,6 +186,7 @@ pub async fn thread_events(
         .filter(ai_thread::Column::OrganizationId.eq(member.organization_id))
         .one(&state.db)
         .await?
+        .filter(|t| visible_to(member, t.correlation_key.as_deref()))
         .ok_or_else(|| AppError::not_found("Thread"))?;
     let rows = ai_thread_event::Entity::find()
         .filter(ai_thread_event::Column::ThreadId.eq(thread_id))

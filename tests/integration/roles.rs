@@ -179,4 +179,58 @@ async fn start_clears_only_a_keyword_opt_out(backend: Backend) {
     }
 }
 
-on_both_databases!(owner_only_powers, start_clears_only_a_keyword_opt_out);
+/// A member's Assistant chat is private: another member of the organisation, even an owner,
+/// neither lists it nor reads it.
+async fn an_assistant_thread_is_private(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let member = app.add_member(&c.org, "Mo").await;
+    let _: Value = app
+        .ok_as(
+            &member.client,
+            "/api/assistant/ask",
+            json!({"text": "who has opted out?", "plan_mode": false}),
+        )
+        .await;
+    app.settle().await;
+    let mine: Value = app
+        .ok_as(&member.client, "/api/assistant", Value::Null)
+        .await;
+    let thread = mine["thread_id"].clone();
+    assert!(thread.is_string(), "{mine}");
+    let own: Value = app
+        .ok_as(
+            &member.client,
+            "/api/threads/events",
+            json!({"thread_id": thread}),
+        )
+        .await;
+    assert!(!own.as_array().unwrap().is_empty());
+    let (status, _) = app
+        .call_as(
+            &c.org.client,
+            "/api/threads/events",
+            json!({"thread_id": thread}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "the owner cannot read it");
+    let listed: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/agents/threads",
+            json!({"agent_id": mine["agent_id"]}),
+        )
+        .await;
+    assert!(
+        !listed.to_string().contains(thread.as_str().unwrap()),
+        "nor list it: {listed}"
+    );
+}
+
+on_both_databases!(
+    owner_only_powers,
+    start_clears_only_a_keyword_opt_out,
+    an_assistant_thread_is_private
+);
