@@ -1,17 +1,26 @@
 //! Property targets for everything that reads input from outside: the webhook form and its
 //! signature, opt-out keywords, the segment and cost counter, phone and sender parsing, and the
-//! step-plan reference resolver. Random and adversarial inputs must never panic, and must give
+//! step-plan reference resolver and validator, and a person's plan edits. Random and adversarial inputs must never panic, and must give
 //! a result or a typed error. The unit tests run each target briefly; `fuzz_bench` runs them
 //! for as long as it is asked.
 use crate::bulk_operation::segments::{segments, Encoding};
 use crate::contacts::phone::{can_text, normalize_phone, sender, MAX_SENDER_CHARS};
+use crate::error::AppError;
 use crate::messaging::inbound::InboundSms;
 use crate::messaging::keywords::{classify, Keyword};
 use crate::messaging::signature::{compute_signature, verify_signature};
+use crate::plans::edit::{Editable, MAX_TITLE_CHARS};
+use crate::plans::model::{ContactChange, PlanAction, PlanEdit};
+use crate::plans::steps::graph::Graph;
+use crate::plans::steps::model::{PlanStep, StepStatus};
 use crate::plans::steps::reference::{parse_template, resolve};
+use crate::plans::steps::schedule::runnable;
+use crate::plans::steps::validate::{validate, ToolCatalog, ToolSpec};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use serde_json::{json, Value};
+use std::collections::HashMap;
+use uuid::Uuid;
 
 /// One fuzz target: a name and a run of `cases` random cases.
 pub struct Target {
@@ -45,6 +54,14 @@ pub fn targets() -> Vec<Target> {
         Target {
             name: "step references",
             run: references,
+        },
+        Target {
+            name: "step plan validator",
+            run: step_plans,
+        },
+        Target {
+            name: "plan edits",
+            run: plan_edits,
         },
     ]
 }
@@ -222,6 +239,189 @@ fn references(r: &mut TestRunner) -> Result<(), TestError<String>> {
         let _ = resolve(&args, &lookup);
         let _ = resolve(&json!({"nested": {"list": args}}), &lookup);
         Ok(())
+    })
+    .map_err(stringify)
+}
+
+/// Two tools, one reading and one sending, with the schemas the validator checks against.
+fn catalog() -> ToolCatalog {
+    let find = ToolSpec {
+        name: "find_contacts".into(),
+        mutates: false,
+        arguments: json!({"type": "object", "properties": {"tag": {"type": "string"}}}),
+        output: json!({"type": "object", "properties": {
+            "count": {"type": "integer"},
+            "contacts": {"type": "array", "items": {"type": "object", "properties": {
+                "id": {"type": "string"}, "phone": {"type": ["string", "null"]}}}}}}),
+    };
+    let send = ToolSpec {
+        name: "send_sms".into(),
+        mutates: true,
+        arguments: json!({"type": "object", "required": ["contact_id", "body"], "properties": {
+            "contact_id": {"type": "string"}, "body": {"type": "string", "minLength": 1}}}),
+        output: json!({"type": "object", "properties": {"sid": {"type": "string"}}}),
+    };
+    [find, send]
+        .into_iter()
+        .map(|t| (t.name.clone(), t))
+        .collect()
+}
+
+/// Random step graphs: short ids that collide, known and unknown tools, and arguments whose
+/// references point anywhere (themselves, missing steps, paths the output lacks). A plan the
+/// validator passes must be a graph the scheduler can run to the end, step by step.
+fn step_plans(r: &mut TestRunner) -> Result<(), TestError<String>> {
+    let id = "[abc]{0,2}";
+    let arg = prop_oneof![
+        text().prop_map(Value::String),
+        (
+            id,
+            "(\\.result)?(\\.count|\\.contacts\\[[0-9]\\]\\.(id|phone)|\\.sid|\\.nope)?"
+        )
+            .prop_map(|(s, p)| Value::String(format!("{{{{{s}{p}}}}}"))),
+        Just(json!(null)),
+        any::<i64>().prop_map(Value::from),
+    ];
+    let step = (
+        id,
+        prop_oneof!["find_contacts", "send_sms", "[a-z_]{0,8}"],
+        proptest::collection::btree_map("[a-z_]{1,10}", arg, 0..3),
+    )
+        .prop_map(|(id, tool, args)| {
+            PlanStep::new(&id, "why", &tool, Value::Object(args.into_iter().collect()))
+        });
+    let tools = catalog();
+    r.run(&proptest::collection::vec(step, 0..6), |steps| {
+        let issues = validate(&steps, &tools);
+        if !issues.is_empty() {
+            return check(
+                issues.iter().all(|i| !i.message.is_empty()),
+                format!("an issue without words: {issues:?}"),
+            );
+        }
+        let graph = match Graph::of(&steps) {
+            Ok(g) => g,
+            Err(e) => return check(false, format!("valid, but no graph: {e:?}")),
+        };
+        let mut steps = steps;
+        for _ in 0..steps.len() {
+            let Some(&i) = runnable(&steps, &graph).first() else {
+                break;
+            };
+            steps[i].status = StepStatus::Completed;
+        }
+        check(
+            steps.iter().all(|s| s.status == StepStatus::Completed),
+            format!("a valid plan that cannot run to the end: {steps:?}"),
+        )
+    })
+    .map_err(stringify)
+}
+
+/// Random edits of a random plan: contacts in and out of it (and not in it), titles, summaries
+/// and concepts of any text. An accepted edit keeps the plan's contacts and kind, applies every
+/// switch, and leaves a trimmed title within bounds; a refused one says why in a typed error.
+fn plan_edits(r: &mut TestRunner) -> Result<(), TestError<String>> {
+    let plan = (
+        proptest::collection::vec(any::<u128>(), 0..6),
+        any::<bool>(),
+        text(),
+        text(),
+    );
+    let switch = (any::<prop::sample::Index>(), any::<bool>(), any::<u8>());
+    let edit = (
+        proptest::option::of(prop_oneof![text(), "x{195,205}"]),
+        proptest::option::of(text()),
+        proptest::collection::vec(switch, 0..8),
+        proptest::option::of(text()),
+    );
+    r.run(&(plan, edit), |((ids, campaign, title, concept), e)| {
+        let ids: Vec<Uuid> = ids.into_iter().map(Uuid::from_u128).collect();
+        let changes: Vec<ContactChange> = ids
+            .iter()
+            .map(|id| ContactChange {
+                contact_id: *id,
+                include: false,
+                reason: String::new(),
+                add_tags: vec![],
+                remove_tags: vec![],
+                kind: String::new(),
+            })
+            .collect();
+        let action = if campaign {
+            PlanAction::BulkSmsCampaign {
+                audience: changes,
+                message_concept: concept,
+            }
+        } else {
+            PlanAction::TagContacts { changes }
+        };
+        let current = Editable {
+            title,
+            summary: String::new(),
+            action,
+        };
+        let (new_title, summary, switches, message_concept) = e;
+        // A switch names a contact of the plan, or (when its third part is even) a stranger.
+        let include: Vec<(Uuid, bool)> = switches
+            .into_iter()
+            .map(|(i, on, who)| match (ids.is_empty(), who % 2) {
+                (false, 1) => (ids[i.index(ids.len())], on),
+                _ => (Uuid::from_u128(u128::from(who) << 64), on),
+            })
+            .collect();
+        let edit = PlanEdit {
+            title: new_title,
+            summary,
+            include,
+            message_concept,
+        };
+        let after = match edit.apply(&current) {
+            Err(AppError::Validation(m) | AppError::NotFound(m)) => {
+                return check(!m.is_empty(), "an error without words".into())
+            }
+            Err(other) => return check(false, format!("an untyped refusal: {other:?}")),
+            Ok(after) => after,
+        };
+        let kept: Vec<Uuid> = after
+            .action
+            .changes()
+            .iter()
+            .map(|c| c.contact_id)
+            .collect();
+        check(kept == ids, format!("contacts changed: {ids:?} → {kept:?}"))?;
+        check(
+            after.action.type_name() == current.action.type_name(),
+            "the plan changed kind".into(),
+        )?;
+        let last: HashMap<Uuid, bool> = edit.include.iter().copied().collect();
+        for c in after.action.changes() {
+            let want = last.get(&c.contact_id).copied().unwrap_or(c.include);
+            check(
+                c.include == want,
+                format!("switch not applied to {}", c.contact_id),
+            )?;
+            check(
+                !c.include || !c.reason.trim().is_empty(),
+                "in without a reason".into(),
+            )?;
+        }
+        let t = &after.title;
+        let good = match &edit.title {
+            Some(_) => !t.is_empty() && t.trim() == t && t.chars().count() <= MAX_TITLE_CHARS,
+            None => *t == current.title && !t.trim().is_empty(),
+        };
+        check(good, format!("a bad title was kept: {t:?}"))?;
+        if let Some(c) = after.action.message_concept() {
+            check(
+                edit.message_concept.is_none() || !c.is_empty(),
+                "an empty concept was accepted".into(),
+            )?;
+        }
+        check(
+            serde_json::to_value(&after.action).is_ok(),
+            "the edited action does not serialise".into(),
+        )
     })
     .map_err(stringify)
 }

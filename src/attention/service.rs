@@ -18,10 +18,8 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
         .filter(message::Column::OrganizationId.eq(org))
         .filter(message::Column::Direction.eq("inbound"))
         .filter(message::Column::ReadAt.is_null())
-        .into_tuple::<uuid::Uuid>()
-        .all(&state.db)
-        .await?
-        .len() as u64;
+        .count(&state.db)
+        .await?;
     let plans_awaiting_approval = plan::Entity::find()
         .filter(plan::Column::OrganizationId.eq(org))
         .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))

@@ -9,17 +9,7 @@ pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
     crate::auth::model::validate_credentials(&form.email, &form.password)
         .map_err(AppError::Validation)?;
     let state = crate::server::AppState::current()?;
-    let address = session::client_address(&state);
-    if let Err(secs) = state
-        .sign_up_limiter
-        .check(&state.db, state.clock.now(), &form.email, &address)
-        .await?
-    {
-        tracing::warn!(%address, "sign-up rate limited");
-        return Err(AppError::RateLimited(format!(
-            "Too many sign-ups. Wait {secs} seconds and try again."
-        )));
-    }
+    admit(&state, &state.sign_up_limiter, &form.email, "sign-ups").await?;
     let (org_id, user_id) = service::create_organization_with_owner(
         &state,
         &form.organization_name,
@@ -41,21 +31,38 @@ pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
 pub async fn sign_in(form: SignInForm) -> Result<CurrentUser, AppError> {
     use crate::auth::{service, session};
     let state = crate::server::AppState::current()?;
-    let address = session::client_address(&state);
-    if let Err(secs) = state
-        .sign_in_limiter
-        .check(&state.db, state.clock.now(), &form.email, &address)
-        .await?
-    {
-        tracing::warn!(%address, "sign-in rate limited");
-        return Err(AppError::RateLimited(format!(
-            "Too many sign-in attempts. Wait {secs} seconds and try again."
-        )));
-    }
+    admit(
+        &state,
+        &state.sign_in_limiter,
+        &form.email,
+        "sign-in attempts",
+    )
+    .await?;
     let (user_id, org_id) = service::authenticate(&state, &form.email, &form.password).await?;
     session::start_session(&state, user_id, org_id).await?;
     let member = session::member_for(&state, user_id, org_id).await?;
     service::current_user(&state, &member).await
+}
+
+/// Counts one attempt against `limiter` for this email and the caller's address, or refuses it.
+#[cfg(feature = "server")]
+async fn admit(
+    state: &crate::server::AppState,
+    limiter: &crate::auth::rate_limit::SignInLimiter,
+    email: &str,
+    what: &str,
+) -> Result<(), AppError> {
+    let address = crate::auth::session::client_address(state);
+    if let Err(secs) = limiter
+        .check(&state.db, state.clock.now(), email, &address)
+        .await?
+    {
+        tracing::warn!(%address, what, "rate limited");
+        return Err(AppError::RateLimited(format!(
+            "Too many {what}. Wait {secs} seconds and try again."
+        )));
+    }
+    Ok(())
 }
 
 #[post("/api/auth/sign_out")]

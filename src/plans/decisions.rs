@@ -4,6 +4,7 @@ use crate::ai_agent::entity::ai_thread;
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
+use crate::plans::edit::Editable;
 use crate::plans::entity::plan;
 use crate::plans::model::*;
 use crate::plans::service::{action_of, find_in_org, record, transition, validate_action, view};
@@ -22,46 +23,17 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
         ));
     }
     let before = json!({"title": p.title, "summary": p.summary, "action": p.action_payload});
-    let mut action = action_of(&p)?;
-    let changes = action.changes_mut();
-    for (contact_id, include) in &e.include {
-        let c = changes
-            .iter_mut()
-            .find(|c| c.contact_id == *contact_id)
-            .ok_or_else(|| AppError::NotFound(format!("Contact {contact_id} in this plan")))?;
-        c.include = *include;
-        if *include && c.reason.is_empty() {
-            c.reason = "added by the operator".into();
-        }
-    }
-    if let (
-        Some(concept),
-        PlanAction::BulkSmsCampaign {
-            message_concept, ..
-        },
-    ) = (&e.message_concept, &mut action)
-    {
-        if concept.trim().is_empty() {
-            return Err(AppError::validation("A campaign needs a message concept."));
-        }
-        *message_concept = concept.trim().to_owned();
-    }
-    validate_action(state, m.organization_id, &action).await?;
-    let title = e
-        .title
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or(&p.title)
-        .to_owned();
-    if title.is_empty() {
-        return Err(AppError::validation("A plan needs a title."));
-    }
-    let summary = e
-        .summary
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or(&p.summary)
-        .to_owned();
+    let edited = e.apply(&Editable {
+        title: p.title.clone(),
+        summary: p.summary.clone(),
+        action: action_of(&p)?,
+    })?;
+    validate_action(state, m.organization_id, &edited.action).await?;
+    let Editable {
+        title,
+        summary,
+        action,
+    } = edited;
     let after = json!({"title": title, "summary": summary, "action": action});
     let mut am: plan::ActiveModel = p.into();
     am.title = Set(title);
@@ -90,6 +62,8 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
 #[tracing::instrument(skip(state, m))]
 pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanView> {
     let p = find_in_org(&state.db, m.organization_id, id).await?;
+    // A plan whose action no longer reads is never approved: it could not run.
+    action_of(&p)?;
     let now = state.clock.now();
     let next_ok = PlanStatus::parse(&p.status).is_some_and(|s| s.can_become(PlanStatus::Approved));
     if !next_ok {

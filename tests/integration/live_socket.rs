@@ -9,11 +9,11 @@ use tokio_tungstenite::tungstenite::{Error, Message};
 pub type LiveSocket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// Signs the organisation's owner in once more and answers the new session's cookie.
+/// Signs the person (owner or member) in once more and answers the new session's cookie.
 pub async fn session_cookie(app: &TestApp, org: &Org) -> String {
     let res = crate::helpers::new_client()
         .post(app.url("/api/auth/sign_in"))
-        .json(&json!({"form": {"email": org.email, "password": "correct horse battery"}}))
+        .json(&json!({"form": {"email": org.email, "password": org.password}}))
         .send()
         .await
         .expect("sign in");
