@@ -14,7 +14,7 @@ HASH=$(cat Cargo.toml Cargo.lock Dioxus.toml migration/Cargo.toml \
   $(find src assets migration/src -type f | sort) | sha256sum | cut -d' ' -f1)
 if [[ ! -x "$OUT/server" || "$(cat "$STAMP" 2>/dev/null)" != "$HASH" ]]; then
   echo "==> dx build --platform web --release (first build takes a while)" >&2
-  dx build --platform web --release
+  dx build --platform web --release --debug-symbols=false
   echo "$HASH" > "$STAMP"
 fi
 

@@ -45,9 +45,13 @@ pub enum Route {
 
 #[allow(non_snake_case)]
 pub fn App() -> Element {
-    // Effects run only in the client: mark the page interactive once hydrated (browser tests wait for it).
+    // Effects run only in the client: mark the page interactive once hydrated, and when (in ms
+    // since navigation began); browser tests wait for the mark, the first-load budget reads the time.
     use_effect(|| {
-        document::eval("document.body.dataset.hydrated = 'true';");
+        document::eval(
+            "document.body.dataset.hydratedAt = String(Math.round(performance.now()));\n\
+             document.body.dataset.hydrated = 'true';",
+        );
     });
     rsx! {
         document::Title { "Herald" }

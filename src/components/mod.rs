@@ -31,7 +31,33 @@ pub fn use_is_owner() -> bool {
         .is_some_and(|me| me.role == crate::auth::model::Role::Owner)
 }
 
-/// "3m ago"-style time, computed from UTC timestamps.
+/// A timestamp as "Mar 4, 09:05" (UTC). Written out by hand: chrono's `format` would bring its
+/// whole strftime machinery into the web client for one pattern.
 pub fn short_time(at: chrono::DateTime<chrono::Utc>) -> String {
-    at.format("%b %-d, %H:%M").to_string()
+    use chrono::{Datelike, Timelike};
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS[at.month0() as usize % 12];
+    format!("{month} {}, {:02}:{:02}", at.day(), at.hour(), at.minute())
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    #[test]
+    fn short_time_matches_the_old_pattern() {
+        for (y, mo, d, h, mi) in [
+            (2026, 3, 4, 9, 5),
+            (2026, 12, 31, 23, 59),
+            (2027, 1, 1, 0, 0),
+        ] {
+            let at = chrono::Utc.with_ymd_and_hms(y, mo, d, h, mi, 7).unwrap();
+            assert_eq!(
+                super::short_time(at),
+                at.format("%b %-d, %H:%M").to_string()
+            );
+        }
+    }
 }

@@ -36,6 +36,9 @@ pub struct Config {
     pub port: u16,
     /// The address Twilio uses to reach us; the webhook signature is computed over it.
     pub public_url: String,
+    /// The built web app to serve (`DIOXUS_PUBLIC_PATH`, else `public/` beside the binary);
+    /// none when Herald runs from `cargo` (pages and server functions only).
+    pub public_dir: Option<std::path::PathBuf>,
     /// `TWILIO_AUTH_TOKEN`: when set, inbound webhooks must carry a valid X-Twilio-Signature.
     /// Required with the Twilio transport or beyond loopback (see `exposure`).
     pub webhook_auth_token: Option<String>,
@@ -188,6 +191,7 @@ impl Config {
             ip,
             port,
             public_url,
+            public_dir: crate::server::assets::public_dir(),
             webhook_auth_token: var("TWILIO_AUTH_TOKEN"),
             unsigned_webhooks_allowed,
             transport,
@@ -254,6 +258,7 @@ impl Config {
             ip: [127, 0, 0, 1].into(),
             port: 0,
             public_url: "http://127.0.0.1".into(),
+            public_dir: None,
             webhook_auth_token: None,
             unsigned_webhooks_allowed: false,
             transport: TransportKind::Outbox,

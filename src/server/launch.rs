@@ -36,6 +36,13 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
     state.live.bridge(&state.db, state.shutdown.clone());
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);
+    if let Some(public) = state.config.public_dir.clone() {
+        // Compressing a release wasm takes a moment: serve it as it is until its copy is there.
+        tokio::task::spawn_blocking(move || {
+            let n = crate::server::assets::gzip_missing(&public);
+            tracing::info!(files = n, "gzip copies of the web app written");
+        });
+    }
     let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
     let handle = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {

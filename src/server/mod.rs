@@ -1,4 +1,5 @@
 //! Server-only wiring: configuration, shared state, the database, the router and start-up.
+pub mod assets;
 pub mod background;
 pub mod config;
 pub mod db;

@@ -1,4 +1,5 @@
-//! The axum router: the Dioxus app and its server functions, the webhooks, health and metrics.
+//! The axum router: the Dioxus app's static files, server functions and pages, the webhooks,
+//! health and metrics.
 use crate::ops::{health, metrics};
 use crate::server::AppState;
 use axum::routing::get;
@@ -9,12 +10,15 @@ pub fn build_router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(metrics::metrics))
         .with_state(state.clone());
-    app_router()
+    app_router(state.config.public_dir.as_deref())
         .merge(crate::messaging::webhook::routes(state.clone()))
         .merge(ops)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::server::origin::same_site_only,
+        ))
+        .layer(axum::middleware::from_fn(
+            crate::server::assets::no_store_by_default,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -23,21 +27,13 @@ pub fn build_router(state: AppState) -> Router {
         .layer(Extension(state))
 }
 
-/// The Dioxus app; without a built `public/` folder (tests, `cargo run`) it serves pages and
-/// server functions but no static assets.
-fn app_router() -> Router {
+/// The Dioxus app: its static files (precompressed, see `assets`) when a built `public/` folder
+/// is configured, then server functions and server-rendered pages.
+fn app_router(public: Option<&std::path::Path>) -> Router {
     use dioxus::server::{DioxusRouterExt, FullstackState, ServeConfig};
-    let public = std::env::var_os("DIOXUS_PUBLIC_PATH")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::current_exe()
-                .ok()?
-                .parent()
-                .map(|p| p.join("public"))
-        });
-    if public.is_some_and(|p| p.is_dir()) {
-        dioxus::server::router(crate::app::App)
-    } else {
-        Router::<FullstackState>::new().serve_api_application(ServeConfig::new(), crate::app::App)
+    let mut router = Router::<FullstackState>::new();
+    if let Some(public) = public {
+        router = crate::server::assets::routes(router, public);
     }
+    router.serve_api_application(ServeConfig::new(), crate::app::App)
 }

@@ -50,6 +50,11 @@ pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
 pub async fn start_web_server_at(url: &str, seed: bool, log_name: &str) -> (String, Proc) {
     let dir = std::env::var("HERALD_WEB_DIR")
         .expect("HERALD_WEB_DIR names the dx web build (scripts/test.sh sets it)");
+    start_server_in(&dir, url, seed, log_name).await
+}
+
+/// The server of the dx build in `dir` (debug or release) on `url`.
+pub async fn start_server_in(dir: &str, url: &str, seed: bool, log_name: &str) -> (String, Proc) {
     let port = free_port();
     let log =
         std::fs::File::create(screenshot_dir().join(format!("server-{log_name}.log"))).unwrap();
@@ -62,7 +67,7 @@ pub async fn start_web_server_at(url: &str, seed: bool, log_name: &str) -> (Stri
         }
     }
     let child = cmd
-        .current_dir(&dir)
+        .current_dir(dir)
         .env("IP", "127.0.0.1")
         .env("PORT", port.to_string())
         .env("DATABASE_URL", url)

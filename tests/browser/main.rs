@@ -6,6 +6,7 @@ mod helpers;
 
 mod campaign;
 mod desktop;
+mod first_load;
 mod harness;
 mod live_tabs;
 mod messaging;

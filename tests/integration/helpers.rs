@@ -151,6 +151,8 @@ pub struct Options {
     /// Sign-ups per minute per address: tests sign up many organisations from 127.0.0.1.
     pub sign_ups_per_minute: u32,
     pub trusted_proxy_header: Option<String>,
+    /// A built web app's folder to serve (none: pages and server functions only).
+    pub public_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -167,6 +169,7 @@ impl Default for Options {
             sign_in_attempts_per_minute: 10,
             sign_ups_per_minute: 1000,
             trusted_proxy_header: None,
+            public_dir: None,
         }
     }
 }
@@ -190,6 +193,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.sign_in_attempts_per_minute = opts.sign_in_attempts_per_minute;
     config.sign_ups_per_minute = opts.sign_ups_per_minute;
     config.trusted_proxy_header = opts.trusted_proxy_header;
+    config.public_dir = opts.public_dir;
     let mut services = Services::from_config(&config).expect("services");
     if let Some(t) = opts.transport {
         services.transport = t;
@@ -244,6 +248,7 @@ pub struct Org {
     pub client: reqwest::Client,
     pub org_id: uuid::Uuid,
     pub email: String,
+    pub password: &'static str,
 }
 
 impl TestApp {
@@ -299,6 +304,7 @@ impl TestApp {
             client,
             org_id: me["organization_id"].as_str().unwrap().parse().unwrap(),
             email,
+            password: "correct horse battery",
         }
     }
 
@@ -328,6 +334,7 @@ impl TestApp {
             client,
             org_id: org.org_id,
             email,
+            password: "member password 1",
         }
     }
 
