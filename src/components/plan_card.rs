@@ -2,6 +2,7 @@
 //! decision, and Approve · Edit · Reject; the full lists open on demand.
 use crate::components::{short_time, ErrorBanner};
 use crate::plans::api::{approve_plan, edit_plan, reject_plan};
+use crate::plans::edit::{MAX_CONCEPT_CHARS, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS};
 use crate::plans::model::{Decision, PlanEdit, PlanStatus, PlanView};
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -77,16 +78,19 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 span { class: "badge plan-status status-{plan.status.as_str()}", "{status}" }
             }
             if editing() {
-                input { class: "plan-title-input", value: "{title}", oninput: move |e| title.set(e.value()) }
-                textarea { class: "plan-summary-input", rows: "2", value: "{summary}", oninput: move |e| summary.set(e.value()) }
+                input { class: "plan-title-input", maxlength: MAX_TITLE_CHARS as i64, value: "{title}", oninput: move |e| title.set(e.value()) }
+                textarea { class: "plan-summary-input", rows: "2", maxlength: MAX_SUMMARY_CHARS as i64, value: "{summary}", oninput: move |e| summary.set(e.value()) }
             } else {
                 h3 { class: "plan-title", "{plan.title}" }
                 p { class: "plan-summary", "{plan.summary}" }
             }
+            if let Some(why) = plan.unreadable.clone() {
+                div { class: "error-banner plan-unreadable", role: "alert", "{why}" }
+            }
             if let Some(c) = plan.action.message_concept() {
                 if editing() {
                     label { "Message concept"
-                        textarea { class: "plan-concept-input", rows: "2", value: "{concept().unwrap_or_default()}", oninput: move |e| concept.set(Some(e.value())) }
+                        textarea { class: "plan-concept-input", rows: "2", maxlength: MAX_CONCEPT_CHARS as i64, value: "{concept().unwrap_or_default()}", oninput: move |e| concept.set(Some(e.value())) }
                     }
                 } else {
                     div { class: "plan-concept", strong { "Message concept: " } "{c}" }
@@ -148,8 +152,10 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                         button { class: "primary plan-save", onclick: save, "Save changes" }
                         button { class: "secondary", onclick: move |_| editing.set(false), "Cancel" }
                     } else {
-                        button { class: "primary plan-approve", disabled: busy(), onclick: approve, "Approve" }
-                        button { class: "secondary plan-edit", onclick: move |_| editing.set(true), "Edit" }
+                        if plan.unreadable.is_none() {
+                            button { class: "primary plan-approve", disabled: busy(), onclick: approve, "Approve" }
+                            button { class: "secondary plan-edit", onclick: move |_| editing.set(true), "Edit" }
+                        }
                         button { class: "danger plan-reject", onclick: move |_| rejecting.set(!rejecting()), "Reject" }
                     }
                 }

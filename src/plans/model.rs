@@ -223,6 +223,10 @@ pub struct PlanView {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub audit: Vec<AuditEntry>,
+    /// Set when the stored action can no longer be read (an older or damaged payload): the card
+    /// says so and offers only rejection; `action` and `contacts` are then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 impl PlanView {

@@ -223,13 +223,27 @@ pub async fn find_in_org<C: ConnectionTrait>(
         .ok_or_else(|| AppError::not_found("Plan"))
 }
 
+/// What a person is told about a plan whose stored action no longer reads.
+pub const UNREADABLE: &str = "This plan's stored action can no longer be read, so it cannot be \
+    edited, approved or run. Reject it and ask the agent for a new plan.";
+
+/// The plan's typed action; a payload that no longer decodes is a conflict the person can
+/// resolve (by rejecting the plan), never a server error that breaks every page listing it.
 pub fn action_of(p: &plan::Model) -> AppResult<PlanAction> {
-    serde_json::from_value(p.action_payload.clone())
-        .map_err(|e| AppError::Internal(format!("stored plan action: {e}")))
+    serde_json::from_value(p.action_payload.clone()).map_err(|e| {
+        tracing::warn!(plan = %p.id, error = %e, "a stored plan action does not decode");
+        AppError::Conflict(UNREADABLE.into())
+    })
 }
 
 pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
-    let action = action_of(&p)?;
+    let (action, unreadable) = match action_of(&p) {
+        Ok(a) => (a, None),
+        Err(_) => (
+            PlanAction::TagContacts { changes: vec![] },
+            Some(UNREADABLE.to_owned()),
+        ),
+    };
     let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
     let names = names_of(state, &ids).await?;
     let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
@@ -304,6 +318,7 @@ pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
         created_at: p.created_at,
         updated_at: p.updated_at,
         audit: audit_rows,
+        unreadable,
     })
 }
 
