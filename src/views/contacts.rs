@@ -23,7 +23,12 @@ fn input_from(c: &ContactView) -> ContactInput {
 pub fn Contacts() -> Element {
     let is_owner = use_is_owner();
     let mut query = use_signal(String::new);
-    let mut contacts = use_resource(move || search_contacts(query()));
+    // The rows carry the search they answer, so the table can say which one it shows.
+    let mut contacts = use_resource(move || async move {
+        let q = query();
+        let rows = search_contacts(q.clone()).await;
+        rows.map(|rows| (q, rows))
+    });
     let mut form = use_signal(ContactInput::default);
     let mut editing = use_signal(|| None::<ContactView>);
     let mut error = use_signal(|| None::<String>);
@@ -72,9 +77,9 @@ pub fn Contacts() -> Element {
                     match list {
                         None => rsx! { p { class: "muted", "Loading…" } },
                         Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                        Some(Ok(rows)) if rows.is_empty() => rsx! { p { class: "muted", "No contacts match." } },
-                        Some(Ok(rows)) => rsx! {
-                            table { class: "table", id: "contacts-table",
+                        Some(Ok((_, rows))) if rows.is_empty() => rsx! { p { class: "muted", "No contacts match." } },
+                        Some(Ok((shown, rows))) => rsx! {
+                            table { class: "table", id: "contacts-table", "data-query": "{shown}",
                                 thead { tr { th { "Name" } th { "Phone" } th { "Tags" } th { "SMS" } } }
                                 tbody {
                                     for c in rows {

@@ -55,6 +55,8 @@ async fn plan_card_edit_approve_on(backend: Backend, screen: Screen) {
 
     b.open(&format!("{}/contacts", server.base)).await;
     b.fill("#contact-search", "quiet").await;
+    // The unfiltered list shows them too: count only once the table answers this search.
+    b.wait_for("#contacts-table[data-query='quiet']").await;
     b.wait_for_text("#contacts-table", "Grace Hopper").await;
     b.wait_for_text("#contacts-table", "Linus Torvalds").await;
     let rows = b
