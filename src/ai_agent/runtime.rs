@@ -24,8 +24,8 @@ use uuid::Uuid;
 
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
-    /// RiskGated plans changing more rows than this wait for a person.
-    pub plan_risk_max_rows: usize,
+    /// What RiskGated lets through: rows changed and estimated spend.
+    pub plan_risk: crate::plans::approval::RiskLimits,
     /// How many of the thread's latest events a turn sees.
     pub history_limit: u64,
     /// Model calls per turn at most.
@@ -47,7 +47,7 @@ pub struct RuntimeConfig {
 impl Default for RuntimeConfig {
     fn default() -> Self {
         Self {
-            plan_risk_max_rows: crate::plans::approval::DEFAULT_MAX_ROWS,
+            plan_risk: crate::plans::approval::RiskLimits::default(),
             history_limit: 100,
             max_steps: 8,
             model_attempts: 3,
@@ -204,6 +204,8 @@ struct Turn {
     settings: AgentSettings,
     reply: Option<ReplyContext>,
     from_number: Option<String>,
+    /// The organisation's rules: the prompt's org-rules tier.
+    org_rules: Option<String>,
     input_ids: Vec<Uuid>,
     plan_mode_asked: bool,
 }
@@ -217,6 +219,8 @@ async fn load(state: &AppState, thread_id: Uuid, start: &TurnStart) -> AppResult
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Agent"))?;
+    let org_rules =
+        crate::organization::service::rules_of(&state.db, thread.organization_id).await?;
     let payloads: Vec<AiThreadEventPayload> =
         start.inputs().iter().filter_map(payload_of).collect();
     // The freshest text decides whom the turn answers, and from which number.
@@ -255,6 +259,7 @@ async fn load(state: &AppState, thread_id: Uuid, start: &TurnStart) -> AppResult
         agent,
         reply,
         from_number,
+        org_rules,
         input_ids: start.inputs().iter().map(|e| e.id).collect(),
         plan_mode_asked,
     })
@@ -354,7 +359,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         }
         let system = build_system_prompt(
             &t.agent,
-            None,
+            t.org_rules.as_deref(),
             t.reply.as_ref(),
             t.from_number.as_deref(),
             planning

@@ -97,6 +97,9 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 }
             }
             div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }
+            if let Some(cost) = plan.estimated_cost {
+                div { class: "plan-cost muted", title: "SMS segments × price per segment", "Estimated cost: {cost.label()}" }
+            }
             if let Some(op) = plan.executed_ref {
                 crate::components::OperationCard { operation_id: op }
             }

@@ -1,8 +1,27 @@
 //! `resolve_approval` and `assess_risk`: whether a plan waits for a person, and why.
-use crate::plans::model::{ApprovalPolicy, Decision, PlanAction};
+use crate::plans::model::{dollars, ApprovalPolicy, Decision, PlanAction};
 
 /// Plans changing more rows than this gate under RiskGated (`PLAN_RISK_MAX_ROWS`, default 25).
 pub const DEFAULT_MAX_ROWS: usize = 25;
+/// Plans estimated to spend more than this many US dollars gate (`PLAN_RISK_MAX_COST`).
+pub const DEFAULT_MAX_COST: f64 = 1.0;
+
+/// The limits RiskGated applies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RiskLimits {
+    pub max_rows: usize,
+    /// US dollars.
+    pub max_cost: f64,
+}
+
+impl Default for RiskLimits {
+    fn default() -> Self {
+        Self {
+            max_rows: DEFAULT_MAX_ROWS,
+            max_cost: DEFAULT_MAX_COST,
+        }
+    }
+}
 
 /// The policy in force: the agent's default, an action's override, and campaigns always reviewed.
 pub fn effective_policy(
@@ -16,41 +35,59 @@ pub fn effective_policy(
     action_override.unwrap_or(agent_default)
 }
 
-/// Gates a plan that sends messages, spends money, or changes more than `max_rows` rows.
-pub fn assess_risk(action: &PlanAction, max_rows: usize) -> (Decision, String) {
+/// Gates a plan that sends messages, spends more than `max_cost`, or changes more than
+/// `max_rows` rows; the reason names every risk found, with its figures.
+pub fn assess_risk(action: &PlanAction, limits: RiskLimits) -> (Decision, String) {
+    let mut risks = Vec::new();
+    let cost = action.estimated_cost();
     if action.sends_messages() {
-        return (Decision::Gate, "It sends messages.".into());
+        risks.push(format!("It sends messages ({}).", cost.label()));
     }
-    if action.spends_money() {
-        return (Decision::Gate, "It spends money.".into());
+    if cost.dollars > limits.max_cost {
+        risks.push(format!(
+            "It spends about ${}, more than the ${} allowed without review.",
+            dollars(cost.dollars),
+            dollars(limits.max_cost)
+        ));
     }
     let rows = action.rows_mutated();
-    if rows > max_rows {
+    if rows > limits.max_rows {
+        risks.push(format!(
+            "It changes {rows} contacts, more than the {} allowed without review.",
+            limits.max_rows
+        ));
+    }
+    if risks.is_empty() {
         return (
-            Decision::Gate,
-            format!("It changes {rows} contacts, more than the {max_rows} allowed without review."),
+            Decision::Proceed,
+            format!(
+                "Low risk: it changes {rows} contacts (at most {}) and sends nothing.",
+                limits.max_rows
+            ),
         );
     }
-    (
-        Decision::Proceed,
-        format!("Low risk: it changes {rows} contacts (at most {max_rows}) and sends nothing."),
-    )
+    (Decision::Gate, risks.join(" "))
 }
 
 pub fn resolve_approval(
     policy: ApprovalPolicy,
     action: &PlanAction,
-    max_rows: usize,
+    limits: RiskLimits,
 ) -> (Decision, String) {
     match policy {
         ApprovalPolicy::HumanReview => {
-            (Decision::Gate, "The policy is to review every plan.".into())
+            let (risk, why) = assess_risk(action, limits);
+            let mut reason = String::from("The policy is to review every plan.");
+            if risk == Decision::Gate {
+                reason = format!("{reason} {why}");
+            }
+            (Decision::Gate, reason)
         }
         ApprovalPolicy::Auto => (
             Decision::Proceed,
             "The policy approves plans automatically.".into(),
         ),
-        ApprovalPolicy::RiskGated => assess_risk(action, max_rows),
+        ApprovalPolicy::RiskGated => assess_risk(action, limits),
     }
 }
 
@@ -59,6 +96,13 @@ mod tests {
     use super::*;
     use crate::plans::model::ContactChange;
     use uuid::Uuid;
+
+    fn rows(max_rows: usize) -> RiskLimits {
+        RiskLimits {
+            max_rows,
+            ..RiskLimits::default()
+        }
+    }
 
     fn tagging(n: usize) -> PlanAction {
         PlanAction::TagContacts {
@@ -80,35 +124,35 @@ mod tests {
         let small = tagging(3);
         let big = tagging(26);
         assert_eq!(
-            resolve_approval(ApprovalPolicy::HumanReview, &small, 25).0,
+            resolve_approval(ApprovalPolicy::HumanReview, &small, rows(25)).0,
             Decision::Gate
         );
         assert_eq!(
-            resolve_approval(ApprovalPolicy::HumanReview, &big, 25).0,
+            resolve_approval(ApprovalPolicy::HumanReview, &big, rows(25)).0,
             Decision::Gate
         );
         assert_eq!(
-            resolve_approval(ApprovalPolicy::Auto, &small, 25).0,
+            resolve_approval(ApprovalPolicy::Auto, &small, rows(25)).0,
             Decision::Proceed
         );
         assert_eq!(
-            resolve_approval(ApprovalPolicy::Auto, &big, 25).0,
+            resolve_approval(ApprovalPolicy::Auto, &big, rows(25)).0,
             Decision::Proceed
         );
         assert_eq!(
-            resolve_approval(ApprovalPolicy::RiskGated, &small, 25).0,
+            resolve_approval(ApprovalPolicy::RiskGated, &small, rows(25)).0,
             Decision::Proceed
         );
-        let (d, why) = resolve_approval(ApprovalPolicy::RiskGated, &big, 25);
+        let (d, why) = resolve_approval(ApprovalPolicy::RiskGated, &big, rows(25));
         assert_eq!(d, Decision::Gate);
         assert!(why.contains("26"));
         assert_eq!(
-            resolve_approval(ApprovalPolicy::RiskGated, &tagging(25), 25).0,
+            resolve_approval(ApprovalPolicy::RiskGated, &tagging(25), rows(25)).0,
             Decision::Proceed,
             "at the limit proceeds"
         );
         assert_eq!(
-            resolve_approval(ApprovalPolicy::RiskGated, &small, 2).0,
+            resolve_approval(ApprovalPolicy::RiskGated, &small, rows(2)).0,
             Decision::Gate,
             "N is configurable"
         );
@@ -121,7 +165,7 @@ mod tests {
             c.include = false;
         }
         assert_eq!(a.rows_mutated(), 10);
-        assert_eq!(assess_risk(&a, 25).0, Decision::Proceed);
+        assert_eq!(assess_risk(&a, rows(25)).0, Decision::Proceed);
     }
 
     #[test]
@@ -137,10 +181,10 @@ mod tests {
         ] {
             let p = effective_policy(agent_default, campaign.policy_override(), &campaign);
             assert_eq!(p, ApprovalPolicy::HumanReview);
-            assert_eq!(resolve_approval(p, &campaign, 1000).0, Decision::Gate);
+            assert_eq!(resolve_approval(p, &campaign, rows(1000)).0, Decision::Gate);
         }
         assert_eq!(
-            assess_risk(&campaign, 1000).0,
+            assess_risk(&campaign, rows(1000)).0,
             Decision::Gate,
             "it sends messages"
         );
@@ -156,6 +200,66 @@ mod tests {
         assert_eq!(
             effective_policy(ApprovalPolicy::Auto, None, &a),
             ApprovalPolicy::Auto
+        );
+    }
+
+    fn campaign(included: usize, excluded: usize, concept: &str) -> PlanAction {
+        let mut audience = match tagging(included + excluded) {
+            PlanAction::TagContacts { changes } => changes,
+            _ => unreachable!(),
+        };
+        for c in audience.iter_mut().skip(included) {
+            c.include = false;
+        }
+        PlanAction::BulkSmsCampaign {
+            audience,
+            message_concept: concept.into(),
+        }
+    }
+
+    #[test]
+    fn spending_is_segments_times_price_against_a_threshold() {
+        // 200 GSM-7 characters: two segments a text; excluded contacts cost nothing.
+        let small = campaign(10, 5, &"a".repeat(200));
+        let cost = small.estimated_cost();
+        assert_eq!((cost.texts, cost.segments), (10, 20));
+        assert!((cost.dollars - 20.0 * 0.0079).abs() < 1e-9);
+        let (d, why) = assess_risk(&small, RiskLimits::default());
+        assert_eq!(d, Decision::Gate, "it still sends messages");
+        assert!(
+            why.contains("10 texts · 20 segments · about $0.158"),
+            "{why}"
+        );
+        assert!(!why.contains("spends"), "under the threshold: {why}");
+
+        let big = campaign(100, 0, &"a".repeat(200));
+        let (_, why) = assess_risk(&big, RiskLimits::default());
+        assert!(
+            why.contains("spends about $1.58, more than the $1.00 allowed"),
+            "{why}"
+        );
+        // The threshold is configurable.
+        let strict = RiskLimits {
+            max_cost: 0.10,
+            ..RiskLimits::default()
+        };
+        assert!(assess_risk(&small, strict)
+            .1
+            .contains("more than the $0.10"));
+        // An emoji makes the concept UCS-2: 80 code units are two segments, not one.
+        let emoji = campaign(1, 0, &format!("{}🎉", "a".repeat(78)));
+        assert_eq!(emoji.estimated_cost().segments, 2);
+        assert_eq!(dollars(0.02), "0.02");
+        assert_eq!(dollars(0.0237), "0.0237");
+        assert_eq!(dollars(0.5), "0.50");
+        assert_eq!(dollars(12.0), "12.00");
+        // Tagging spends nothing, however many contacts.
+        assert_eq!(tagging(500).estimated_cost().dollars, 0.0);
+        // Human review still says what the plan risks.
+        let (_, why) = resolve_approval(ApprovalPolicy::HumanReview, &big, RiskLimits::default());
+        assert!(
+            why.starts_with("The policy is to review every plan. It sends messages"),
+            "{why}"
         );
     }
 }

@@ -162,8 +162,22 @@ impl PlanAction {
             PlanAction::TagContacts { .. } => None,
         }
     }
-    pub fn spends_money(&self) -> bool {
-        self.sends_messages()
+    /// What running it would cost: texts, SMS segments and dollars (segments × price). A
+    /// campaign's drafts are written from its concept, so the concept's segments stand for each.
+    pub fn estimated_cost(&self) -> CostEstimate {
+        match self {
+            PlanAction::TagContacts { .. } => CostEstimate::default(),
+            PlanAction::BulkSmsCampaign {
+                audience,
+                message_concept,
+            } => {
+                let texts = audience.iter().filter(|c| c.include).count();
+                let per_text = crate::bulk_operation::segments::segments(message_concept)
+                    .count
+                    .max(1);
+                CostEstimate::of(texts, texts * per_text)
+            }
+        }
     }
     /// How many rows the plan would change.
     pub fn rows_mutated(&self) -> usize {
@@ -202,6 +216,51 @@ pub struct PlanContact {
     pub opted_out: bool,
 }
 
+/// A plan's estimated spend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostEstimate {
+    pub texts: usize,
+    pub segments: usize,
+    /// US dollars at the estimate's price per segment.
+    pub dollars: f64,
+}
+
+impl CostEstimate {
+    pub fn of(texts: usize, segments: usize) -> Self {
+        Self {
+            texts,
+            segments,
+            dollars: segments as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT,
+        }
+    }
+    /// "12 texts · 24 segments · about $0.19".
+    pub fn label(&self) -> String {
+        let dollars = dollars(self.dollars);
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        format!(
+            "{} text{} · {} segment{} · about ${dollars}",
+            self.texts,
+            plural(self.texts),
+            self.segments,
+            plural(self.segments),
+        )
+    }
+}
+
+/// US dollars as people write them: cents from a dollar up, and the digits that matter below
+/// ("0.0158", never a rounded "0.02" beside a two-cent limit).
+pub fn dollars(d: f64) -> String {
+    if d >= 1.0 {
+        return format!("{d:.2}");
+    }
+    let s = format!("{d:.4}");
+    let s = s.trim_end_matches('0');
+    match s.split_once('.') {
+        Some((_, frac)) if frac.len() < 2 => format!("{d:.2}"),
+        _ => s.to_owned(),
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanView {
     pub id: Uuid,
@@ -227,6 +286,9 @@ pub struct PlanView {
     /// says so and offers only rejection; `action` and `contacts` are then empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
+    /// What running it would spend, when it spends anything.
+    #[serde(default)]
+    pub estimated_cost: Option<CostEstimate>,
 }
 
 impl PlanView {

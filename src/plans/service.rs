@@ -150,7 +150,7 @@ pub async fn present_plan(
         policy_override.or(action.policy_override()),
         &action,
     );
-    let (decision, reason) = resolve_approval(policy, &action, state.runtime.plan_risk_max_rows);
+    let (decision, reason) = resolve_approval(policy, &action, state.runtime.plan_risk);
     let now = state.clock.now();
     let status = match decision {
         Decision::Gate => PlanStatus::AwaitingApproval,
@@ -244,6 +244,7 @@ pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
             Some(UNREADABLE.to_owned()),
         ),
     };
+    let estimated_cost = action.sends_messages().then(|| action.estimated_cost());
     let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
     let names = names_of(state, &ids).await?;
     let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
@@ -318,6 +319,7 @@ pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
         created_at: p.created_at,
         updated_at: p.updated_at,
         audit: audit_rows,
+        estimated_cost,
         unreadable,
     })
 }

@@ -62,6 +62,9 @@ pub struct Config {
     pub sends_per_second: f64,
     /// RiskGated plans changing more rows than this wait for a person (`PLAN_RISK_MAX_ROWS`, default 25).
     pub plan_risk_max_rows: usize,
+    /// Plans estimated to spend more than this many US dollars wait for a person
+    /// (`PLAN_RISK_MAX_COST`, default 1.00).
+    pub plan_risk_max_cost: f64,
     /// Drafts written at once (`DRAFT_CONCURRENCY`, default 20).
     pub draft_concurrency: usize,
     /// Send workers per campaign per instance (`SEND_CONCURRENCY`, default 4).
@@ -213,6 +216,10 @@ impl Config {
             plan_risk_max_rows: var("PLAN_RISK_MAX_ROWS")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(crate::plans::approval::DEFAULT_MAX_ROWS),
+            plan_risk_max_cost: var("PLAN_RISK_MAX_COST")
+                .and_then(|v| v.parse().ok())
+                .filter(|d: &f64| d.is_finite() && *d >= 0.0)
+                .unwrap_or(crate::plans::approval::DEFAULT_MAX_COST),
             draft_concurrency: var("DRAFT_CONCURRENCY")
                 .and_then(|v| v.parse().ok())
                 .filter(|n: &usize| *n > 0)
@@ -271,6 +278,7 @@ impl Config {
             trusted_proxy_header: None,
             sends_per_second: 1.0,
             plan_risk_max_rows: crate::plans::approval::DEFAULT_MAX_ROWS,
+            plan_risk_max_cost: crate::plans::approval::DEFAULT_MAX_COST,
             draft_concurrency: 20,
             draft_batch_size: 50,
             send_concurrency: 4,

@@ -55,7 +55,10 @@ impl Services {
             transport: crate::messaging::transport::from_config(config)?,
             model: crate::ai_agent::llm::from_config(config)?,
             runtime: RuntimeConfig {
-                plan_risk_max_rows: config.plan_risk_max_rows,
+                plan_risk: crate::plans::approval::RiskLimits {
+                    max_rows: config.plan_risk_max_rows,
+                    max_cost: config.plan_risk_max_cost,
+                },
                 lease_ttl: config.thread_lease,
                 sweep_every: config.sweep_every,
                 ..RuntimeConfig::default()
