@@ -25,6 +25,8 @@ pub enum Route {
         Simulator {},
         #[route("/team")]
         Team {},
+        #[route("/settings")]
+        Settings {},
         #[route("/agents")]
         Agents {},
         #[route("/agents/:agent_id")]

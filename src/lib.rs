@@ -9,6 +9,7 @@ pub mod contacts;
 pub mod error;
 pub mod messaging;
 pub mod notifications;
+pub mod organization;
 pub mod phone_numbers;
 pub mod plans;
 pub mod views;

@@ -20,6 +20,7 @@ pub mod m20261121_000016_seed_assistant_agent;
 mod m20261121_000017_create_assistant_operation;
 mod m20261122_000018_agent_runtime_durability;
 mod m20261122_000019_send_ledger;
+mod m20261123_000020_organization_rules;
 mod platform_agent;
 
 pub struct Migrator;
@@ -47,6 +48,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000017_create_assistant_operation::Migration),
             Box::new(m20261122_000018_agent_runtime_durability::Migration),
             Box::new(m20261122_000019_send_ledger::Migration),
+            Box::new(m20261123_000020_organization_rules::Migration),
         ]
     }
 }

@@ -10,6 +10,9 @@ pub mod organization {
         pub name: String,
         pub time_zone: String,
         pub created_at: DateTimeUtc,
+        /// The organisation's rules: the org-rules tier of every agent's prompt.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub rules: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -38,6 +38,7 @@ pub async fn create_organization_with_owner(
         name: Set(org_name.to_owned()),
         time_zone: Set("UTC".into()),
         created_at: Set(state.clock.now()),
+        rules: Set(None),
     }
     .insert(&txn)
     .await?;

@@ -5,7 +5,7 @@ use crate::bulk_operation::drafter::DraftRequest;
 use crate::bulk_operation::entity::{item, operation};
 use crate::bulk_operation::model::{item_status, OperationStatus};
 use crate::contacts::entity::contact;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use crate::server::AppState;
 use futures::StreamExt;
 use sea_orm::sea_query::Expr;
@@ -134,7 +134,7 @@ async fn context_for(state: &AppState, contact_id: Uuid) -> AppResult<(String, S
 async fn draft_item(
     state: &AppState,
     op: &operation::Model,
-    org_name: &str,
+    org: &crate::auth::entity::organization::Model,
     item_id: Uuid,
     contact_id: Uuid,
 ) -> AppResult<()> {
@@ -149,7 +149,8 @@ async fn draft_item(
         .await?;
     let (first_name, contact_context) = context_for(state, contact_id).await?;
     let req = DraftRequest {
-        organization: org_name.to_owned(),
+        organization: org.name.clone(),
+        rules: org.rules.clone().unwrap_or_default(),
         persona: op.persona.clone(),
         concept: op.message_concept.clone(),
         instruction: "Follow up personally and briefly.".into(),
@@ -287,11 +288,10 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
         if OperationStatus::parse(&op.status) != OperationStatus::Drafting {
             return Ok(());
         }
-        let org_name = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
+        let org = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
             .one(&state.db)
             .await?
-            .map(|o| o.name)
-            .unwrap_or_default();
+            .ok_or_else(|| AppError::not_found("Organisation"))?;
         state.faults.check(crate::server::faults::DRAFT_LOOP)?;
         reap_stale(state, cfg.stale_after).await?;
         // Batches are claimed as the pipeline needs them, so `concurrency` drafts stay in flight
@@ -312,9 +312,9 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
         let drafted = std::sync::atomic::AtomicUsize::new(0);
         claims
             .map(|(item_id, contact_id)| {
-                let (op, org_name, drafted) = (&op, &org_name, &drafted);
+                let (op, org, drafted) = (&op, &org, &drafted);
                 async move {
-                    if let Err(e) = draft_item(state, op, org_name, item_id, contact_id).await {
+                    if let Err(e) = draft_item(state, op, org, item_id, contact_id).await {
                         tracing::error!(error = %e, %item_id, "could not record a draft");
                     }
                     // Live progress every `concurrency` drafts.

@@ -7,6 +7,8 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq)]
 pub struct DraftRequest {
     pub organization: String,
+    /// The organisation's rules, which every draft follows; empty for none.
+    pub rules: String,
     pub persona: String,
     pub concept: String,
     pub instruction: String,
@@ -37,8 +39,12 @@ pub fn submit_draft_tool() -> ToolDef {
 #[async_trait::async_trait]
 impl Drafter for ModelDrafter {
     async fn draft(&self, req: &DraftRequest) -> Result<String, LlmError> {
+        let rules = match req.rules.trim() {
+            "" => String::new(),
+            r => format!("Organisation rules: {r}\n"),
+        };
         let system = format!(
-            "You write for {}. {}\nCampaign concept: {}\n{}",
+            "You write for {}. {}\n{rules}Campaign concept: {}\n{}",
             req.organization, req.persona, req.concept, HARD_RULES
         );
         let prompt = format!(

@@ -198,14 +198,14 @@ pub async fn regenerate_item(
     let org = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
         .one(&state.db)
         .await?
-        .map(|o| o.name)
-        .unwrap_or_default();
+        .ok_or_else(|| AppError::not_found("Organisation"))?;
     let c = contact::Entity::find_by_id(it.contact_id)
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Contact"))?;
     let req = crate::bulk_operation::drafter::DraftRequest {
-        organization: org,
+        organization: org.name,
+        rules: org.rules.unwrap_or_default(),
         persona: op.persona.clone(),
         concept: op.message_concept.clone(),
         instruction: "Write a different version from the last one.".into(),

@@ -10,7 +10,8 @@ mod notifications;
 mod numbers;
 mod operations;
 mod plans;
-mod shell;
+mod settings;
+pub(crate) mod shell;
 mod simulator;
 mod team;
 
@@ -25,6 +26,7 @@ pub use notifications::Notifications;
 pub use numbers::PhoneNumbers;
 pub use operations::{OperationReview, Operations};
 pub use plans::Plans;
+pub use settings::Settings;
 pub use shell::Shell;
 pub use simulator::Simulator;
 pub use team::Team;

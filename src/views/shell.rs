@@ -7,9 +7,14 @@ use crate::auth::model::CurrentUser;
 use crate::components::AttentionTick;
 use dioxus::prelude::*;
 
+/// Reads the signed-in person again (after the organisation's name changed, say).
+#[derive(Clone, Copy)]
+pub struct ReloadMe(pub Resource<Result<Option<CurrentUser>, crate::error::AppError>>);
+
 #[component]
 pub fn Shell() -> Element {
     let user = use_resource(current_user);
+    use_context_provider(|| ReloadMe(user));
 
     use_effect(move || {
         if matches!(*user.read(), Some(Ok(None))) {
@@ -80,6 +85,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                     Count { n: counts.unread_notifications, label: "unread notifications" }
                 }
                 Link { to: Route::Team {}, class: "nav-link", id: "nav-team", "Team" }
+                Link { to: Route::Settings {}, class: "nav-link", id: "nav-settings", "Settings" }
                 ModelBadge { model: model.clone(), compact: false }
                 div { class: "sidebar-foot",
                     div { class: "me", "{me.name}" }

@@ -60,6 +60,13 @@ fn id(what: &str, v: &Value) -> Value {
 
 pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     let a = &c.org;
+    let _: Value = app
+        .ok_as(
+            &a.client,
+            "/api/organization/update",
+            json!({"settings": {"name": "Campaign Co", "time_zone": "UTC", "rules": "Alpha house rule: mention the orchard."}}),
+        )
+        .await;
     let numbers: Value = app.ok_as(&a.client, "/api/numbers", Value::Null).await;
     let conversations: Value = app
         .ok_as(&a.client, "/api/conversations", Value::Null)
@@ -126,6 +133,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "thanks for the quote",
         "how many quote leads",
         "Alpha notice",
+        "orchard",
     ]
     .map(String::from)
     .to_vec();
@@ -179,6 +187,14 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         row("/api/auth/sign_out", json!({}), Own, Anyone),
         row("/api/auth/me", Value::Null, Own, Anyone),
         row("/api/members", Value::Null, Own, Member),
+        // The organisation's settings: read by anyone in it, changed by its owner.
+        row("/api/organization", Value::Null, Own, Member),
+        row(
+            "/api/organization/update",
+            json!({"settings": {"name": "Renamed", "time_zone": "UTC", "rules": "Be brief."}}),
+            Own,
+            Owner,
+        ),
         row(
             "/api/members/add",
             json!({"form": {"name": "New", "email": fresh(), "password": "member password 2"}}),

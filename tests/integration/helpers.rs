@@ -153,6 +153,8 @@ pub struct Options {
     pub trusted_proxy_header: Option<String>,
     /// A built web app's folder to serve (none: pages and server functions only).
     pub public_dir: Option<std::path::PathBuf>,
+    /// Plans estimated to spend more than this (US dollars) wait for a person.
+    pub plan_risk_max_cost: f64,
 }
 
 impl Default for Options {
@@ -170,6 +172,7 @@ impl Default for Options {
             sign_ups_per_minute: 1000,
             trusted_proxy_header: None,
             public_dir: None,
+            plan_risk_max_cost: herald::plans::approval::DEFAULT_MAX_COST,
         }
     }
 }
@@ -205,6 +208,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     // A failed turn retries after 20 ms, 40 ms, 80 ms in tests (seconds in production).
     services.runtime.turn_backoff = std::time::Duration::from_millis(20);
     services.drafter = opts.drafter;
+    services.runtime.plan_risk.max_cost = opts.plan_risk_max_cost;
     // Quiet hours, leases and backoff follow this clock; never the machine's hour.
     services.clock = opts
         .clock

@@ -32,6 +32,8 @@ mod migrations;
 mod offline_model;
 mod openai_provider;
 mod ops;
+mod org_settings;
+mod plan_cost;
 mod plan_safety;
 mod plan_support;
 mod plan_unreadable;

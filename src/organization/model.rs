@@ -1,0 +1,77 @@
+//! The organisation settings form, shared by the settings page and the server.
+use serde::{Deserialize, Serialize};
+
+/// The organisation's name, at most this many characters.
+pub const MAX_NAME_CHARS: usize = 120;
+/// The organisation's rules, at most this many characters: they ride in every agent's prompt.
+pub const MAX_RULES_CHARS: usize = 4000;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OrgSettings {
+    pub name: String,
+    /// An IANA zone such as "America/Los_Angeles".
+    pub time_zone: String,
+    /// Instructions every agent of the organisation follows; empty for none.
+    pub rules: String,
+}
+
+impl OrgSettings {
+    /// The settings as they are stored: trimmed, or the reason they cannot be.
+    pub fn cleaned(&self) -> Result<OrgSettings, String> {
+        let name = self.name.trim();
+        if name.is_empty() {
+            return Err("The organisation needs a name.".into());
+        }
+        if name.chars().count() > MAX_NAME_CHARS {
+            return Err(format!(
+                "The name is longer than {MAX_NAME_CHARS} characters."
+            ));
+        }
+        let rules = self.rules.trim();
+        if rules.chars().count() > MAX_RULES_CHARS {
+            return Err(format!(
+                "The rules are longer than {MAX_RULES_CHARS} characters; every agent reads them on every turn."
+            ));
+        }
+        Ok(OrgSettings {
+            name: name.to_owned(),
+            time_zone: self.time_zone.trim().to_owned(),
+            rules: rules.to_owned(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleaning_trims_and_bounds() {
+        let s = OrgSettings {
+            name: "  Acme  ".into(),
+            time_zone: " UTC ".into(),
+            rules: "\n Never quote prices. \n".into(),
+        };
+        let c = s.cleaned().unwrap();
+        assert_eq!(
+            (c.name.as_str(), c.time_zone.as_str(), c.rules.as_str()),
+            ("Acme", "UTC", "Never quote prices.")
+        );
+        assert!(OrgSettings {
+            name: " ".into(),
+            ..s.clone()
+        }
+        .cleaned()
+        .is_err());
+        let long = OrgSettings {
+            rules: "é".repeat(MAX_RULES_CHARS + 1),
+            ..s.clone()
+        };
+        assert!(long.cleaned().unwrap_err().contains("4000"));
+        let at_limit = OrgSettings {
+            rules: "é".repeat(MAX_RULES_CHARS),
+            ..s
+        };
+        assert!(at_limit.cleaned().is_ok(), "characters, not bytes");
+    }
+}

@@ -1,0 +1,60 @@
+//! Reading and changing the organisation's settings, and the rules an agent's turn reads.
+use crate::auth::entity::organization;
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::organization::model::OrgSettings;
+use crate::server::AppState;
+use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, QuerySelect, Set};
+use uuid::Uuid;
+
+async fn find(state: &AppState, id: Uuid) -> AppResult<organization::Model> {
+    organization::Entity::find_by_id(id)
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Organisation"))
+}
+
+fn settings_of(o: organization::Model) -> OrgSettings {
+    OrgSettings {
+        name: o.name,
+        time_zone: o.time_zone,
+        rules: o.rules.unwrap_or_default(),
+    }
+}
+
+pub async fn get(state: &AppState, m: &Member) -> AppResult<OrgSettings> {
+    Ok(settings_of(find(state, m.organization_id).await?))
+}
+
+#[tracing::instrument(skip(state, m, input), fields(org = %m.organization_id))]
+pub async fn update(state: &AppState, m: &Member, input: &OrgSettings) -> AppResult<OrgSettings> {
+    m.require_owner()?;
+    let clean = input.cleaned().map_err(AppError::validation)?;
+    if clean.time_zone.parse::<chrono_tz::Tz>().is_err() {
+        return Err(AppError::validation(format!(
+            "\"{}\" is not a time zone; use a name such as America/Los_Angeles.",
+            clean.time_zone
+        )));
+    }
+    let mut am: organization::ActiveModel = find(state, m.organization_id).await?.into();
+    am.name = Set(clean.name);
+    am.time_zone = Set(clean.time_zone);
+    am.rules = Set((!clean.rules.is_empty()).then_some(clean.rules));
+    let saved = am.update(&state.db).await?;
+    tracing::info!(
+        rules_chars = saved.rules.as_deref().map_or(0, |r| r.chars().count()),
+        "organisation settings saved"
+    );
+    Ok(settings_of(saved))
+}
+
+/// The organisation's rules for an agent's prompt; `None` when it has none.
+pub async fn rules_of<C: ConnectionTrait>(db: &C, org: Uuid) -> AppResult<Option<String>> {
+    let rules: Option<Option<String>> = organization::Entity::find_by_id(org)
+        .select_only()
+        .column(organization::Column::Rules)
+        .into_tuple()
+        .one(db)
+        .await?;
+    Ok(rules.flatten().filter(|r| !r.trim().is_empty()))
+}

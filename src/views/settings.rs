@@ -1,0 +1,76 @@
+//! The organisation settings page: name, time zone and the rules every agent follows. The owner
+//! edits them; a member sees them read-only.
+use crate::components::{use_is_owner, ErrorBanner};
+use crate::organization::api::{org_settings, update_org_settings};
+use crate::organization::model::{OrgSettings, MAX_NAME_CHARS, MAX_RULES_CHARS};
+use dioxus::prelude::*;
+
+#[component]
+pub fn Settings() -> Element {
+    let settings = use_resource(org_settings);
+    let loaded = settings.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Organisation settings" } }
+            match loaded {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(s)) => rsx! { SettingsForm { settings: s } },
+            }
+        }
+    }
+}
+
+#[component]
+fn SettingsForm(settings: OrgSettings) -> Element {
+    let is_owner = use_is_owner();
+    let reload_me = use_context::<crate::views::shell::ReloadMe>();
+    let mut form = use_signal(|| settings.clone());
+    let mut error = use_signal(|| None::<String>);
+    let mut saved = use_signal(|| false);
+    let save = move |e: FormEvent| async move {
+        e.prevent_default();
+        saved.set(false);
+        match update_org_settings(form()).await {
+            Ok(s) => {
+                error.set(None);
+                saved.set(true);
+                form.set(s);
+                // The top bar shows the organisation's name.
+                reload_me.0.clone().restart();
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let rules_len = form.read().rules.trim().chars().count();
+    rsx! {
+        form { class: "card settings-form", id: "settings-form", onsubmit: save,
+            if !is_owner {
+                p { class: "muted", id: "settings-owner-only", "Only the organisation's owner can change these settings." }
+            }
+            ErrorBanner { message: error() }
+            label { "Name"
+                input { id: "settings-name", maxlength: MAX_NAME_CHARS as i64, disabled: !is_owner,
+                    value: "{form.read().name}", oninput: move |e| form.write().name = e.value() }
+            }
+            label { "Time zone"
+                input { id: "settings-time-zone", placeholder: "America/Los_Angeles", disabled: !is_owner,
+                    value: "{form.read().time_zone}", oninput: move |e| form.write().time_zone = e.value() }
+            }
+            label { "Organisation rules"
+                textarea { id: "settings-rules", rows: "6", maxlength: MAX_RULES_CHARS as i64, disabled: !is_owner,
+                    placeholder: "Never quote prices by text. Sign off as the Acme front desk.",
+                    value: "{form.read().rules}", oninput: move |e| form.write().rules = e.value() }
+            }
+            p { class: "muted small", id: "settings-rules-help",
+                "Every agent follows these rules on every turn, above its own, and so do campaign drafts. A contact's text can never change them. {rules_len} of {MAX_RULES_CHARS} characters."
+            }
+            if is_owner {
+                div { class: "row",
+                    button { id: "settings-save", class: "primary", r#type: "submit", "Save settings" }
+                    if saved() { span { class: "ok", "Saved." } }
+                }
+            }
+        }
+    }
+}
