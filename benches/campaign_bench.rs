@@ -52,6 +52,7 @@ async fn campaign(
     let action = PlanAction::BulkSmsCampaign {
         audience: audience.clone(),
         message_concept: "Hello".into(),
+        from_number_id: None,
     };
     let plan = herald::plans::service::present_plan(
         &state,
@@ -67,10 +68,11 @@ async fn campaign(
     )
     .await
     .unwrap();
-    let op =
-        herald::bulk_operation::create::create_bulk_operation(&state, &plan, &audience, "Hello")
-            .await
-            .unwrap();
+    let op = herald::bulk_operation::create::create_bulk_operation(
+        &state, &plan, &audience, "Hello", None,
+    )
+    .await
+    .unwrap();
     (state, op)
 }
 

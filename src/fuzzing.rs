@@ -352,6 +352,7 @@ fn plan_edits(r: &mut TestRunner) -> Result<(), TestError<String>> {
             PlanAction::BulkSmsCampaign {
                 audience: changes,
                 message_concept: concept,
+                from_number_id: None,
             }
         } else {
             PlanAction::TagContacts { changes }
@@ -375,6 +376,7 @@ fn plan_edits(r: &mut TestRunner) -> Result<(), TestError<String>> {
             summary,
             include,
             message_concept,
+            from_number_id: None,
         };
         let after = match edit.apply(&current) {
             Err(AppError::Validation(m) | AppError::NotFound(m)) => {

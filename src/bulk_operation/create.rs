@@ -38,12 +38,15 @@ pub fn skip_reason(
     None
 }
 
+/// Creates the plan's campaign, sending from `from_number_id` (one of the organisation's numbers;
+/// a plan from before from-numbers names none and sends from the organisation's first).
 #[tracing::instrument(skip(state, p, audience, concept), fields(plan = %p.id))]
 pub async fn create_bulk_operation(
     state: &AppState,
     p: &plan::Model,
     audience: &[ContactDecision],
     concept: &str,
+    from_number_id: Option<Uuid>,
 ) -> AppResult<Uuid> {
     if let Some(existing) = operation::Entity::find()
         .filter(operation::Column::PlanId.eq(p.id))
@@ -52,13 +55,20 @@ pub async fn create_bulk_operation(
     {
         return Ok(existing.id);
     }
-    let number = crate::phone_numbers::service::list(state, p.organization_id)
-        .await?
-        .into_iter()
-        .next()
-        .ok_or_else(|| {
-            AppError::validation("The organisation has no phone number to send from.")
-        })?;
+    let number = match from_number_id {
+        Some(id) => crate::phone_numbers::service::find_in_org(&state.db, p.organization_id, id)
+            .await
+            .map_err(|_| {
+                AppError::validation("The plan's from-number is no longer the organisation's.")
+            })?,
+        None => crate::phone_numbers::service::list(state, p.organization_id)
+            .await?
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                AppError::validation("The organisation has no phone number to send from.")
+            })?,
+    };
     let included: Vec<Uuid> = audience
         .iter()
         .filter(|d| d.include)

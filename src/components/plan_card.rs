@@ -16,6 +16,16 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let mut title = use_signal(|| plan.title.clone());
     let mut summary = use_signal(|| plan.summary.clone());
     let mut concept = use_signal(|| plan.action.message_concept().map(str::to_owned));
+    let mut from_number = use_signal(|| plan.action.from_number_id());
+    let sends = plan.action.sends_messages();
+    // The organisation's numbers, read only while a campaign is being edited.
+    let numbers = use_resource(move || async move {
+        if editing() && sends {
+            crate::phone_numbers::api::list_phone_numbers().await.ok()
+        } else {
+            None
+        }
+    });
     let mut include = use_signal(|| {
         plan.contacts
             .iter()
@@ -45,6 +55,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             id,
             PlanEdit {
                 message_concept: concept(),
+                from_number_id: from_number(),
                 title: Some(title()),
                 summary: Some(summary()),
                 include: changed,
@@ -94,6 +105,33 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                     }
                 } else {
                     div { class: "plan-concept", strong { "Message concept: " } "{c}" }
+                }
+            }
+            if sends {
+                if editing() {
+                    label { "Send from"
+                        select { class: "plan-from-number",
+                            onchange: move |e| from_number.set(e.value().parse().ok()),
+                            match numbers.read().clone().flatten() {
+                                None => rsx! { option { value: "{from_number().map(|n| n.to_string()).unwrap_or_default()}", "{plan.from_number.clone().unwrap_or_default()}" } },
+                                Some(list) => rsx! {
+                                    for n in list {
+                                        option { key: "{n.id}", value: "{n.id}", selected: from_number() == Some(n.id),
+                                            if n.friendly_name.is_empty() { "{n.number}" } else { "{n.number} · {n.friendly_name}" }
+                                        }
+                                    }
+                                },
+                            }
+                        }
+                    }
+                } else {
+                    div { class: "plan-from",
+                        strong { "From: " }
+                        match plan.from_number.clone() {
+                            Some(n) => rsx! { span { class: "mono", "{n}" } },
+                            None => rsx! { span { class: "muted", "the organisation's first number" } },
+                        }
+                    }
                 }
             }
             div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }

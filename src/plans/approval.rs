@@ -173,6 +173,7 @@ mod tests {
         let campaign = PlanAction::BulkSmsCampaign {
             audience: vec![],
             message_concept: "Hi".into(),
+            from_number_id: None,
         };
         for agent_default in [
             ApprovalPolicy::Auto,
@@ -214,6 +215,7 @@ mod tests {
         PlanAction::BulkSmsCampaign {
             audience,
             message_concept: concept.into(),
+            from_number_id: None,
         }
     }
 

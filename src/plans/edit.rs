@@ -56,6 +56,12 @@ impl PlanEdit {
                 return Err(AppError::validation("A campaign needs a message concept."));
             }
         }
+        if let Some(number) = self.from_number_id {
+            let PlanAction::BulkSmsCampaign { from_number_id, .. } = &mut action else {
+                return Err(AppError::validation("Only a campaign sends from a number."));
+            };
+            *from_number_id = Some(number);
+        }
         let title = match &self.title {
             Some(t) => bounded(t, "title", MAX_TITLE_CHARS)?,
             None => current.title.clone(),
@@ -118,6 +124,7 @@ mod tests {
             summary: None,
             include: vec![],
             message_concept: None,
+            from_number_id: None,
         }
     }
 
@@ -156,6 +163,40 @@ mod tests {
             concept.apply(&before),
             Err(AppError::Validation(_))
         ));
+        let number = PlanEdit {
+            from_number_id: Some(Uuid::new_v4()),
+            ..edit()
+        };
+        assert!(matches!(
+            number.apply(&before),
+            Err(AppError::Validation(_))
+        ));
+    }
+
+    #[test]
+    fn a_campaign_changes_its_from_number() {
+        let before = Editable {
+            title: "Follow up".into(),
+            summary: "Why".into(),
+            action: PlanAction::BulkSmsCampaign {
+                audience: vec![change(Uuid::new_v4(), true)],
+                message_concept: "Hi".into(),
+                from_number_id: Some(Uuid::new_v4()),
+            },
+        };
+        let other = Uuid::new_v4();
+        let after = PlanEdit {
+            from_number_id: Some(other),
+            ..edit()
+        }
+        .apply(&before)
+        .unwrap();
+        assert_eq!(after.action.from_number_id(), Some(other));
+        let untouched = edit().apply(&before).unwrap();
+        assert_eq!(
+            untouched.action.from_number_id(),
+            before.action.from_number_id()
+        );
     }
 
     #[test]

@@ -191,12 +191,14 @@ async fn dispatch(
         PlanAction::BulkSmsCampaign {
             audience,
             message_concept,
+            from_number_id,
         } => {
             let op = crate::bulk_operation::create::create_bulk_operation(
                 state,
                 p,
                 &audience,
                 &message_concept,
+                from_number_id,
             )
             .await?;
             crate::bulk_operation::engines::start(

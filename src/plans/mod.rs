@@ -12,4 +12,6 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod executor;
 #[cfg(feature = "server")]
+pub mod from_number;
+#[cfg(feature = "server")]
 pub mod service;

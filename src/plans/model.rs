@@ -122,6 +122,10 @@ pub enum PlanAction {
     BulkSmsCampaign {
         audience: Vec<ContactDecision>,
         message_concept: String,
+        /// The number the texts leave from: one of the organisation's. Left out, it becomes the
+        /// authoring agent's assigned number, else the organisation's first.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from_number_id: Option<Uuid>,
     },
 }
 
@@ -154,6 +158,13 @@ impl PlanAction {
     pub fn sends_messages(&self) -> bool {
         matches!(self, PlanAction::BulkSmsCampaign { .. })
     }
+    /// A campaign's from-number, once chosen.
+    pub fn from_number_id(&self) -> Option<Uuid> {
+        match self {
+            PlanAction::BulkSmsCampaign { from_number_id, .. } => *from_number_id,
+            PlanAction::TagContacts { .. } => None,
+        }
+    }
     pub fn message_concept(&self) -> Option<&str> {
         match self {
             PlanAction::BulkSmsCampaign {
@@ -170,6 +181,7 @@ impl PlanAction {
             PlanAction::BulkSmsCampaign {
                 audience,
                 message_concept,
+                ..
             } => {
                 let texts = audience.iter().filter(|c| c.include).count();
                 let per_text = crate::bulk_operation::segments::segments(message_concept)
@@ -289,6 +301,9 @@ pub struct PlanView {
     /// What running it would spend, when it spends anything.
     #[serde(default)]
     pub estimated_cost: Option<CostEstimate>,
+    /// A campaign's from-number, as the organisation knows it ("+14155550100").
+    #[serde(default)]
+    pub from_number: Option<String>,
 }
 
 impl PlanView {
@@ -323,6 +338,9 @@ pub struct PlanEdit {
     /// A campaign's message concept.
     #[serde(default)]
     pub message_concept: Option<String>,
+    /// A campaign's from-number: one of the organisation's numbers.
+    #[serde(default)]
+    pub from_number_id: Option<Uuid>,
 }
 
 #[cfg(test)]

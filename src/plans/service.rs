@@ -72,6 +72,9 @@ pub(crate) async fn validate_action(
     if let Some(missing) = ids.iter().find(|id| !found.contains(id)) {
         return Err(AppError::NotFound(format!("Contact {missing}")));
     }
+    if let Some(number) = action.from_number_id() {
+        crate::plans::from_number::find(state, org, number).await?;
+    }
     let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
     let names = names_of(state, &ids).await?;
     if let Some(c) = action
@@ -143,6 +146,7 @@ pub async fn present_plan(
     if action.changes().is_empty() {
         return Err(AppError::validation("A plan needs at least one contact."));
     }
+    let action = crate::plans::from_number::with_default(state, agent, org, action).await?;
     validate_action(state, org, &action).await?;
     let agent_policy = crate::ai_agent::settings::AgentSettings::of(agent).plan_approval;
     let policy = effective_policy(
@@ -245,6 +249,13 @@ pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
         ),
     };
     let estimated_cost = action.sends_messages().then(|| action.estimated_cost());
+    let from_number = match action.from_number_id() {
+        Some(id) => crate::phone_numbers::service::find_in_org(&state.db, p.organization_id, id)
+            .await
+            .ok()
+            .map(|n| n.number),
+        None => None,
+    };
     let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
     let names = names_of(state, &ids).await?;
     let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
@@ -320,6 +331,7 @@ pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
         updated_at: p.updated_at,
         audit: audit_rows,
         estimated_cost,
+        from_number,
         unreadable,
     })
 }

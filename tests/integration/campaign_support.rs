@@ -99,6 +99,7 @@ pub async fn campaign_plan(
     let action = herald::plans::model::PlanAction::BulkSmsCampaign {
         audience: audience.to_vec(),
         message_concept: "Hi".into(),
+        from_number_id: None,
     };
     herald::plans::service::present_plan(
         &app.state,
@@ -124,7 +125,7 @@ pub async fn operation_for(
     title: &str,
 ) -> uuid::Uuid {
     let plan = campaign_plan(app, agent, audience, title).await;
-    herald::bulk_operation::create::create_bulk_operation(&app.state, &plan, audience, "Hi")
+    herald::bulk_operation::create::create_bulk_operation(&app.state, &plan, audience, "Hi", None)
         .await
         .unwrap()
 }

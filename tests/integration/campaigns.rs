@@ -166,6 +166,7 @@ async fn audience_skips(backend: Backend) {
     let action = PlanAction::BulkSmsCampaign {
         audience: vec![d(c.katherine), d(nophone), d(c.linus), d(c.katherine)],
         message_concept: "Hello".into(),
+        from_number_id: None,
     };
     let plan = herald::plans::service::present_plan(
         &app.state,
@@ -190,12 +191,12 @@ async fn audience_skips(backend: Backend) {
     ];
     audience[2].include = true;
     let op = herald::bulk_operation::create::create_bulk_operation(
-        &app.state, &plan, &audience, "Hello",
+        &app.state, &plan, &audience, "Hello", None,
     )
     .await
     .unwrap();
     let again = herald::bulk_operation::create::create_bulk_operation(
-        &app.state, &plan, &audience, "Hello",
+        &app.state, &plan, &audience, "Hello", None,
     )
     .await
     .unwrap();

@@ -34,6 +34,7 @@ mod openai_provider;
 mod ops;
 mod org_settings;
 mod plan_cost;
+mod plan_from_number;
 mod plan_safety;
 mod plan_support;
 mod plan_unreadable;

@@ -1,0 +1,50 @@
+//! A campaign plan's from-number: chosen when the plan is presented (the authoring agent's
+//! assigned number, else the organisation's first), always one of the organisation's, and
+//! changeable by a person before approval.
+use crate::ai_agent::entity::ai_agent;
+use crate::error::{AppError, AppResult};
+use crate::phone_numbers::entity as phone_number;
+use crate::plans::model::PlanAction;
+use crate::server::AppState;
+use uuid::Uuid;
+
+/// The number a campaign of `agent`'s sends from when the plan names none.
+pub async fn default_for(
+    state: &AppState,
+    agent: &ai_agent::Model,
+    org: Uuid,
+) -> AppResult<Option<Uuid>> {
+    let numbers = crate::phone_numbers::service::list(state, org).await?;
+    Ok(numbers
+        .iter()
+        .find(|n| n.ai_agent_id == Some(agent.id))
+        .or(numbers.first())
+        .map(|n| n.id))
+}
+
+/// The action with its from-number filled in, when it is a campaign that names none.
+pub async fn with_default(
+    state: &AppState,
+    agent: &ai_agent::Model,
+    org: Uuid,
+    mut action: PlanAction,
+) -> AppResult<PlanAction> {
+    if let PlanAction::BulkSmsCampaign { from_number_id, .. } = &mut action {
+        if from_number_id.is_none() {
+            *from_number_id = default_for(state, agent, org).await?;
+        }
+    }
+    Ok(action)
+}
+
+/// The organisation's number `id`, or why a plan cannot send from it.
+pub async fn find(state: &AppState, org: Uuid, id: Uuid) -> AppResult<phone_number::Model> {
+    crate::phone_numbers::service::find_in_org(&state.db, org, id)
+        .await
+        .map_err(|e| match e {
+            AppError::NotFound(_) => AppError::validation(
+                "The plan's from-number is not one of the organisation's numbers.",
+            ),
+            other => other,
+        })
+}
