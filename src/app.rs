@@ -39,6 +39,8 @@ pub enum Route {
         Assistant {},
         #[route("/plans")]
         Plans {},
+        #[route("/plans/:plan_id")]
+        PlanDetail { plan_id: Uuid },
         #[route("/operations")]
         Operations {},
         #[route("/operations/:operation_id")]

@@ -42,6 +42,14 @@ pub enum AiThreadEventPayload {
     },
     /// A turn whose worker stopped (crash, deploy, lost lease) picked up where it was.
     TurnResumed { reason: String },
+    /// A note for the people reading the thread about one of its plans ("Plan auto-approved,
+    /// executing"); the model never sees it.
+    PlanNote {
+        plan_id: Uuid,
+        text: String,
+        #[serde(default)]
+        reason: String,
+    },
 }
 
 /// Marks where a contact's own words begin and end in the model's input.
@@ -81,6 +89,7 @@ impl AiThreadEventPayload {
             Self::TurnFailed { .. } => "turn_failed",
             Self::TurnRetrying { .. } => "turn_retrying",
             Self::TurnResumed { .. } => "turn_resumed",
+            Self::PlanNote { .. } => "plan_note",
         }
     }
 
@@ -122,7 +131,8 @@ impl AiThreadEventPayload {
             Self::TurnStarted { .. }
             | Self::TurnFailed { .. }
             | Self::TurnRetrying { .. }
-            | Self::TurnResumed { .. } => None,
+            | Self::TurnResumed { .. }
+            | Self::PlanNote { .. } => None,
         }
     }
 }

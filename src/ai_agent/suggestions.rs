@@ -58,7 +58,7 @@ pub async fn for_message(
 }
 
 /// A member's Assistant thread is theirs alone: nobody else in the organisation sees it.
-fn visible_to(member: &Member, correlation_key: Option<&str>) -> bool {
+pub(crate) fn visible_to(member: &Member, correlation_key: Option<&str>) -> bool {
     match correlation_key.and_then(|k| k.strip_prefix("assistant:")) {
         Some(owner) => owner == member.user_id.to_string(),
         None => true,
@@ -173,6 +173,9 @@ fn describe(p: &AiThreadEventPayload) -> (String, Option<String>) {
         ),
         AiThreadEventPayload::TurnResumed { reason } => {
             ("Turn resumed".into(), Some(reason.clone()))
+        }
+        AiThreadEventPayload::PlanNote { text, reason, .. } => {
+            (text.clone(), (!reason.is_empty()).then(|| reason.clone()))
         }
     }
 }

@@ -72,6 +72,33 @@ async fn by_key(state: &AppState, key: &str) -> AppResult<Option<Uuid>> {
         .map(|n| n.id))
 }
 
+/// Marks the notice with `source_key` read for whoever it was for: what it asked is done.
+pub async fn resolve(state: &AppState, organization_id: Uuid, source_key: &str) -> AppResult<()> {
+    let Some(n) = notification::Entity::find()
+        .filter(notification::Column::OrganizationId.eq(organization_id))
+        .filter(notification::Column::SourceKey.eq(source_key))
+        .filter(notification::Column::ReadAt.is_null())
+        .one(&state.db)
+        .await?
+    else {
+        return Ok(());
+    };
+    notification::Entity::update_many()
+        .col_expr(
+            notification::Column::ReadAt,
+            Expr::value(Some(state.clock.now())),
+        )
+        .filter(notification::Column::Id.eq(n.id))
+        .exec(&state.db)
+        .await?;
+    // The reader's counts and list change as when a notice arrives.
+    state.live.publish(
+        organization_id,
+        crate::messaging::model::LiveEvent::NotificationCreated { user_id: n.user_id },
+    );
+    Ok(())
+}
+
 pub async fn list(state: &AppState, member: &Member) -> AppResult<Vec<NotificationView>> {
     Ok(notification::Entity::find()
         .filter(notification::Column::OrganizationId.eq(member.organization_id))

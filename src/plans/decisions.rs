@@ -105,6 +105,7 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
         None,
     )
     .await?;
+    crate::plans::announce::decided(state, &p).await?;
     crate::plans::executor::spawn_execution(state, id);
     view(state, find_in_org(&state.db, m.organization_id, id).await?).await
 }
@@ -144,6 +145,7 @@ pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> App
         None,
     )
     .await?;
+    crate::plans::announce::decided(state, &p).await?;
     if let Some(thread_id) = p.thread_id {
         if ai_thread::Entity::find_by_id(thread_id)
             .one(&state.db)

@@ -137,6 +137,7 @@ pub async fn present_plan(
             .one(&state.db)
             .await?
         {
+            crate::plans::announce::presented(state, agent, &existing).await?;
             return Ok(existing);
         }
     }
@@ -202,6 +203,7 @@ pub async fn present_plan(
         None,
     )
     .await?;
+    crate::plans::announce::presented(state, agent, &row).await?;
     if decision == Decision::Proceed {
         crate::plans::executor::spawn_execution(state, id);
     }

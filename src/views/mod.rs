@@ -25,7 +25,7 @@ pub use inbox::{Home, Inbox};
 pub use notifications::Notifications;
 pub use numbers::PhoneNumbers;
 pub use operations::{OperationReview, Operations};
-pub use plans::Plans;
+pub use plans::{PlanDetail, Plans};
 pub use settings::Settings;
 pub use shell::Shell;
 pub use simulator::Simulator;

@@ -1,4 +1,5 @@
-//! Notifications: escalations from agents, each linking to its conversation.
+//! Notifications: escalations, plans awaiting approval and suggested replies, each opening what
+//! it is about (and read once opened).
 use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner};
 use crate::messaging::model::LiveTopic;
@@ -31,7 +32,22 @@ pub fn Notifications() -> Element {
                                 p { class: "notification-body", "{n.body}" }
                                 div { class: "row",
                                     if let Some(link) = n.link.clone() {
-                                        a { href: "{link}", "Open the conversation" }
+                                        a { class: "notification-open", href: "{link}",
+                                            onclick: move |e: MouseEvent| {
+                                                e.prevent_default();
+                                                let link = link.clone();
+                                                async move {
+                                                    if !n.read {
+                                                        let _ = mark_notification_read(n.id).await;
+                                                    }
+                                                    match link.parse::<crate::app::Route>() {
+                                                        Ok(route) => { navigator().push(route); }
+                                                        Err(_) => { navigator().push(link); }
+                                                    }
+                                                }
+                                            },
+                                            {open_label(&n.kind)}
+                                        }
                                     }
                                     if !n.read {
                                         button { class: "link-button", onclick: move |_| async move {
@@ -46,5 +62,14 @@ pub fn Notifications() -> Element {
                 },
             }
         }
+    }
+}
+
+/// What following a notification's link does, in words.
+fn open_label(kind: &str) -> &'static str {
+    match kind {
+        "plan_awaiting" => "Review the plan",
+        "drafts" => "Pick a reply",
+        _ => "Open the conversation",
     }
 }

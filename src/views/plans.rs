@@ -42,19 +42,53 @@ pub fn Plans() -> Element {
                     }
                     for p in list.iter().filter(|p| open() == Some(p.id)) {
                         PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plans.restart() }
-                        div { class: "card",
-                            h2 { "Audit" }
-                            ul { class: "audit",
-                                for a in p.audit.iter() {
-                                    li { "{short_time(a.at)} · {a.kind} by {a.actor_name.clone().unwrap_or(a.actor.clone())}"
-                                        if let Some(d) = a.decision.clone() { " · {d}" }
-                                        if let Some(r) = a.reason.clone() { " · {r}" }
-                                    }
-                                }
-                            }
-                        }
+                        PlanAudit { plan: p.clone() }
                     }
                 },
+            }
+        }
+    }
+}
+
+/// One plan, where a notification's link lands: its card and its audit.
+#[component]
+pub fn PlanDetail(plan_id: Uuid) -> Element {
+    let live = use_live(LiveTopic::Plans);
+    let mut plan = use_resource(move || {
+        let _ = live();
+        crate::plans::api::get_plan(plan_id)
+    });
+    let current = plan.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head",
+                h1 { "Plan" }
+                Link { to: crate::app::Route::Plans {}, class: "secondary", id: "all-plans", "All plans" }
+            }
+            match current {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(p)) => rsx! {
+                    PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plan.restart() }
+                    PlanAudit { plan: p }
+                },
+            }
+        }
+    }
+}
+
+#[component]
+fn PlanAudit(plan: crate::plans::model::PlanView) -> Element {
+    rsx! {
+        div { class: "card plan-audit",
+            h2 { "Audit" }
+            ul { class: "audit",
+                for a in plan.audit.iter() {
+                    li { "{short_time(a.at)} · {a.kind} by {a.actor_name.clone().unwrap_or(a.actor.clone())}"
+                        if let Some(d) = a.decision.clone() { " · {d}" }
+                        if let Some(r) = a.reason.clone() { " · {r}" }
+                    }
+                }
             }
         }
     }

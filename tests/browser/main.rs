@@ -10,6 +10,7 @@ mod first_load;
 mod harness;
 mod live_tabs;
 mod messaging;
+mod notifications;
 mod phone;
 mod plans;
 mod suggestions;

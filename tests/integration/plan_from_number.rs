@@ -35,7 +35,10 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
     // The agent's assigned number first.
     assign(&app, &c.org, agent.id, json!([second])).await;
     let assigned = campaign_plan(&app, &agent, &audience, "Assigned").await;
-    assert_eq!(get(&app, &c.org, assigned.id).await["from_number"], "+14155550101");
+    assert_eq!(
+        get(&app, &c.org, assigned.id).await["from_number"],
+        "+14155550101"
+    );
     // With none assigned, the organisation's first.
     assign(&app, &c.org, agent.id, json!([])).await;
     let plan = campaign_plan(&app, &agent, &audience, "Default").await;
@@ -53,8 +56,14 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert!(body.to_string().contains("not one of the organisation's"), "{body}");
-    assert_eq!(get(&app, &c.org, plan.id).await["from_number"], "+14155550100");
+    assert!(
+        body.to_string().contains("not one of the organisation's"),
+        "{body}"
+    );
+    assert_eq!(
+        get(&app, &c.org, plan.id).await["from_number"],
+        "+14155550100"
+    );
 
     // A number on a tagging plan is refused too.
     let tagging = herald::plans::service::present_plan(

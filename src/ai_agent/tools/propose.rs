@@ -91,6 +91,8 @@ impl AgentTool for ProposeSmsReplies {
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         if let Some(row) = existing {
+            // A re-run after a failure between the two writes still tells the owner, once.
+            notify_owner(ctx, reply.contact_id, row.id, &options).await?;
             return Ok(json!({"proposed": options.len(), "suggestion_id": row.id}));
         }
         let id = Uuid::new_v4();
@@ -117,8 +119,50 @@ impl AgentTool for ProposeSmsReplies {
                 message_id: reply.message_id,
             },
         );
+        notify_owner(ctx, reply.contact_id, id, &options).await?;
         Ok(json!({"proposed": options.len(), "suggestion_id": id}))
     }
+}
+
+/// "{Agent} drafted 3 replies for {contact}", for the agent's owner, linking to the
+/// conversation; once per suggestion set.
+async fn notify_owner(
+    ctx: &ToolCtx,
+    contact_id: Uuid,
+    set_id: Uuid,
+    options: &[(String, f64)],
+) -> Result<(), ToolError> {
+    let Some(user_id) = ctx.agent.user_id else {
+        return Ok(());
+    };
+    let fail = |e: crate::error::AppError| ToolError::Failed(e.to_string());
+    let name = crate::contacts::entity::contact::Entity::find_by_id(contact_id)
+        .filter(crate::contacts::entity::contact::Column::OrganizationId.eq(ctx.organization_id))
+        .one(&ctx.state.db)
+        .await
+        .map_err(|e| ToolError::Failed(e.to_string()))?
+        .map(|c| c.name)
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "a contact".into());
+    crate::notifications::service::notify(
+        &ctx.state,
+        crate::notifications::service::Notice {
+            organization_id: ctx.organization_id,
+            user_id,
+            kind: "drafts",
+            title: format!(
+                "{} drafted {} replies for {name}",
+                ctx.agent.name,
+                options.len()
+            ),
+            body: options.first().map(|(b, _)| b.clone()).unwrap_or_default(),
+            link: Some(format!("/messaging/{contact_id}")),
+            source_key: Some(format!("drafts:{set_id}")),
+        },
+    )
+    .await
+    .map_err(fail)?;
+    Ok(())
 }
 
 #[cfg(test)]
