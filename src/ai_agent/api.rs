@@ -1,6 +1,7 @@
 //! Server functions behind the agents pages and the suggestions panel.
 use crate::ai_agent::model::{
-    AgentInput, AgentView, AssistantView, ModelInfo, SuggestionSet, ThreadEventView, ThreadSummary,
+    AgentInput, AgentView, AssistantView, ModelInfo, OperatorView, SuggestionSet, ThreadEventView,
+    ThreadSummary,
 };
 use crate::error::AppError;
 use dioxus::prelude::*;
@@ -46,6 +47,24 @@ pub async fn list_agent_threads(agent_id: Uuid) -> Result<Vec<ThreadSummary>, Ap
 pub async fn get_thread_events(thread_id: Uuid) -> Result<Vec<ThreadEventView>, AppError> {
     let (state, m) = crate::auth::session::require_member().await?;
     crate::ai_agent::suggestions::thread_events(&state, &m, thread_id).await
+}
+
+/// The thread's composer: the agent, its planning, and whether the caller may instruct it.
+#[post("/api/threads/operator")]
+pub async fn thread_operator(thread_id: Uuid) -> Result<OperatorView, AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::operator::view(&state, &m, thread_id).await
+}
+
+/// An operator's instruction to the agent of this thread; `plan_mode` is the Plan switch.
+#[post("/api/threads/post")]
+pub async fn post_to_thread(
+    thread_id: Uuid,
+    text: String,
+    plan_mode: bool,
+) -> Result<(), AppError> {
+    let (state, m) = crate::auth::session::require_member().await?;
+    crate::ai_agent::operator::post(&state, &m, thread_id, &text, plan_mode).await
 }
 
 /// The suggestions panel's data for one message.

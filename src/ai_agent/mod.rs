@@ -18,6 +18,8 @@ pub mod legacy;
 #[cfg(feature = "server")]
 pub mod llm;
 #[cfg(feature = "server")]
+pub mod operator;
+#[cfg(feature = "server")]
 pub mod prompt;
 #[cfg(feature = "server")]
 pub mod routing;

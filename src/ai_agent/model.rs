@@ -101,6 +101,19 @@ pub struct ThreadSummary {
     pub updated_at: DateTime<Utc>,
 }
 
+/// Longest operator instruction to an agent, in characters.
+pub const MAX_INSTRUCTION_CHARS: usize = 4_000;
+
+/// What a thread's composer needs: whose agent it is, whether it plans, and whether the person
+/// looking may instruct it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OperatorView {
+    pub agent_id: Uuid,
+    pub agent_name: String,
+    pub planning_enabled: bool,
+    pub can_instruct: bool,
+}
+
 /// One entry of a thread's history, as the thread view shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThreadEventView {

@@ -1,5 +1,6 @@
 //! An agent's thread: inbound texts, tool calls with their arguments and results, replies and
-//! escalations, updated live.
+//! escalations, updated live; the agent's owner instructs it from the composer, with the Plan
+//! switch asking for a plan instead of action.
 use crate::ai_agent::api::get_thread_events;
 use crate::components::use_live;
 use crate::components::{short_time, ErrorBanner};
@@ -37,6 +38,7 @@ pub fn AgentThread(thread_id: Uuid) -> Element {
             for p in thread_plans {
                 crate::components::PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plans.restart() }
             }
+            OperatorComposer { thread_id }
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
@@ -55,6 +57,53 @@ pub fn AgentThread(thread_id: Uuid) -> Element {
                     }
                 },
             }
+        }
+    }
+}
+
+/// The operator's composer: only for the agent's owner or the organisation's owner.
+#[component]
+fn OperatorComposer(thread_id: Uuid) -> Element {
+    let operator = use_resource(move || crate::ai_agent::api::thread_operator(thread_id));
+    let mut text = use_signal(String::new);
+    let mut plan_mode = use_signal(|| false);
+    let mut error = use_signal(|| None::<String>);
+    let mut sent = use_signal(|| false);
+    let Some(Ok(op)) = operator.read().clone() else {
+        return rsx! {};
+    };
+    if !op.can_instruct {
+        return rsx! {
+            p { class: "muted small", id: "operator-owner-only", "Only {op.agent_name}'s owner or the organisation's owner can instruct it." }
+        };
+    }
+    let send = move |e: FormEvent| async move {
+        e.prevent_default();
+        sent.set(false);
+        match crate::ai_agent::api::post_to_thread(thread_id, text(), plan_mode()).await {
+            Ok(()) => {
+                text.set(String::new());
+                error.set(None);
+                sent.set(true);
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let planning = op.planning_enabled;
+    rsx! {
+        form { class: "composer operator-composer", id: "operator-composer", onsubmit: send,
+            ErrorBanner { message: error() }
+            div { class: "composer-row",
+                label { class: "check plan-switch",
+                    title: if planning { "Plan mode: the agent researches read-only and presents a plan; nothing changes until it is approved." } else { "Planning is off for this agent; turn it on in Agents." },
+                    input { id: "operator-plan-switch", r#type: "checkbox", disabled: !planning, checked: plan_mode(), onchange: move |e| plan_mode.set(e.checked()) }
+                    " Plan"
+                }
+                textarea { id: "operator-input", rows: "2", maxlength: crate::ai_agent::model::MAX_INSTRUCTION_CHARS as i64,
+                    placeholder: "Instruct {op.agent_name}…", value: "{text}", oninput: move |e| text.set(e.value()) }
+                button { id: "operator-send", class: "primary", r#type: "submit", disabled: text.read().trim().is_empty(), "Send" }
+            }
+            if sent() { p { class: "ok small", id: "operator-sent", "Sent to {op.agent_name}." } }
         }
     }
 }

@@ -318,6 +318,19 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Member,
         ),
         row(
+            "/api/threads/operator",
+            json!({"thread_id": a.thread}),
+            NotFound,
+            Member,
+        ),
+        // The member's own assistant's thread: the member may instruct it.
+        row(
+            "/api/threads/post",
+            json!({"thread_id": a.thread, "text": "how many quote leads?", "plan_mode": false}),
+            NotFound,
+            Member,
+        ),
+        row(
             "/api/suggestions",
             json!({"message_id": a.message}),
             NotFound,

@@ -1,0 +1,76 @@
+//! The operator's composer on any agent's thread: a person instructs the agent directly, with
+//! the Plan switch asking for a read-only planning turn. Only the agent's owner or the
+//! organisation's owner may: the agent acts with its owner's powers, so anyone else instructing
+//! it would borrow them.
+use crate::ai_agent::entity::{ai_agent, ai_thread};
+use crate::ai_agent::events::AiThreadEventPayload;
+use crate::ai_agent::model::{OperatorView, MAX_INSTRUCTION_CHARS};
+use crate::auth::model::Role;
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::server::AppState;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use uuid::Uuid;
+
+async fn thread_and_agent(
+    state: &AppState,
+    m: &Member,
+    thread_id: Uuid,
+) -> AppResult<(ai_thread::Model, ai_agent::Model)> {
+    let thread = ai_thread::Entity::find_by_id(thread_id)
+        .filter(ai_thread::Column::OrganizationId.eq(m.organization_id))
+        .one(&state.db)
+        .await?
+        .filter(|t| crate::ai_agent::suggestions::visible_to(m, t.correlation_key.as_deref()))
+        .ok_or_else(|| AppError::not_found("Thread"))?;
+    let agent =
+        crate::ai_agent::service::find_in_org(&state.db, m.organization_id, thread.agent_id)
+            .await?;
+    Ok((thread, agent))
+}
+
+fn may_instruct(m: &Member, agent: &ai_agent::Model) -> bool {
+    agent.user_id == Some(m.user_id) || m.role == Role::Owner
+}
+
+pub async fn view(state: &AppState, m: &Member, thread_id: Uuid) -> AppResult<OperatorView> {
+    let (_, agent) = thread_and_agent(state, m, thread_id).await?;
+    Ok(OperatorView {
+        agent_id: agent.id,
+        agent_name: agent.name.clone(),
+        planning_enabled: crate::ai_agent::settings::AgentSettings::of(&agent).planning_enabled,
+        can_instruct: may_instruct(m, &agent),
+    })
+}
+
+#[tracing::instrument(skip(state, m, text), fields(thread = %thread_id))]
+pub async fn post(
+    state: &AppState,
+    m: &Member,
+    thread_id: Uuid,
+    text: &str,
+    plan_mode: bool,
+) -> AppResult<()> {
+    let (thread, agent) = thread_and_agent(state, m, thread_id).await?;
+    if !may_instruct(m, &agent) {
+        return Err(AppError::Forbidden);
+    }
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(AppError::validation("Write an instruction for the agent."));
+    }
+    if text.chars().count() > MAX_INSTRUCTION_CHARS {
+        return Err(AppError::validation(format!(
+            "The instruction is too long: at most {MAX_INSTRUCTION_CHARS} characters."
+        )));
+    }
+    crate::ai_agent::worker::enqueue_and_maybe_spawn(
+        state,
+        thread.id,
+        AiThreadEventPayload::UserMessage {
+            text: text.to_owned(),
+            plan_mode,
+        },
+    )
+    .await
+}
