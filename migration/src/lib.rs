@@ -21,6 +21,7 @@ mod m20261121_000017_create_assistant_operation;
 mod m20261122_000018_agent_runtime_durability;
 mod m20261122_000019_send_ledger;
 mod m20261123_000020_organization_rules;
+mod m20261123_000021_agent_learning;
 mod platform_agent;
 
 pub struct Migrator;
@@ -49,6 +50,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000018_agent_runtime_durability::Migration),
             Box::new(m20261122_000019_send_ledger::Migration),
             Box::new(m20261123_000020_organization_rules::Migration),
+            Box::new(m20261123_000021_agent_learning::Migration),
         ]
     }
 }

@@ -1,6 +1,7 @@
 //! AI agents: Text Reply agents with long-lived per-contact threads, the model seam, the tools,
 //! the legacy suggester, suggestions and notifications.
 pub mod api;
+pub mod learning;
 pub mod model;
 
 #[cfg(feature = "server")]

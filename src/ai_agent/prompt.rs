@@ -82,18 +82,38 @@ fn planning_tier(tier: Option<PlanningTier>) -> String {
     }
 }
 
+/// The lessons tier: what the agent's operators taught it by their corrections. Lessons come
+/// from the operators' own edits, never from a contact's words.
+fn lessons_tier(lessons: &[String]) -> String {
+    let lines: Vec<String> = lessons
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("- {l}"))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n\n## Lessons from your operators' corrections\n{}",
+        lines.join("\n")
+    )
+}
+
 pub fn build_system_prompt(
     agent: &ai_agent::Model,
     org_rules: Option<&str>,
+    lessons: &[String],
     reply: Option<&ReplyContext>,
     from_number: Option<&str>,
     planning: Option<PlanningTier>,
 ) -> String {
-    // The planning tier sits with the platform core; absent, the prompt is exactly as before.
+    // The planning and lessons tiers are absent when empty: the prompt is then exactly as before.
     format!(
-        "{PLATFORM_CORE}{}{}{}",
+        "{PLATFORM_CORE}{}{}{}{}",
         planning_tier(planning),
         rules(agent, org_rules),
+        lessons_tier(lessons),
         delivery(agent, reply, from_number)
     )
 }
@@ -142,6 +162,7 @@ pub(crate) mod tests {
             let p = build_system_prompt(
                 &agent,
                 Some("Be kind."),
+                &[],
                 Some(&reply()),
                 Some("+14155550100"),
                 None,
@@ -150,11 +171,42 @@ pub(crate) mod tests {
             let planning = build_system_prompt(
                 &agent,
                 Some("Be kind."),
+                &[],
                 Some(&reply()),
                 Some("+14155550100"),
                 Some(PlanningTier::Available),
             );
             assert!(planning.contains("## Planning") && planning != file);
+            let taught = build_system_prompt(
+                &agent,
+                Some("Be kind."),
+                &["Keep texts short.".into(), "  ".into()],
+                Some(&reply()),
+                Some("+14155550100"),
+                None,
+            );
+            assert!(taught.contains(
+                "## Lessons from your operators' corrections\n- Keep texts short.\n\n## This turn"
+            ));
+            assert_eq!(
+                taught.replace(
+                    "\n\n## Lessons from your operators' corrections\n- Keep texts short.",
+                    ""
+                ),
+                file
+            );
+            // Blank lessons are no lessons: byte-identical.
+            assert_eq!(
+                build_system_prompt(
+                    &agent,
+                    Some("Be kind."),
+                    &["".into()],
+                    Some(&reply()),
+                    Some("+14155550100"),
+                    None
+                ),
+                file
+            );
         }
     }
 }

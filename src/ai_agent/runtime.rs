@@ -206,6 +206,8 @@ struct Turn {
     from_number: Option<String>,
     /// The organisation's rules: the prompt's org-rules tier.
     org_rules: Option<String>,
+    /// The agent's enabled lessons: the prompt's lessons tier.
+    lessons: Vec<String>,
     input_ids: Vec<Uuid>,
     plan_mode_asked: bool,
 }
@@ -221,6 +223,11 @@ async fn load(state: &AppState, thread_id: Uuid, start: &TurnStart) -> AppResult
         .ok_or_else(|| AppError::not_found("Agent"))?;
     let org_rules =
         crate::organization::service::rules_of(&state.db, thread.organization_id).await?;
+    let lessons = crate::ai_agent::learning::service::enabled(&state.db, agent.id)
+        .await?
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
     let payloads: Vec<AiThreadEventPayload> =
         start.inputs().iter().filter_map(payload_of).collect();
     // The freshest text decides whom the turn answers, and from which number.
@@ -260,6 +267,7 @@ async fn load(state: &AppState, thread_id: Uuid, start: &TurnStart) -> AppResult
         reply,
         from_number,
         org_rules,
+        lessons,
         input_ids: start.inputs().iter().map(|e| e.id).collect(),
         plan_mode_asked,
     })
@@ -360,6 +368,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         let system = build_system_prompt(
             &t.agent,
             t.org_rules.as_deref(),
+            &t.lessons,
             t.reply.as_ref(),
             t.from_number.as_deref(),
             planning

@@ -134,7 +134,7 @@ async fn context_for(state: &AppState, contact_id: Uuid) -> AppResult<(String, S
 async fn draft_item(
     state: &AppState,
     op: &operation::Model,
-    org: &crate::auth::entity::organization::Model,
+    (org, lessons): (&crate::auth::entity::organization::Model, &[String]),
     item_id: Uuid,
     contact_id: Uuid,
 ) -> AppResult<()> {
@@ -151,6 +151,7 @@ async fn draft_item(
     let req = DraftRequest {
         organization: org.name.clone(),
         rules: org.rules.clone().unwrap_or_default(),
+        lessons: lessons.to_vec(),
         persona: op.persona.clone(),
         concept: op.message_concept.clone(),
         instruction: "Follow up personally and briefly.".into(),
@@ -292,6 +293,12 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
             .one(&state.db)
             .await?
             .ok_or_else(|| AppError::not_found("Organisation"))?;
+        let lessons: Vec<String> =
+            crate::ai_agent::learning::service::enabled(&state.db, op.agent_id)
+                .await?
+                .into_iter()
+                .map(|(_, text)| text)
+                .collect();
         state.faults.check(crate::server::faults::DRAFT_LOOP)?;
         reap_stale(state, cfg.stale_after).await?;
         // Batches are claimed as the pipeline needs them, so `concurrency` drafts stay in flight
@@ -312,9 +319,10 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
         let drafted = std::sync::atomic::AtomicUsize::new(0);
         claims
             .map(|(item_id, contact_id)| {
-                let (op, org, drafted) = (&op, &org, &drafted);
+                let (op, org, lessons, drafted) = (&op, &org, &lessons, &drafted);
                 async move {
-                    if let Err(e) = draft_item(state, op, org, item_id, contact_id).await {
+                    if let Err(e) = draft_item(state, op, (org, lessons), item_id, contact_id).await
+                    {
                         tracing::error!(error = %e, %item_id, "could not record a draft");
                     }
                     // Live progress every `concurrency` drafts.

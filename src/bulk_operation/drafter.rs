@@ -9,6 +9,8 @@ pub struct DraftRequest {
     pub organization: String,
     /// The organisation's rules, which every draft follows; empty for none.
     pub rules: String,
+    /// The authoring agent's enabled lessons.
+    pub lessons: Vec<String>,
     pub persona: String,
     pub concept: String,
     pub instruction: String,
@@ -42,6 +44,13 @@ impl Drafter for ModelDrafter {
         let rules = match req.rules.trim() {
             "" => String::new(),
             r => format!("Organisation rules: {r}\n"),
+        };
+        let rules = match req.lessons.is_empty() {
+            true => rules,
+            false => format!(
+                "{rules}Lessons from your operators' corrections: {}\n",
+                req.lessons.join(" ")
+            ),
         };
         let system = format!(
             "You write for {}. {}\n{rules}Campaign concept: {}\n{}",

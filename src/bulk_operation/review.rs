@@ -160,7 +160,25 @@ pub async fn edit_draft(
     if text.chars().count() > crate::messaging::model::MAX_SMS_CHARS {
         return Err(AppError::validation("That draft is too long for a text."));
     }
-    let (op, _) = item_in_review(state, m, item_id).await?;
+    let (op, it) = item_in_review(state, m, item_id).await?;
+    let before = it.draft.clone().unwrap_or_default();
+    if before.trim() != text {
+        // The draft gate's signal for the learning loop: the words before and after.
+        crate::ai_agent::learning::signals::record(
+            &state.db,
+            crate::ai_agent::learning::signals::Signal {
+                organization_id: op.organization_id,
+                agent_id: op.agent_id,
+                kind: crate::ai_agent::learning::signals::DRAFT_EDIT,
+                subject_kind: "item",
+                subject_id: item_id,
+                detail: serde_json::json!({"before": before, "after": text, "operation_id": op.id}),
+                actor_user_id: Some(m.user_id),
+            },
+            state.clock.now(),
+        )
+        .await?;
+    }
     item::Entity::update_many()
         .col_expr(item::Column::Draft, Expr::value(Some(text.to_owned())))
         .col_expr(item::Column::Edited, Expr::value(true))
@@ -206,6 +224,11 @@ pub async fn regenerate_item(
     let req = crate::bulk_operation::drafter::DraftRequest {
         organization: org.name,
         rules: org.rules.unwrap_or_default(),
+        lessons: crate::ai_agent::learning::service::enabled(&state.db, op.agent_id)
+            .await?
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect(),
         persona: op.persona.clone(),
         concept: op.message_concept.clone(),
         instruction: "Write a different version from the last one.".into(),

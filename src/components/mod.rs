@@ -1,5 +1,6 @@
 //! Shared pieces of UI used across pages.
 mod composer;
+mod lessons;
 mod live;
 mod message_bubble;
 mod operation_card;
@@ -7,6 +8,7 @@ mod plan_card;
 mod suggestions_panel;
 
 pub use composer::Composer;
+pub use lessons::LessonsCard;
 pub use live::{use_attention, use_live, use_page_tick, AttentionTick, PageTick};
 pub use message_bubble::MessageBubble;
 pub use operation_card::OperationCard;

@@ -23,10 +23,11 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
         ));
     }
     let before = json!({"title": p.title, "summary": p.summary, "action": p.action_payload});
+    let before_action = action_of(&p)?;
     let edited = e.apply(&Editable {
         title: p.title.clone(),
         summary: p.summary.clone(),
-        action: action_of(&p)?,
+        action: before_action.clone(),
     })?;
     validate_action(state, m.organization_id, &edited.action).await?;
     let Editable {
@@ -42,6 +43,7 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
         Set(serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?);
     am.updated_at = Set(state.clock.now());
     let p = am.update(&state.db).await?;
+    crate::plans::learning::edited(state, m, &p, &before_action, &action).await?;
     record(
         &state.db,
         state.clock.now(),
@@ -106,6 +108,7 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
     )
     .await?;
     crate::plans::announce::decided(state, &p).await?;
+    crate::plans::learning::decided(state, m, &p, None).await?;
     crate::plans::executor::spawn_execution(state, id);
     view(state, find_in_org(&state.db, m.organization_id, id).await?).await
 }
@@ -146,6 +149,7 @@ pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> App
     )
     .await?;
     crate::plans::announce::decided(state, &p).await?;
+    crate::plans::learning::decided(state, m, &p, Some(reason)).await?;
     if let Some(thread_id) = p.thread_id {
         if ai_thread::Entity::find_by_id(thread_id)
             .one(&state.db)

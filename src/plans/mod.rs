@@ -16,4 +16,6 @@ pub mod executor;
 #[cfg(feature = "server")]
 pub mod from_number;
 #[cfg(feature = "server")]
+pub mod learning;
+#[cfg(feature = "server")]
 pub mod service;

@@ -148,6 +148,7 @@ pub async fn present_plan(
         return Err(AppError::validation("A plan needs at least one contact."));
     }
     let action = crate::plans::from_number::with_default(state, agent, org, action).await?;
+    let action = crate::plans::learning::apply_lessons(state, agent.id, org, action).await?;
     validate_action(state, org, &action).await?;
     let agent_policy = crate::ai_agent::settings::AgentSettings::of(agent).plan_approval;
     let policy = effective_policy(

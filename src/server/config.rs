@@ -86,6 +86,9 @@ pub struct Config {
     pub thread_lease: std::time::Duration,
     /// How often abandoned threads and unrouted texts are swept up (`SWEEP_SECS`, default 5).
     pub sweep_every: std::time::Duration,
+    /// How often "Review lessons" distils every agent's corrections (`LESSON_REVIEW_HOURS`,
+    /// default 168: weekly). The agent page runs it on demand too.
+    pub lesson_review_every: std::time::Duration,
     /// A claimed campaign item whose worker has been silent this long is returned to the queue
     /// (`CLAIM_STALE_SECS`, default 120).
     pub claim_stale_after: std::time::Duration,
@@ -183,6 +186,13 @@ impl Config {
         };
         let thread_lease = secs("THREAD_LEASE_SECS", 30.0)?;
         let sweep_every = secs("SWEEP_SECS", 5.0)?;
+        let lesson_review_every = match var("LESSON_REVIEW_HOURS") {
+            None => std::time::Duration::from_secs(7 * 24 * 3600),
+            Some(v) => match v.parse::<f64>() {
+                Ok(h) if h.is_finite() && h > 0.0 => std::time::Duration::from_secs_f64(h * 3600.0),
+                _ => return Err("LESSON_REVIEW_HOURS must be a positive number of hours".into()),
+            },
+        };
         let provider_timeout = twilio
             .as_ref()
             .map(|t| t.timeout.as_secs_f64())
@@ -253,6 +263,7 @@ impl Config {
             test_route_delay,
             thread_lease,
             sweep_every,
+            lesson_review_every,
             reconcile_after,
             claim_stale_after,
         })
@@ -295,6 +306,7 @@ impl Config {
             test_route_delay: None,
             thread_lease: std::time::Duration::from_secs(30),
             sweep_every: std::time::Duration::from_secs(5),
+            lesson_review_every: std::time::Duration::from_secs(7 * 24 * 3600),
             reconcile_after: std::time::Duration::from_secs(5),
             claim_stale_after: std::time::Duration::from_secs(120),
         }

@@ -106,6 +106,7 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
                         numbers: numbers.read().clone().and_then(Result::ok).unwrap_or_default(),
                         on_saved: move |_| agent.restart(),
                     }
+                    crate::components::LessonsCard { agent_id: a.id }
                 },
             }
             div { class: "card",

@@ -32,8 +32,11 @@ async fn plan_notification_deep_links_on(backend: Backend, screen: Screen) {
     b.shot(&format!("{tag}-30-notification-count")).await;
 
     b.open(&format!("{}/notifications", server.base)).await;
-    b.wait_for_text("#notification-list", "Assistant has a plan for you to approve")
-        .await;
+    b.wait_for_text(
+        "#notification-list",
+        "Assistant has a plan for you to approve",
+    )
+    .await;
     b.assert_fits_width("the notifications").await;
     b.shot(&format!("{tag}-31-notifications")).await;
     b.click(".notification-open").await;
@@ -51,7 +54,9 @@ async fn plan_notification_deep_links_on(backend: Backend, screen: Screen) {
     b.wait_for("#notification-list .notification.read").await;
     let unread = b
         .client
-        .find_all(fantoccini::Locator::Css("#nav-notifications .nav-count, #tab-more .count"))
+        .find_all(fantoccini::Locator::Css(
+            "#nav-notifications .nav-count, #tab-more .count",
+        ))
         .await
         .unwrap();
     assert!(unread.is_empty(), "deciding the plan read its notification");
@@ -59,7 +64,8 @@ async fn plan_notification_deep_links_on(backend: Backend, screen: Screen) {
 
     // The organisation's rules, written by the owner.
     b.open(&format!("{}/settings", server.base)).await;
-    b.fill("#settings-rules", "Never quote prices by text.").await;
+    b.fill("#settings-rules", "Never quote prices by text.")
+        .await;
     b.click("#settings-save").await;
     b.wait_for_text("#settings-form .ok", "Saved").await;
     b.open(&format!("{}/settings", server.base)).await;

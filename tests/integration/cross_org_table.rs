@@ -50,6 +50,7 @@ pub struct Alpha {
     pub op: Value,
     pub item: Value,
     pub notification: Value,
+    pub lesson: Value,
     pub secrets: Vec<String>,
 }
 
@@ -110,6 +111,29 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     )
     .await
     .unwrap();
+    let lesson = uuid::Uuid::new_v4();
+    {
+        use herald::ai_agent::learning::entity::lesson;
+        use sea_orm::{ActiveModelTrait, Set};
+        let now = chrono::Utc::now();
+        lesson::ActiveModel {
+            id: Set(lesson),
+            organization_id: Set(a.org_id),
+            agent_id: Set(mine["id"].as_str().unwrap().parse().unwrap()),
+            rule_key: Set("exclude_tag:alpha".into()),
+            text: Set("Alpha lesson: leave out the orchard crowd.".into()),
+            enabled: Set(true),
+            version: Set(1),
+            sources: Set(json!([])),
+            history: Set(json!([])),
+            deleted_at: Set(None),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(&app.state.db)
+        .await
+        .unwrap();
+    }
     let alpha = Alpha {
         number: id("number", &numbers[0]["id"]),
         message: id("message", &conversation["messages"][0]["id"]),
@@ -119,6 +143,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         op: json!(op),
         item: id("item", &sheet["items"][0]["id"]),
         notification: json!(notice),
+        lesson: json!(lesson),
         alan,
         secrets: vec![],
     };
@@ -134,6 +159,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "how many quote leads",
         "Alpha notice",
         "orchard",
+        "Alpha lesson",
     ]
     .map(String::from)
     .to_vec();
@@ -147,6 +173,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         &alpha.op,
         &alpha.item,
         &alpha.notification,
+        &alpha.lesson,
     ] {
         secrets.push(v.as_str().unwrap().to_owned());
     }
@@ -314,6 +341,31 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         row(
             "/api/threads/events",
             json!({"thread_id": a.thread}),
+            NotFound,
+            Member,
+        ),
+        // Lessons of the member's own agent: the member may review, edit and delete them.
+        row(
+            "/api/lessons",
+            json!({"agent_id": a.agent}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/lessons/review",
+            json!({"agent_id": a.agent}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/lessons/update",
+            json!({"id": a.lesson, "text": "Alpha lesson, reworded.", "enabled": true}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/lessons/delete",
+            json!({"id": a.lesson}),
             NotFound,
             Member,
         ),

@@ -27,6 +27,7 @@ mod cross_org;
 mod cross_org_table;
 mod csrf;
 mod engines;
+mod learning_loop;
 mod messaging;
 mod migrations;
 mod offline_model;

@@ -1,0 +1,205 @@
+//! The learning loop end to end with the offline model: the same correction made three times
+//! (Kim, tagged family, left out of the follow-up campaign) gives one lesson, and the next
+//! campaign leaves family out by itself; drafts cut by more than 30 % give "keep texts short".
+//! The owner edits, disables and deletes lessons; deleted ones never come back.
+use crate::campaign_support::*;
+use crate::helpers::*;
+use crate::on_both_databases;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+async fn newest_plan(app: &TestApp, org: &Org) -> Value {
+    let v: Value = app
+        .ok_as(
+            &org.client,
+            "/api/plans/list",
+            json!({"status": null, "agent_id": null}),
+        )
+        .await;
+    v[0].clone()
+}
+
+fn included(plan: &Value, name: &str) -> Option<(bool, String)> {
+    plan["contacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .map(|c| {
+            (
+                c["change"]["include"].as_bool().unwrap(),
+                c["change"]["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+}
+
+async fn lessons(app: &TestApp, org: &Org, agent: uuid::Uuid) -> Vec<Value> {
+    let v: Value = app
+        .ok_as(&org.client, "/api/lessons", json!({"agent_id": agent}))
+        .await;
+    v.as_array().unwrap().clone()
+}
+
+async fn review(app: &TestApp, org: &Org, agent: uuid::Uuid) -> Value {
+    app.ok_as(
+        &org.client,
+        "/api/lessons/review",
+        json!({"agent_id": agent}),
+    )
+    .await
+}
+
+async fn corrections_become_lessons(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let kim: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/contacts/create",
+            json!({"input": {"name": "Kim Cousin", "phone": "+14155552677", "email": "", "tags": ["lead, quote, family"]}}),
+        )
+        .await;
+    let kim = kim["id"].clone();
+    let agent = assistant_agent(&app, c.org.org_id).await.id;
+
+    // Three times: the assistant plans the follow-up with Kim in; the owner leaves Kim out.
+    for round in 0..3 {
+        ask(&app, &c.org, FOLLOW_UP).await;
+        let plan = newest_plan(&app, &c.org).await;
+        assert!(
+            included(&plan, "Kim Cousin").unwrap().0,
+            "round {round}: {plan}"
+        );
+        let _: Value = app
+            .ok_as(
+                &c.org.client,
+                "/api/plans/edit",
+                json!({"id": plan["id"], "edit": {"title": null, "summary": null, "include": [[kim, false]]}}),
+            )
+            .await;
+        if round < 2 {
+            // Approved, its drafts are written; the owner cuts each by more than 30 %.
+            let _: Value = app
+                .ok_as(
+                    &c.org.client,
+                    "/api/plans/approve",
+                    json!({"id": plan["id"]}),
+                )
+                .await;
+            app.settle().await;
+            let op = app
+                .ok_as::<Value>(&c.org.client, "/api/plans/get", json!({"id": plan["id"]}))
+                .await["executed_ref"]
+                .clone();
+            let s = sheet(&app, &c.org, &op).await;
+            for item in s["items"].as_array().unwrap() {
+                let first = item["contact_name"]
+                    .as_str()
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap();
+                let _: Value = app
+                    .ok_as(&c.org.client, "/api/operations/items/edit", json!({"item_id": item["id"], "text": format!("Hi {first}, any questions?")}))
+                    .await;
+            }
+        }
+    }
+    assert!(
+        lessons(&app, &c.org, agent).await.is_empty(),
+        "nothing until a review"
+    );
+
+    // Review: one lesson per correction pattern, whatever the number of corrections.
+    let r = review(&app, &c.org, agent).await;
+    assert_eq!(r["created"], 2, "{r}");
+    let list = lessons(&app, &c.org, agent).await;
+    let texts: Vec<&str> = list.iter().map(|l| l["text"].as_str().unwrap()).collect();
+    assert!(
+        texts.contains(&"Leave out contacts tagged family from campaigns."),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"Keep texts short: people cut your drafts by more than 30 %."),
+        "{texts:?}"
+    );
+    let family = list
+        .iter()
+        .find(|l| l["rule_key"] == "exclude_tag:family")
+        .unwrap()
+        .clone();
+    assert_eq!(family["sources"].as_array().unwrap().len(), 3, "{family}");
+    assert!(family["sources"][0]["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with("Left Kim Cousin out"));
+    let again = review(&app, &c.org, agent).await;
+    assert_eq!(
+        (again["created"].as_u64(), again["updated"].as_u64()),
+        (Some(0), Some(0)),
+        "{again}"
+    );
+    assert_eq!(lessons(&app, &c.org, agent).await.len(), 2);
+
+    // The next campaign follows it: Kim is left out by the lesson, the others stay in.
+    ask(&app, &c.org, FOLLOW_UP).await;
+    let plan = newest_plan(&app, &c.org).await;
+    let (kim_in, why) = included(&plan, "Kim Cousin").unwrap();
+    assert!(!kim_in, "{plan}");
+    assert_eq!(
+        why,
+        "a lesson: Leave out contacts tagged family from campaigns."
+    );
+    assert!(included(&plan, "Katherine Johnson").unwrap().0);
+
+    // A member cannot change the owner's assistant's lessons.
+    let member = app.add_member(&c.org, "Mo").await;
+    let (status, _) = app
+        .call_as(
+            &member.client,
+            "/api/lessons/update",
+            json!({"id": family["id"], "text": "x", "enabled": false}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    // The owner rewords it (a new version) and disables it: the next plan has Kim back in.
+    let (status, _) = app
+        .call_as(
+            &c.org.client,
+            "/api/lessons/update",
+            json!({"id": family["id"], "text": "  ", "enabled": true}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let edited: Value = app
+        .ok_as(&c.org.client, "/api/lessons/update", json!({"id": family["id"], "text": "Never text family members about quotes.", "enabled": false}))
+        .await;
+    assert_eq!(edited["version"], 2);
+    assert_eq!(edited["enabled"], false);
+    assert_eq!(edited["history"].as_array().unwrap().len(), 2);
+    assert_eq!(edited["history"][0]["by"], "review");
+    ask(&app, &c.org, FOLLOW_UP).await;
+    assert!(
+        included(&newest_plan(&app, &c.org).await, "Kim Cousin")
+            .unwrap()
+            .0
+    );
+
+    // Deleted, it is gone for good: a review does not bring it back.
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/lessons/delete",
+            json!({"id": family["id"]}),
+        )
+        .await;
+    assert_eq!(lessons(&app, &c.org, agent).await.len(), 1);
+    let r = review(&app, &c.org, agent).await;
+    assert_eq!(r["created"], 0, "{r}");
+    assert_eq!(lessons(&app, &c.org, agent).await.len(), 1);
+}
+
+on_both_databases!(corrections_become_lessons);
