@@ -37,10 +37,17 @@ impl PlanEdit {
                 .get(contact_id)
                 .ok_or_else(|| AppError::NotFound(format!("Contact {contact_id} in this plan")))?;
             let c = &mut action.changes_mut()[i];
-            c.include = *include;
-            if *include && c.reason.trim().is_empty() {
-                c.reason = "added by the operator".into();
+            // A person's switch is the contact's reason now: the agent's no longer explains it.
+            if c.include != *include {
+                c.reason = if *include {
+                    "added by the operator"
+                } else {
+                    "left out by the operator"
+                }
+                .into();
+                c.kind = "operator".into();
             }
+            c.include = *include;
         }
         if let Some(concept) = &self.message_concept {
             let PlanAction::BulkSmsCampaign {
@@ -139,8 +146,15 @@ mod tests {
         .apply(&before)
         .unwrap();
         let c = &after.action.changes()[1];
-        assert!(c.include && c.reason == "added by the operator");
+        assert!(c.include && c.reason == "added by the operator" && c.kind == "operator");
         assert!(!after.action.changes()[0].include);
+        let out = PlanEdit {
+            include: vec![(b, false)],
+            ..edit()
+        }
+        .apply(&after)
+        .unwrap();
+        assert_eq!(out.action.changes()[1].reason, "left out by the operator");
         assert_eq!(before, tagging(&[a, b]), "the current plan is untouched");
     }
 

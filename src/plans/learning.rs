@@ -37,15 +37,15 @@ pub async fn edited(
     before: &PlanAction,
     after: &PlanAction,
 ) -> AppResult<()> {
-    let was: HashMap<Uuid, bool> = before
+    let was: HashMap<Uuid, (bool, &str)> = before
         .changes()
         .iter()
-        .map(|c| (c.contact_id, c.include))
+        .map(|c| (c.contact_id, (c.include, c.kind.as_str())))
         .collect();
     let switched: Vec<_> = after
         .changes()
         .iter()
-        .filter(|c| was.get(&c.contact_id).is_some_and(|w| *w != c.include))
+        .filter(|c| was.get(&c.contact_id).is_some_and(|w| w.0 != c.include))
         .collect();
     let now = state.clock.now();
     if !switched.is_empty() {
@@ -77,7 +77,8 @@ pub async fn edited(
                 "name": person.map(|p| p.name.clone()).unwrap_or_default(),
                 "tags": tags_of(person),
                 "kept_tags": kept,
-                "reason_kind": c.kind,
+                // Why the agent had them in or out before the person switched them.
+                "reason_kind": was.get(&c.contact_id).map(|w| w.1).unwrap_or_default(),
                 "campaign": after.sends_messages(),
             });
             record(&state.db, signal(p, m, kind, detail), now).await?;

@@ -24,7 +24,7 @@ pub fn Notifications() -> Element {
                 Some(Ok(list)) => rsx! {
                     ul { class: "notification-list", id: "notification-list",
                         for n in list {
-                            li { key: "{n.id}", class: if n.read { "notification read" } else { "notification" },
+                            li { key: "{n.id}", class: if n.read { "notification read" } else { "notification" }, "data-kind": "{n.kind}",
                                 div { class: "conv-top",
                                     strong { "{n.title}" }
                                     span { class: "conv-time", "{short_time(n.created_at)}" }

@@ -8,6 +8,7 @@ mod campaign;
 mod desktop;
 mod first_load;
 mod harness;
+mod learning;
 mod live_tabs;
 mod messaging;
 mod notifications;
