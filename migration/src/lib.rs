@@ -22,6 +22,7 @@ mod m20261122_000018_agent_runtime_durability;
 mod m20261122_000019_send_ledger;
 mod m20261123_000020_organization_rules;
 mod m20261123_000021_agent_learning;
+mod m20261123_000022_thread_archive;
 mod platform_agent;
 
 pub struct Migrator;
@@ -51,6 +52,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000019_send_ledger::Migration),
             Box::new(m20261123_000020_organization_rules::Migration),
             Box::new(m20261123_000021_agent_learning::Migration),
+            Box::new(m20261123_000022_thread_archive::Migration),
         ]
     }
 }

@@ -53,6 +53,9 @@ pub mod ai_thread {
         pub lease_expires_at: Option<DateTimeUtc>,
         /// After a failed turn, the thread waits until this time before trying again.
         pub retry_at: Option<DateTimeUtc>,
+        /// Written when an idle thread is archived; the next thread for the same key reads it.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub summary: Option<String>,
     }
     no_relations!();
 }

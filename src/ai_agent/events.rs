@@ -42,6 +42,11 @@ pub enum AiThreadEventPayload {
     },
     /// A turn whose worker stopped (crash, deploy, lost lease) picked up where it was.
     TurnResumed { reason: String },
+    /// What the archived thread before this one said: the first event of a fresh thread.
+    EarlierSummary {
+        archived_thread_id: Uuid,
+        text: String,
+    },
     /// A note for the people reading the thread about one of its plans ("Plan auto-approved,
     /// executing"); the model never sees it.
     PlanNote {
@@ -90,6 +95,7 @@ impl AiThreadEventPayload {
             Self::TurnRetrying { .. } => "turn_retrying",
             Self::TurnResumed { .. } => "turn_resumed",
             Self::PlanNote { .. } => "plan_note",
+            Self::EarlierSummary { .. } => "earlier_summary",
         }
     }
 
@@ -128,6 +134,10 @@ impl AiThreadEventPayload {
             Self::ToolResult { call_id, name, content, .. } => {
                 Some(ChatMessage::Tool { call_id: call_id.clone(), name: name.clone(), content: content.clone() })
             }
+            // The summary quotes the contact only inside the untrusted fence it was built with.
+            Self::EarlierSummary { text, .. } => Some(ChatMessage::User {
+                content: format!("Summary of your earlier, archived conversation in this thread's place (for context only):\n{text}"),
+            }),
             Self::TurnStarted { .. }
             | Self::TurnFailed { .. }
             | Self::TurnRetrying { .. }

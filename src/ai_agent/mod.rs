@@ -5,6 +5,8 @@ pub mod learning;
 pub mod model;
 
 #[cfg(feature = "server")]
+pub mod archive;
+#[cfg(feature = "server")]
 pub mod assistant;
 #[cfg(feature = "server")]
 pub mod entity;

@@ -64,9 +64,17 @@ pub async fn post(
             "The instruction is too long: at most {MAX_INSTRUCTION_CHARS} characters."
         )));
     }
+    // An archived thread's instruction starts its fresh thread, which reads the summary.
+    let target = match (thread.state.as_str(), thread.correlation_key.as_deref()) {
+        ("archived", Some(key)) => {
+            crate::ai_agent::thread::find_or_create_thread(state, agent.id, m.organization_id, key)
+                .await?
+        }
+        _ => thread.id,
+    };
     crate::ai_agent::worker::enqueue_and_maybe_spawn(
         state,
-        thread.id,
+        target,
         AiThreadEventPayload::UserMessage {
             text: text.to_owned(),
             plan_mode,

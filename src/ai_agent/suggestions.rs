@@ -174,6 +174,9 @@ fn describe(p: &AiThreadEventPayload) -> (String, Option<String>) {
         AiThreadEventPayload::TurnResumed { reason } => {
             ("Turn resumed".into(), Some(reason.clone()))
         }
+        AiThreadEventPayload::EarlierSummary { text, .. } => {
+            ("Summary of the archived thread".into(), Some(text.clone()))
+        }
         AiThreadEventPayload::PlanNote { text, reason, .. } => {
             (text.clone(), (!reason.is_empty()).then(|| reason.clone()))
         }

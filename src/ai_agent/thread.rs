@@ -53,6 +53,7 @@ pub async fn spawn_ai_agent_thread<C: ConnectionTrait>(
         lease_owner: Set(None),
         lease_expires_at: Set(None),
         retry_at: Set(None),
+        summary: Set(None),
     }
     .insert(db)
     .await?;
@@ -79,12 +80,45 @@ pub async fn find_or_create_thread(
     )
     .await
     {
-        Ok(id) => Ok(id),
+        Ok(id) => {
+            carry_summary(state, agent_id, key, id).await?;
+            Ok(id)
+        }
         Err(e) if is_unique_violation(&e) => active_thread_for(&state.db, agent_id, key)
             .await?
             .ok_or_else(|| AppError::Internal("thread race lost but no thread found".into())),
         Err(e) => Err(e.into()),
     }
+}
+
+/// A fresh thread begins with the summary of the newest archived thread for the same key.
+async fn carry_summary(state: &AppState, agent_id: Uuid, key: &str, fresh: Uuid) -> AppResult<()> {
+    let Some(old) = ai_thread::Entity::find()
+        .filter(ai_thread::Column::AgentId.eq(agent_id))
+        .filter(ai_thread::Column::CorrelationKey.eq(key))
+        .filter(ai_thread::Column::State.eq("archived"))
+        .order_by_desc(ai_thread::Column::UpdatedAt)
+        .one(&state.db)
+        .await?
+    else {
+        return Ok(());
+    };
+    let Some(text) = old.summary.filter(|s| !s.trim().is_empty()) else {
+        return Ok(());
+    };
+    let payload = AiThreadEventPayload::EarlierSummary {
+        archived_thread_id: old.id,
+        text,
+    };
+    append_event_once(
+        &state.db,
+        fresh,
+        &payload,
+        state.clock.now(),
+        Some(format!("summary:{fresh}")),
+    )
+    .await?;
+    Ok(())
 }
 
 /// Appends an event after the thread's last one (the order comes from the database, never from a

@@ -1,7 +1,7 @@
 //! Recovery and sweeping: at start-up and then periodically, work a dead process (this one, or
 //! another instance) left behind is picked up: texts in doubt, queued texts, campaign engines,
-//! plans under an expired lease, threads with expired leases or waiting inputs, and inbound
-//! texts never routed.
+//! plans under an expired lease, threads with expired leases or waiting inputs, inbound texts
+//! never routed, and idle threads to archive.
 use crate::server::AppState;
 
 /// Texts younger than this are still being routed by the process that stored them.
@@ -39,6 +39,17 @@ async fn sweep(state: &AppState, grace: chrono::Duration) {
         Ok(0) => {}
         Ok(n) => tracing::info!(texts = n, "routed texts a crash left unrouted"),
         Err(e) => tracing::error!(error = %e, "could not sweep unrouted texts"),
+    }
+    // Idle threads are archived with a summary; an input that raced the archiving moves on.
+    if let Err(e) =
+        crate::ai_agent::archive::archive_idle(state, state.config.thread_idle_for).await
+    {
+        tracing::error!(error = %e, "could not archive idle threads");
+    }
+    match crate::ai_agent::archive::rehome_stranded(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(inputs = n, "moved inputs from archived threads"),
+        Err(e) => tracing::error!(error = %e, "could not move inputs from archived threads"),
     }
     match crate::ai_agent::worker::sweep(state).await {
         Ok(0) => {}

@@ -89,6 +89,8 @@ pub struct Config {
     /// How often "Review lessons" distils every agent's corrections (`LESSON_REVIEW_HOURS`,
     /// default 168: weekly). The agent page runs it on demand too.
     pub lesson_review_every: std::time::Duration,
+    /// Threads idle this long are archived with a summary (`THREAD_IDLE_DAYS`, default 30).
+    pub thread_idle_for: chrono::Duration,
     /// A claimed campaign item whose worker has been silent this long is returned to the queue
     /// (`CLAIM_STALE_SECS`, default 120).
     pub claim_stale_after: std::time::Duration,
@@ -186,6 +188,15 @@ impl Config {
         };
         let thread_lease = secs("THREAD_LEASE_SECS", 30.0)?;
         let sweep_every = secs("SWEEP_SECS", 5.0)?;
+        let thread_idle_for = match var("THREAD_IDLE_DAYS") {
+            None => chrono::Duration::days(30),
+            Some(v) => match v.parse::<f64>() {
+                Ok(d) if d.is_finite() && d > 0.0 => {
+                    chrono::Duration::seconds((d * 86_400.0) as i64)
+                }
+                _ => return Err("THREAD_IDLE_DAYS must be a positive number of days".into()),
+            },
+        };
         let lesson_review_every = match var("LESSON_REVIEW_HOURS") {
             None => std::time::Duration::from_secs(7 * 24 * 3600),
             Some(v) => match v.parse::<f64>() {
@@ -264,6 +275,7 @@ impl Config {
             thread_lease,
             sweep_every,
             lesson_review_every,
+            thread_idle_for,
             reconcile_after,
             claim_stale_after,
         })
@@ -307,6 +319,7 @@ impl Config {
             thread_lease: std::time::Duration::from_secs(30),
             sweep_every: std::time::Duration::from_secs(5),
             lesson_review_every: std::time::Duration::from_secs(7 * 24 * 3600),
+            thread_idle_for: chrono::Duration::days(30),
             reconcile_after: std::time::Duration::from_secs(5),
             claim_stale_after: std::time::Duration::from_secs(120),
         }
