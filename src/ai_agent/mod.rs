@@ -3,6 +3,7 @@
 pub mod api;
 pub mod learning;
 pub mod model;
+pub mod text_agents_api;
 
 #[cfg(feature = "server")]
 pub mod archive;
@@ -34,6 +35,8 @@ pub mod service;
 pub mod settings;
 #[cfg(feature = "server")]
 pub mod suggestions;
+#[cfg(feature = "server")]
+pub mod text_agents;
 #[cfg(feature = "server")]
 pub mod thread;
 #[cfg(feature = "server")]

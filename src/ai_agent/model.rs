@@ -147,3 +147,72 @@ pub struct ModelInfo {
     pub label: String,
     pub offline: bool,
 }
+
+/// Longest legacy suggester name, in characters.
+pub const MAX_TEXT_AGENT_NAME: usize = 120;
+/// Longest legacy suggester persona (its instructions), in characters.
+pub const MAX_TEXT_AGENT_PERSONA: usize = 4_000;
+
+/// A legacy suggester (`text_agent`) as the owner writes it: the persona it suggests replies
+/// in, whether it sends its best option itself, and how sure it must be to do so.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextAgentInput {
+    pub name: String,
+    pub persona: String,
+    pub auto_reply: bool,
+    /// 0 to 1: with `auto_reply`, the best option is sent only at or above this confidence.
+    pub confidence_threshold: f64,
+}
+
+impl Default for TextAgentInput {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            persona: String::new(),
+            auto_reply: false,
+            confidence_threshold: 0.9,
+        }
+    }
+}
+
+impl TextAgentInput {
+    /// Trimmed and checked, or why not.
+    pub fn cleaned(&self) -> Result<TextAgentInput, String> {
+        let name = self.name.trim();
+        if name.is_empty() {
+            return Err("A suggester needs a name.".into());
+        }
+        if name.chars().count() > MAX_TEXT_AGENT_NAME {
+            return Err(format!(
+                "The name is longer than {MAX_TEXT_AGENT_NAME} characters."
+            ));
+        }
+        let persona = self.persona.trim();
+        if persona.chars().count() > MAX_TEXT_AGENT_PERSONA {
+            return Err(format!(
+                "The persona is longer than {MAX_TEXT_AGENT_PERSONA} characters."
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.confidence_threshold) {
+            return Err("The confidence threshold is between 0 and 1.".into());
+        }
+        Ok(TextAgentInput {
+            name: name.to_owned(),
+            persona: persona.to_owned(),
+            auto_reply: self.auto_reply,
+            confidence_threshold: self.confidence_threshold,
+        })
+    }
+}
+
+/// A legacy suggester with what it answers: numbers (without an AI agent) and contacts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextAgentView {
+    pub id: Uuid,
+    pub name: String,
+    pub persona: String,
+    pub auto_reply: bool,
+    pub confidence_threshold: f64,
+    pub number_ids: Vec<Uuid>,
+    pub contacts: Vec<(Uuid, String)>,
+}

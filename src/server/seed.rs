@@ -53,6 +53,19 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
     {
         crate::ai_agent::service::assign_numbers(state, &owner, agent.id, &number_ids[..1]).await?;
     }
+    // The reminders line has no AI agent: the legacy suggester answers it.
+    let suggester = crate::ai_agent::text_agents::create(
+        state,
+        &owner,
+        &crate::ai_agent::model::TextAgentInput {
+            name: "Reminders suggester".into(),
+            persona: "You confirm and move dental appointments for Bright Smile Dental. Be brief and warm.".into(),
+            auto_reply: false,
+            confidence_threshold: 0.9,
+        },
+    )
+    .await?;
+    crate::ai_agent::text_agents::bind(state, &owner, suggester.id, &number_ids[1..], &[]).await?;
     for (name, phone, email, tags) in [
         (
             "Ada Lovelace",

@@ -75,6 +75,7 @@ pub fn Agents() -> Element {
                 input { placeholder: "Persona (optional)", value: "{form.read().persona}", oninput: move |e| form.write().persona = e.value() }
                 button { class: "primary", r#type: "submit", "Create agent" }
             }
+            super::suggesters::Suggesters {}
         }
     }
 }

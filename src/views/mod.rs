@@ -13,6 +13,7 @@ mod plans;
 mod settings;
 pub(crate) mod shell;
 mod simulator;
+mod suggesters;
 mod team;
 
 pub use agent_thread::AgentThread;

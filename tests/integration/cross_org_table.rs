@@ -51,6 +51,7 @@ pub struct Alpha {
     pub item: Value,
     pub notification: Value,
     pub lesson: Value,
+    pub suggester: Value,
     pub secrets: Vec<String>,
 }
 
@@ -111,6 +112,13 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     )
     .await
     .unwrap();
+    let suggester: Value = app
+        .ok_as(
+            &a.client,
+            "/api/text_agents/create",
+            json!({"input": {"name": "Alpha suggester", "persona": "", "auto_reply": false, "confidence_threshold": 0.9}}),
+        )
+        .await;
     let lesson = uuid::Uuid::new_v4();
     {
         use herald::ai_agent::learning::entity::lesson;
@@ -144,6 +152,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         item: id("item", &sheet["items"][0]["id"]),
         notification: json!(notice),
         lesson: json!(lesson),
+        suggester: id("suggester", &suggester["id"]),
         alan,
         secrets: vec![],
     };
@@ -160,6 +169,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "Alpha notice",
         "orchard",
         "Alpha lesson",
+        "Alpha suggester",
     ]
     .map(String::from)
     .to_vec();
@@ -174,6 +184,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         &alpha.item,
         &alpha.notification,
         &alpha.lesson,
+        &alpha.suggester,
     ] {
         secrets.push(v.as_str().unwrap().to_owned());
     }
@@ -343,6 +354,26 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             json!({"thread_id": a.thread}),
             NotFound,
             Member,
+        ),
+        // Legacy suggesters: anyone reads them; only the owner changes them.
+        row("/api/text_agents", Value::Null, Own, Member),
+        row(
+            "/api/text_agents/create",
+            json!({"input": {"name": "New suggester", "persona": "", "auto_reply": true, "confidence_threshold": 0.9}}),
+            Own,
+            Owner,
+        ),
+        row(
+            "/api/text_agents/update",
+            json!({"id": a.suggester, "input": {"name": "Renamed", "persona": "", "auto_reply": true, "confidence_threshold": 0.5}}),
+            NotFound,
+            Owner,
+        ),
+        row(
+            "/api/text_agents/bind",
+            json!({"id": a.suggester, "number_ids": [], "contact_ids": []}),
+            NotFound,
+            Owner,
         ),
         // Lessons of the member's own agent: the member may review, edit and delete them.
         row(

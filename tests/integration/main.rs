@@ -43,6 +43,7 @@ mod plan_support;
 mod plan_unreadable;
 mod plans;
 mod roles;
+mod suggesters;
 mod thread_archive;
 mod twilio_transport;
 mod two_instances;
