@@ -203,3 +203,43 @@ async fn corrections_become_lessons(backend: Backend) {
 }
 
 on_both_databases!(corrections_become_lessons);
+
+/// With a hosted model, the model writes the lesson from the signals; the rule still decides
+/// when there is one.
+async fn a_hosted_model_words_the_lesson(backend: Backend) {
+    use herald::ai_agent::learning::signals::{record, Signal, DRAFT_EDIT};
+    use herald::ai_agent::llm::scripted::ScriptedModel;
+    let model = std::sync::Arc::new(ScriptedModel::new());
+    model.say("Keep every text under two lines.");
+    let opts = Options {
+        model: Some(model.clone()),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let agent = assistant_agent(&app, c.org.org_id).await;
+    for _ in 0..3 {
+        let signal = Signal {
+            organization_id: c.org.org_id,
+            agent_id: agent.id,
+            kind: DRAFT_EDIT,
+            subject_kind: "item",
+            subject_id: uuid::Uuid::new_v4(),
+            detail: json!({"before": "x".repeat(200), "after": "Hi, any questions?"}),
+            actor_user_id: None,
+        };
+        record(&app.state.db, signal, chrono::Utc::now())
+            .await
+            .unwrap();
+    }
+    let r = review(&app, &c.org, agent.id).await;
+    assert_eq!(r["created"], 1, "{r}");
+    let list = lessons(&app, &c.org, agent.id).await;
+    assert_eq!(list[0]["text"], "Keep every text under two lines.");
+    let asked = model.seen_systems.lock().unwrap().last().cloned().unwrap();
+    assert!(asked.contains("lasting lesson"), "{asked}");
+}
+
+on_both_databases!(a_hosted_model_words_the_lesson);
