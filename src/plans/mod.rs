@@ -19,3 +19,5 @@ pub mod from_number;
 pub mod learning;
 #[cfg(feature = "server")]
 pub mod service;
+#[cfg(feature = "server")]
+pub mod view;

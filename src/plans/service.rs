@@ -1,7 +1,6 @@
 //! Plans: present (persist, resolve the policy, gate or approve), view, edit, approve atomically,
 //! reject back to the authoring thread; every decision and edit is audited.
 use crate::ai_agent::entity::ai_agent;
-use crate::auth::entity::user;
 use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
@@ -243,100 +242,12 @@ pub fn action_of(p: &plan::Model) -> AppResult<PlanAction> {
     })
 }
 
+/// One plan's view (see `plans::view` for the batched reading).
 pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
-    let (action, unreadable) = match action_of(&p) {
-        Ok(a) => (a, None),
-        Err(_) => (
-            PlanAction::TagContacts { changes: vec![] },
-            Some(UNREADABLE.to_owned()),
-        ),
-    };
-    let estimated_cost = action.sends_messages().then(|| action.estimated_cost());
-    let from_number = match action.from_number_id() {
-        Some(id) => crate::phone_numbers::service::find_in_org(&state.db, p.organization_id, id)
-            .await
-            .ok()
-            .map(|n| n.number),
-        None => None,
-    };
-    let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
-    let names = names_of(state, &ids).await?;
-    let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
-    let contacts = action
-        .changes()
-        .iter()
-        .map(|c| PlanContact {
-            change: c.clone(),
-            name: names.get(&c.contact_id).cloned().unwrap_or_default(),
-            opted_out: outs.contains_key(&c.contact_id),
-        })
-        .collect();
-    let agent_name = ai_agent::Entity::find_by_id(p.agent_id)
-        .one(&state.db)
+    crate::plans::view::views(state, vec![p])
         .await?
-        .map(|a| a.name)
-        .unwrap_or_default();
-    let user_name = |id: Option<Uuid>| async move {
-        match id {
-            Some(u) => user::Entity::find_by_id(u)
-                .one(&state.db)
-                .await
-                .ok()
-                .flatten()
-                .map(|u| u.name),
-            None => None,
-        }
-    };
-    let mut audit_rows = Vec::new();
-    for a in audit::Entity::find()
-        .filter(audit::Column::PlanId.eq(p.id))
-        .order_by_asc(audit::Column::CreatedAt)
-        .all(&state.db)
-        .await?
-    {
-        audit_rows.push(AuditEntry {
-            actor_name: user_name(a.actor_user_id).await,
-            kind: a.kind,
-            actor: a.actor,
-            policy: a.policy,
-            decision: a.decision,
-            reason: a.reason,
-            before: a.before,
-            after: a.after,
-            at: a.created_at,
-        });
-    }
-    Ok(PlanView {
-        id: p.id,
-        agent_id: p.agent_id,
-        agent_name,
-        thread_id: p.thread_id,
-        title: p.title,
-        summary: p.summary,
-        action,
-        contacts,
-        approval_policy: ApprovalPolicy::parse(&p.approval_policy)
-            .unwrap_or(ApprovalPolicy::HumanReview),
-        status: PlanStatus::parse(&p.status).unwrap_or(PlanStatus::Failed),
-        decision: p.decision.as_deref().map(|d| {
-            if d == "proceed" {
-                Decision::Proceed
-            } else {
-                Decision::Gate
-            }
-        }),
-        decision_reason: p.decision_reason,
-        approved_by_name: user_name(p.approved_by).await,
-        approved_at: p.approved_at,
-        executed_ref: p.executed_ref,
-        error: p.error,
-        created_at: p.created_at,
-        updated_at: p.updated_at,
-        audit: audit_rows,
-        estimated_cost,
-        from_number,
-        unreadable,
-    })
+        .pop()
+        .ok_or_else(|| AppError::not_found("Plan"))
 }
 
 pub async fn list(
@@ -357,11 +268,7 @@ pub async fn list(
         .limit(200)
         .all(&state.db)
         .await?;
-    let mut out = Vec::with_capacity(rows.len());
-    for p in rows {
-        out.push(view(state, p).await?);
-    }
-    Ok(out)
+    crate::plans::view::views(state, rows).await
 }
 
 /// Moves a plan from one status to the next, refusing an illegal transition with a clear error.

@@ -1,0 +1,177 @@
+//! Plans as people see them, read in batches: a page of 200 plans costs a handful of queries
+//! (names, opt-outs, agents, numbers, audit rows and the people in them), never a few per plan.
+use crate::ai_agent::entity::ai_agent;
+use crate::auth::entity::user;
+use crate::contacts::entity::contact;
+use crate::contacts::opt_out;
+use crate::error::AppResult;
+use crate::phone_numbers::entity as phone_number;
+use crate::plans::entity::{audit, plan};
+use crate::plans::model::*;
+use crate::plans::service::{action_of, UNREADABLE};
+use crate::server::AppState;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use std::collections::{BTreeSet, HashMap};
+use uuid::Uuid;
+
+/// Ids per `IN (…)`: well under SQLite's and PostgreSQL's parameter limits.
+const CHUNK: usize = 1_000;
+
+async fn names(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, String>> {
+    let mut out = HashMap::new();
+    for part in ids.chunks(CHUNK) {
+        for c in contact::Entity::find()
+            .filter(contact::Column::Id.is_in(part.iter().copied()))
+            .all(&state.db)
+            .await?
+        {
+            out.insert(c.id, c.name);
+        }
+    }
+    Ok(out)
+}
+
+async fn opted_out(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, String>> {
+    let mut out = HashMap::new();
+    for part in ids.chunks(CHUNK) {
+        out.extend(opt_out::sms_opt_outs(&state.db, part).await?);
+    }
+    Ok(out)
+}
+
+fn decision_of(d: &str) -> Decision {
+    if d == "proceed" {
+        Decision::Proceed
+    } else {
+        Decision::Gate
+    }
+}
+
+/// The views of `rows`, in their order.
+pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<PlanView>> {
+    let decoded: Vec<(PlanAction, Option<String>)> = rows
+        .iter()
+        .map(|p| match action_of(p) {
+            Ok(a) => (a, None),
+            Err(_) => (
+                PlanAction::TagContacts { changes: vec![] },
+                Some(UNREADABLE.to_owned()),
+            ),
+        })
+        .collect();
+    let contact_ids: Vec<Uuid> = decoded
+        .iter()
+        .flat_map(|(a, _)| a.changes().iter().map(|c| c.contact_id))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let names = names(state, &contact_ids).await?;
+    let outs = opted_out(state, &contact_ids).await?;
+    let agent_ids: BTreeSet<Uuid> = rows.iter().map(|p| p.agent_id).collect();
+    let agents: HashMap<Uuid, String> = ai_agent::Entity::find()
+        .filter(ai_agent::Column::Id.is_in(agent_ids))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|a| (a.id, a.name))
+        .collect();
+    let number_ids: BTreeSet<Uuid> = decoded
+        .iter()
+        .filter_map(|(a, _)| a.from_number_id())
+        .collect();
+    // A number shows only on its own organisation's plans.
+    let numbers: HashMap<Uuid, (Uuid, String)> = phone_number::Entity::find()
+        .filter(phone_number::Column::Id.is_in(number_ids))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|n| (n.id, (n.organization_id, n.number)))
+        .collect();
+    let plan_ids: Vec<Uuid> = rows.iter().map(|p| p.id).collect();
+    let mut audits: HashMap<Uuid, Vec<audit::Model>> = HashMap::new();
+    for part in plan_ids.chunks(CHUNK) {
+        for a in audit::Entity::find()
+            .filter(audit::Column::PlanId.is_in(part.iter().copied()))
+            .order_by_asc(audit::Column::CreatedAt)
+            .all(&state.db)
+            .await?
+        {
+            audits.entry(a.plan_id).or_default().push(a);
+        }
+    }
+    let user_ids: BTreeSet<Uuid> = audits
+        .values()
+        .flatten()
+        .filter_map(|a| a.actor_user_id)
+        .chain(rows.iter().filter_map(|p| p.approved_by))
+        .collect();
+    let users: HashMap<Uuid, String> = user::Entity::find()
+        .filter(user::Column::Id.is_in(user_ids))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.name))
+        .collect();
+    let user_name = |id: Option<Uuid>| id.and_then(|u| users.get(&u).cloned());
+    Ok(rows
+        .into_iter()
+        .zip(decoded)
+        .map(|(p, (action, unreadable))| {
+            let contacts = action
+                .changes()
+                .iter()
+                .map(|c| PlanContact {
+                    change: c.clone(),
+                    name: names.get(&c.contact_id).cloned().unwrap_or_default(),
+                    opted_out: outs.contains_key(&c.contact_id),
+                })
+                .collect();
+            let from_number = action
+                .from_number_id()
+                .and_then(|id| numbers.get(&id))
+                .filter(|(org, _)| *org == p.organization_id)
+                .map(|(_, n)| n.clone());
+            let audit = audits
+                .remove(&p.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| AuditEntry {
+                    actor_name: user_name(a.actor_user_id),
+                    kind: a.kind,
+                    actor: a.actor,
+                    policy: a.policy,
+                    decision: a.decision,
+                    reason: a.reason,
+                    before: a.before,
+                    after: a.after,
+                    at: a.created_at,
+                })
+                .collect();
+            PlanView {
+                id: p.id,
+                agent_id: p.agent_id,
+                agent_name: agents.get(&p.agent_id).cloned().unwrap_or_default(),
+                thread_id: p.thread_id,
+                title: p.title,
+                summary: p.summary,
+                estimated_cost: action.sends_messages().then(|| action.estimated_cost()),
+                from_number,
+                contacts,
+                action,
+                approval_policy: ApprovalPolicy::parse(&p.approval_policy)
+                    .unwrap_or(ApprovalPolicy::HumanReview),
+                status: PlanStatus::parse(&p.status).unwrap_or(PlanStatus::Failed),
+                decision: p.decision.as_deref().map(decision_of),
+                decision_reason: p.decision_reason,
+                approved_by_name: user_name(p.approved_by),
+                approved_at: p.approved_at,
+                executed_ref: p.executed_ref,
+                error: p.error,
+                created_at: p.created_at,
+                updated_at: p.updated_at,
+                audit,
+                unreadable,
+            }
+        })
+        .collect())
+}
