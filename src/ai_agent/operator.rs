@@ -5,7 +5,6 @@
 use crate::ai_agent::entity::{ai_agent, ai_thread};
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::model::{OperatorView, MAX_INSTRUCTION_CHARS};
-use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::server::AppState;
@@ -29,17 +28,13 @@ async fn thread_and_agent(
     Ok((thread, agent))
 }
 
-fn may_instruct(m: &Member, agent: &ai_agent::Model) -> bool {
-    agent.user_id == Some(m.user_id) || m.role == Role::Owner
-}
-
 pub async fn view(state: &AppState, m: &Member, thread_id: Uuid) -> AppResult<OperatorView> {
     let (_, agent) = thread_and_agent(state, m, thread_id).await?;
     Ok(OperatorView {
         agent_id: agent.id,
         agent_name: agent.name.clone(),
         planning_enabled: crate::ai_agent::settings::AgentSettings::of(&agent).planning_enabled,
-        can_instruct: may_instruct(m, &agent),
+        can_instruct: crate::ai_agent::service::directs(m, &agent),
     })
 }
 
@@ -52,7 +47,7 @@ pub async fn post(
     plan_mode: bool,
 ) -> AppResult<()> {
     let (thread, agent) = thread_and_agent(state, m, thread_id).await?;
-    if !may_instruct(m, &agent) {
+    if !crate::ai_agent::service::directs(m, &agent) {
         return Err(AppError::Forbidden);
     }
     let text = text.trim();

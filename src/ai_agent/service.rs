@@ -196,9 +196,15 @@ pub async fn create(state: &AppState, member: &Member, input: &AgentInput) -> Ap
     to_view(state, member, a).await
 }
 
+/// Whether the member directs this agent: its owner, or an organisation owner. The agent acts
+/// with its owner's powers, so directing it (settings, instructions, lessons) is theirs.
+pub fn directs(member: &Member, a: &ai_agent::Model) -> bool {
+    a.user_id == Some(member.user_id) || member.role == Role::Owner
+}
+
 /// Only the agent's owner, or an organisation owner, changes an agent.
-fn may_edit(member: &Member, a: &ai_agent::Model) -> AppResult<()> {
-    if a.user_id == Some(member.user_id) || member.role == Role::Owner {
+pub fn may_edit(member: &Member, a: &ai_agent::Model) -> AppResult<()> {
+    if directs(member, a) {
         Ok(())
     } else {
         Err(AppError::Forbidden)

@@ -15,7 +15,6 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
-use std::collections::HashMap;
 use uuid::Uuid;
 
 #[allow(clippy::too_many_arguments)]
@@ -75,7 +74,7 @@ pub(crate) async fn validate_action(
         crate::plans::from_number::find(state, org, number).await?;
     }
     let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
-    let names = names_of(state, &ids).await?;
+    let names = crate::plans::view::names(state, &ids).await?;
     if let Some(c) = action
         .changes()
         .iter()
@@ -87,16 +86,6 @@ pub(crate) async fn validate_action(
         )));
     }
     Ok(())
-}
-
-async fn names_of(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, String>> {
-    Ok(contact::Entity::find()
-        .filter(contact::Column::Id.is_in(ids.iter().copied()))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|c| (c.id, c.name))
-        .collect())
 }
 
 /// A plan as an agent (or a test) presents it.

@@ -17,7 +17,8 @@ use uuid::Uuid;
 /// Ids per `IN (…)`: well under SQLite's and PostgreSQL's parameter limits.
 const CHUNK: usize = 1_000;
 
-async fn names(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, String>> {
+/// Contact names by id, read in chunks.
+pub(crate) async fn names(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, String>> {
     let mut out = HashMap::new();
     for part in ids.chunks(CHUNK) {
         for c in contact::Entity::find()

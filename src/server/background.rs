@@ -6,13 +6,15 @@ use crate::server::AppState;
 
 /// Texts younger than this are still being routed by the process that stored them.
 const ROUTING_GRACE_SECS: i64 = 10;
+/// Idle threads are looked for this often (their idle time is counted in days).
+const ARCHIVE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// What a restart must pick up before serving: plans, bulk operations, texts, threads.
 pub async fn recover_at_start(state: &AppState) {
-    sweep(state, chrono::Duration::zero()).await;
+    sweep(state, chrono::Duration::zero(), true).await;
 }
 
-async fn sweep(state: &AppState, grace: chrono::Duration) {
+async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
     // Texts in doubt are reconciled with the provider; queued ones are sent.
     let doubt = chrono::Duration::from_std(state.config.reconcile_after).unwrap_or_default();
     match crate::messaging::ledger::sweep(state, doubt).await {
@@ -40,11 +42,14 @@ async fn sweep(state: &AppState, grace: chrono::Duration) {
         Ok(n) => tracing::info!(texts = n, "routed texts a crash left unrouted"),
         Err(e) => tracing::error!(error = %e, "could not sweep unrouted texts"),
     }
-    // Idle threads are archived with a summary; an input that raced the archiving moves on.
-    if let Err(e) =
-        crate::ai_agent::archive::archive_idle(state, state.config.thread_idle_for).await
-    {
-        tracing::error!(error = %e, "could not archive idle threads");
+    // Idle threads are archived with a summary (hourly is often enough for an idle time in
+    // days); an input that raced the archiving moves on at every sweep.
+    if archive {
+        if let Err(e) =
+            crate::ai_agent::archive::archive_idle(state, state.config.thread_idle_for).await
+        {
+            tracing::error!(error = %e, "could not archive idle threads");
+        }
     }
     match crate::ai_agent::archive::rehome_stranded(state).await {
         Ok(0) => {}
@@ -62,12 +67,17 @@ async fn sweep(state: &AppState, grace: chrono::Duration) {
 pub fn start_sweeper(state: &AppState) {
     let bg = state.clone();
     tokio::spawn(async move {
+        let mut archived_at = std::time::Instant::now();
         loop {
             tokio::select! {
                 _ = bg.shutdown.cancelled() => return,
                 _ = tokio::time::sleep(bg.runtime.sweep_every) => {}
             }
-            sweep(&bg, chrono::Duration::seconds(ROUTING_GRACE_SECS)).await;
+            let archive = archived_at.elapsed() >= ARCHIVE_EVERY;
+            if archive {
+                archived_at = std::time::Instant::now();
+            }
+            sweep(&bg, chrono::Duration::seconds(ROUTING_GRACE_SECS), archive).await;
         }
     });
 }

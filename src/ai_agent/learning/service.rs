@@ -8,7 +8,6 @@ use crate::ai_agent::learning::model::{
     LessonVersion, LessonView, ReviewReport, SignalView, MAX_LESSON_CHARS,
 };
 use crate::ai_agent::llm::ChatMessage;
-use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::server::AppState;
@@ -22,14 +21,6 @@ use uuid::Uuid;
 
 /// The most recent signals a review reads per agent.
 const REVIEW_WINDOW: u64 = 5_000;
-
-fn may_change(m: &Member, agent: &ai_agent::Model) -> AppResult<()> {
-    if agent.user_id == Some(m.user_id) || m.role == Role::Owner {
-        Ok(())
-    } else {
-        Err(AppError::Forbidden)
-    }
-}
 
 /// Distils the agent's signals into lessons: new rules become lessons, known ones gain their new
 /// sources; a deleted lesson is never brought back and a person's words are never overwritten.
@@ -197,7 +188,7 @@ pub fn start_reviews(state: &AppState, every: std::time::Duration) {
 pub async fn review_now(state: &AppState, m: &Member, agent_id: Uuid) -> AppResult<ReviewReport> {
     let agent =
         crate::ai_agent::service::find_in_org(&state.db, m.organization_id, agent_id).await?;
-    may_change(m, &agent)?;
+    crate::ai_agent::service::may_edit(m, &agent)?;
     review(state, &agent).await
 }
 
@@ -275,7 +266,7 @@ async fn find(state: &AppState, m: &Member, id: Uuid) -> AppResult<lesson::Model
         .ok_or_else(|| AppError::not_found("Lesson"))?;
     let agent =
         crate::ai_agent::service::find_in_org(&state.db, m.organization_id, l.agent_id).await?;
-    may_change(m, &agent)?;
+    crate::ai_agent::service::may_edit(m, &agent)?;
     Ok(l)
 }
 
