@@ -156,3 +156,14 @@ pub async fn sheet(app: &TestApp, org: &Org, op: &Value) -> Value {
     app.ok_as(&org.client, "/api/operations/sheet", json!({"id": op}))
         .await
 }
+
+/// Approves the plan, lets its campaign draft, and answers the campaign's id.
+pub async fn approve_and_draft(app: &TestApp, org: &Org, plan_id: &Value) -> Value {
+    let _: Value = app
+        .ok_as(&org.client, "/api/plans/approve", json!({"id": plan_id}))
+        .await;
+    app.settle().await;
+    app.ok_as::<Value>(&org.client, "/api/plans/get", json!({"id": plan_id}))
+        .await["executed_ref"]
+        .clone()
+}

@@ -224,18 +224,7 @@ async fn cancel_and_scoping(backend: Backend) {
     let c = crm(&app).await;
     ask(&app, &c.org, FOLLOW_UP).await;
     let plan = first_plan(&app, &c.org).await;
-    let _: Value = app
-        .ok_as(
-            &c.org.client,
-            "/api/plans/approve",
-            json!({"id": plan["id"]}),
-        )
-        .await;
-    app.settle().await;
-    let op = app
-        .ok_as::<Value>(&c.org.client, "/api/plans/get", json!({"id": plan["id"]}))
-        .await["executed_ref"]
-        .clone();
+    let op = approve_and_draft(&app, &c.org, &plan["id"]).await;
     let other = app.new_org("Other").await;
     let item_id = sheet(&app, &c.org, &op).await["items"][0]["id"].clone();
     for (path, body) in [

@@ -81,18 +81,7 @@ async fn corrections_become_lessons(backend: Backend) {
             .await;
         if round < 2 {
             // Approved, its drafts are written; the owner cuts each by more than 30 %.
-            let _: Value = app
-                .ok_as(
-                    &c.org.client,
-                    "/api/plans/approve",
-                    json!({"id": plan["id"]}),
-                )
-                .await;
-            app.settle().await;
-            let op = app
-                .ok_as::<Value>(&c.org.client, "/api/plans/get", json!({"id": plan["id"]}))
-                .await["executed_ref"]
-                .clone();
+            let op = approve_and_draft(&app, &c.org, &plan["id"]).await;
             let s = sheet(&app, &c.org, &op).await;
             for item in s["items"].as_array().unwrap() {
                 let first = item["contact_name"]

@@ -24,6 +24,7 @@ mod contacts;
 mod contract;
 mod crash;
 mod cross_org;
+mod cross_org_alpha;
 mod cross_org_table;
 mod csrf;
 mod engines;

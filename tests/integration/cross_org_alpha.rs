@@ -1,0 +1,161 @@
+//! Organisation A's records for the cross-organisation table: a number, a conversation, the
+//! member's agent and assistant thread, a plan, a campaign and its item, a notification, a lesson
+//! and a suggester, and the words and ids that must never reach anyone outside A.
+use crate::campaign_support::*;
+use crate::helpers::*;
+use serde_json::{json, Value};
+
+/// A's records the table names, and the words and ids that must never reach anyone else.
+pub struct Alpha {
+    pub number: Value,
+    pub alan: Value,
+    pub message: Value,
+    pub agent: Value,
+    pub thread: Value,
+    pub plan: Value,
+    pub op: Value,
+    pub item: Value,
+    pub notification: Value,
+    pub lesson: Value,
+    pub suggester: Value,
+    pub secrets: Vec<String>,
+}
+
+fn id(what: &str, v: &Value) -> Value {
+    assert!(v.is_string(), "{what}: {v}");
+    v.clone()
+}
+
+pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
+    let a = &c.org;
+    let _: Value = app
+        .ok_as(
+            &a.client,
+            "/api/organization/update",
+            json!({"settings": {"name": "Campaign Co", "time_zone": "UTC", "rules": "Alpha house rule: mention the orchard."}}),
+        )
+        .await;
+    let numbers: Value = app.ok_as(&a.client, "/api/numbers", Value::Null).await;
+    let conversations: Value = app
+        .ok_as(&a.client, "/api/conversations", Value::Null)
+        .await;
+    let alan = id("alan", &conversations[0]["contact_id"]);
+    let conversation: Value = app
+        .ok_as(
+            &a.client,
+            "/api/conversations/get",
+            json!({"contact_id": alan}),
+        )
+        .await;
+    let agents: Value = app.ok_as(&member.client, "/api/agents", Value::Null).await;
+    let mine = agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["is_mine"] == true)
+        .expect("the member's own Text Reply")
+        .clone();
+    crate::plan_support::ask(app, member, "how many quote leads?", false).await;
+    let assistant: Value = app
+        .ok_as(&member.client, "/api/assistant", Value::Null)
+        .await;
+    let helper = assistant_agent(app, a.org_id).await;
+    let plan = campaign_plan(app, &helper, &include_all(&[c.katherine]), "Spring").await;
+    let op = operation_for(app, &helper, &include_all(&[c.linus]), "Autumn").await;
+    let sheet = sheet(app, a, &json!(op)).await;
+    let me: Value = app.ok_as(&member.client, "/api/auth/me", Value::Null).await;
+    let notice = herald::notifications::service::notify(
+        &app.state,
+        herald::notifications::service::Notice {
+            organization_id: a.org_id,
+            user_id: me["user_id"].as_str().unwrap().parse().unwrap(),
+            kind: "escalation",
+            title: "Alpha notice".into(),
+            body: "For Mo only".into(),
+            link: None,
+            source_key: None,
+        },
+    )
+    .await
+    .unwrap();
+    let suggester: Value = app
+        .ok_as(
+            &a.client,
+            "/api/text_agents/create",
+            json!({"input": {"name": "Alpha suggester", "persona": "", "auto_reply": false, "confidence_threshold": 0.9}}),
+        )
+        .await;
+    let lesson = uuid::Uuid::new_v4();
+    {
+        use herald::ai_agent::learning::entity::lesson;
+        use sea_orm::{ActiveModelTrait, Set};
+        let now = chrono::Utc::now();
+        lesson::ActiveModel {
+            id: Set(lesson),
+            organization_id: Set(a.org_id),
+            agent_id: Set(mine["id"].as_str().unwrap().parse().unwrap()),
+            rule_key: Set("exclude_tag:alpha".into()),
+            text: Set("Alpha lesson: leave out the orchard crowd.".into()),
+            enabled: Set(true),
+            version: Set(1),
+            sources: Set(json!([])),
+            history: Set(json!([])),
+            deleted_at: Set(None),
+            created_at: Set(now),
+            updated_at: Set(now),
+        }
+        .insert(&app.state.db)
+        .await
+        .unwrap();
+    }
+    let alpha = Alpha {
+        number: id("number", &numbers[0]["id"]),
+        message: id("message", &conversation["messages"][0]["id"]),
+        agent: id("agent", &mine["id"]),
+        thread: id("thread", &assistant["thread_id"]),
+        plan: json!(plan.id),
+        op: json!(op),
+        item: id("item", &sheet["items"][0]["id"]),
+        notification: json!(notice),
+        lesson: json!(lesson),
+        suggester: id("suggester", &suggester["id"]),
+        alan,
+        secrets: vec![],
+    };
+    let mut secrets: Vec<String> = [
+        "Campaign Co",
+        "Katherine",
+        "Linus",
+        "Boris",
+        "Alan Turing",
+        "+14155550100",
+        "+14155552674",
+        "thanks for the quote",
+        "how many quote leads",
+        "Alpha notice",
+        "orchard",
+        "Alpha lesson",
+        "Alpha suggester",
+    ]
+    .map(String::from)
+    .to_vec();
+    for v in [
+        &alpha.number,
+        &alpha.alan,
+        &alpha.message,
+        &alpha.agent,
+        &alpha.thread,
+        &alpha.plan,
+        &alpha.op,
+        &alpha.item,
+        &alpha.notification,
+        &alpha.lesson,
+        &alpha.suggester,
+    ] {
+        secrets.push(v.as_str().unwrap().to_owned());
+    }
+    for contact in [c.katherine, c.linus, c.boris] {
+        secrets.push(contact.to_string());
+    }
+    Alpha { secrets, ..alpha }
+}
