@@ -7,9 +7,52 @@ use crate::server::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QuerySelect};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use uuid::Uuid;
+
+/// The threads this process is running now. A wake-up for one of them needs no claim (which
+/// would only fail against the held lease): its worker looks for pending inputs once more after
+/// it has left this set, so an input queued meanwhile is never missed.
+#[derive(Default)]
+pub struct LocalRuns(Mutex<HashSet<Uuid>>);
+
+/// This process runs the thread while the guard lives.
+pub struct Running<'a> {
+    runs: &'a LocalRuns,
+    thread_id: Uuid,
+}
+
+impl LocalRuns {
+    pub fn contains(&self, thread_id: Uuid) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&thread_id)
+    }
+
+    pub fn enter(&self, thread_id: Uuid) -> Running<'_> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(thread_id);
+        Running {
+            runs: self,
+            thread_id,
+        }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.runs
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.thread_id);
+    }
+}
 
 /// This worker's hold on a thread.
 #[derive(Clone, Debug)]
@@ -148,4 +191,20 @@ pub async fn due_threads(state: &AppState, limit: u64) -> AppResult<Vec<Uuid>> {
         .into_tuple()
         .all(&state.db)
         .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_counts_as_running_here_while_its_guard_lives() {
+        let runs = LocalRuns::default();
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let guard = runs.enter(a);
+        assert!(runs.contains(a));
+        assert!(!runs.contains(b), "only the entered thread");
+        drop(guard);
+        assert!(!runs.contains(a), "leaving lets the next wake-up claim it");
+    }
 }

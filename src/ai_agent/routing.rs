@@ -8,7 +8,7 @@ use crate::ai_agent::thread::{append_event_once, contact_key, find_or_create_thr
 use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
-use crate::messaging::inbound::InboundSink;
+use crate::messaging::inbound::{InboundSink, StoredInbound};
 use crate::phone_numbers::entity as phone_number;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
@@ -40,11 +40,21 @@ pub struct AgentRouter;
 #[async_trait::async_trait]
 impl InboundSink for AgentRouter {
     async fn route(&self, state: &AppState, message_id: Uuid) {
-        match route_inbound_message(state, message_id).await {
-            Ok(route) => tracing::info!(?route, %message_id, "inbound routed"),
-            // The text stays unrouted; the sweeper tries again.
-            Err(e) => tracing::error!(error = %e, %message_id, "inbound routing failed"),
-        }
+        log_route(message_id, route_inbound_message(state, message_id).await);
+    }
+
+    async fn route_stored(&self, state: &AppState, stored: StoredInbound) {
+        let message_id = stored.message.id;
+        let route = route_message(state, stored.message, Some(stored.number), stored.sender).await;
+        log_route(message_id, route);
+    }
+}
+
+fn log_route(message_id: Uuid, route: AppResult<Route>) {
+    match route {
+        Ok(route) => tracing::info!(?route, %message_id, "inbound routed"),
+        // The text stays unrouted; the sweeper tries again.
+        Err(e) => tracing::error!(error = %e, %message_id, "inbound routing failed"),
     }
 }
 
@@ -61,16 +71,7 @@ async fn mark_routed<C: ConnectionTrait>(db: &C, state: &AppState, id: Uuid) -> 
         .rows_affected)
 }
 
-async fn can_reply(state: &AppState, contact_id: Uuid) -> AppResult<bool> {
-    Ok(
-        crate::contacts::entity::contact::Entity::find_by_id(contact_id)
-            .one(&state.db)
-            .await?
-            .and_then(|c| c.phone)
-            .is_some_and(|p| crate::contacts::phone::can_text(&p)),
-    )
-}
-
+/// Routes a stored text read back by id (the sweeper's way, after a crash).
 #[tracing::instrument(skip(state))]
 pub async fn route_inbound_message(state: &AppState, message_id: Uuid) -> AppResult<Route> {
     let Some(msg) = message::Entity::find_by_id(message_id)
@@ -85,6 +86,21 @@ pub async fn route_inbound_message(state: &AppState, message_id: Uuid) -> AppRes
     let phone = phone_number::Entity::find_by_id(msg.phone_number_id)
         .one(&state.db)
         .await?;
+    let sender = crate::contacts::entity::contact::Entity::find_by_id(msg.contact_id)
+        .one(&state.db)
+        .await?
+        .and_then(|c| c.phone);
+    route_message(state, msg, phone, sender).await
+}
+
+/// Routes a stored text given what the webhook already read: the text, the number it reached
+/// and the sender's phone. Only the opt-out is read again (it may have just changed).
+async fn route_message(
+    state: &AppState,
+    msg: message::Model,
+    phone: Option<phone_number::Model>,
+    sender: Option<String>,
+) -> AppResult<Route> {
     let skip = if phone.is_none() {
         Some(Route::Nobody)
     } else if opt_out::sms_opt_out(&state.db, msg.contact_id)
@@ -93,7 +109,7 @@ pub async fn route_inbound_message(state: &AppState, message_id: Uuid) -> AppRes
     {
         tracing::info!("routing skipped: the contact opted out");
         Some(Route::SkippedOptedOut)
-    } else if !can_reply(state, msg.contact_id).await? {
+    } else if !sender.is_some_and(|p| crate::contacts::phone::can_text(&p)) {
         tracing::info!("routing skipped: the sender cannot be texted back");
         Some(Route::SkippedCannotReply)
     } else if msg.body.trim().is_empty() {

@@ -310,7 +310,10 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
     };
     // The turn's steps so far (after a resume), and the history it started from: read once, then
     // kept in step with what this turn writes.
-    let mut steps = turn_events(state, thread_id, started_seq).await?;
+    let mut steps = match start {
+        TurnStart::New(_) => Vec::new(),
+        TurnStart::Resume { .. } => turn_events(state, thread_id, started_seq).await?,
+    };
     let first_input = start.inputs().iter().map(|e| e.seq).min();
     let base = window(state, thread_id, &t.input_ids, first_input).await?;
     let mut fresh: Vec<AiThreadEventPayload> = Vec::new();

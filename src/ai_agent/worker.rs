@@ -46,8 +46,12 @@ pub async fn find_or_spawn_contact_thread(
     Ok(id)
 }
 
-/// Runs the thread now if nobody holds it (and it is not waiting to retry).
+/// Runs the thread now if nobody holds it (and it is not waiting to retry). A thread this process
+/// is already running needs nothing: its worker drains the new input.
 pub fn wake(state: &AppState, thread_id: Uuid) {
+    if state.local_runs.contains(thread_id) {
+        return;
+    }
     let bg = state.clone();
     state.tasks.spawn(async move {
         match lease::claim(&bg, thread_id).await {
@@ -96,6 +100,7 @@ fn heartbeat(state: &AppState, lease: &Lease) -> CancellationToken {
 pub async fn run_claimed_thread(state: AppState, lease: Lease) {
     let mut lease = lease;
     loop {
+        let running = state.local_runs.enter(lease.thread_id);
         let beat = heartbeat(&state, &lease);
         let outcome = drain(&state, &lease).await;
         beat.cancel();
@@ -114,10 +119,13 @@ pub async fn run_claimed_thread(state: AppState, lease: Lease) {
         }
         if let Some(at) = retry_at {
             let wait = (at - state.clock.now()).to_std().unwrap_or_default();
+            drop(running);
             wake_after(&state, lease.thread_id, wait);
             return;
         }
-        // An input may have arrived after the last look but before going idle: look again.
+        // An input may have arrived after the last look but before going idle (its wake-up saw
+        // this process running the thread and left it to us): look again, no longer running.
+        drop(running);
         match pending_inputs(&state.db, lease.thread_id).await {
             Ok(p) if !p.is_empty() => match lease::claim(&state, lease.thread_id).await {
                 Ok(Some(next)) => lease = next,
@@ -130,6 +138,8 @@ pub async fn run_claimed_thread(state: AppState, lease: Lease) {
 
 /// Turns until nothing is pending; a failed turn answers its inputs with the error.
 async fn drain(state: &AppState, lease: &Lease) -> Result<(), (Vec<Uuid>, TurnError)> {
+    // Only the first turn can be one a stopped worker left open; later ones start new.
+    let mut may_resume = true;
     loop {
         // No pending input, no open turn either (an open turn's inputs are pending).
         let pending = match pending_inputs(&state.db, lease.thread_id).await {
@@ -137,7 +147,12 @@ async fn drain(state: &AppState, lease: &Lease) -> Result<(), (Vec<Uuid>, TurnEr
             Ok(p) => p,
             Err(e) => return Err((vec![], e.into())),
         };
-        let start = match open_turn(state, lease.thread_id).await {
+        let open = match may_resume {
+            true => open_turn(state, lease.thread_id).await,
+            false => Ok(None),
+        };
+        may_resume = false;
+        let start = match open {
             Ok(Some(open)) => open,
             Ok(None) => TurnStart::New(pending),
             Err(e) => return Err((vec![], e.into())),

@@ -157,11 +157,11 @@ pub async fn persist_inbound(
     }
     .insert(&txn)
     .await;
-    match inserted {
-        Ok(_) => {}
+    let message = match inserted {
+        Ok(m) => m,
         Err(e) if is_unique_violation(&e) => return Ok(InboundOutcome::Duplicate),
         Err(e) => return Err(e.into()),
-    }
+    };
     match keyword {
         Some(Keyword::OptOut) => {
             opt_out::record_opt_out(&txn, contact.id, OptOutSource::Keyword, now).await?
@@ -177,17 +177,31 @@ pub async fn persist_inbound(
     state.metrics.inbound_messages.inc();
     let bg = state.clone();
     let contact_id = contact.id;
+    let stored = StoredInbound {
+        message,
+        number,
+        sender: contact.phone,
+    };
     state.tasks.spawn(async move {
         // Tests only: a window in which to kill the process between storing and routing.
         if let Some(delay) = bg.config.test_route_delay {
             tokio::time::sleep(delay).await;
         }
-        route_inbound(bg, org_id, contact_id, message_id).await
+        route_inbound(bg, stored).await
     });
     Ok(InboundOutcome::Stored {
         message_id,
         contact_id,
     })
+}
+
+/// A text just stored, with what routing needs, handed up so that routing need not read it again.
+pub struct StoredInbound {
+    pub message: message::Model,
+    /// The organisation's number it reached.
+    pub number: crate::phone_numbers::entity::Model,
+    /// The sender's phone as the contact holds it (None or a short code: nobody to text back).
+    pub sender: Option<String>,
 }
 
 /// Who takes a stored inbound text further (the agents, wired in by the server). Messaging hands
@@ -197,18 +211,21 @@ pub trait InboundSink: Send + Sync {
     /// Routes the text, at most once however often it is called; failures are logged and left
     /// for the sweeper.
     async fn route(&self, state: &AppState, message_id: Uuid);
+
+    /// Routes a text the webhook has just stored, with the same guarantees.
+    async fn route_stored(&self, state: &AppState, stored: StoredInbound);
 }
 
 /// Everything after persisting: live updates, then the sink (the number's agent or suggester).
-#[tracing::instrument(skip(state))]
-pub async fn route_inbound(state: AppState, org_id: Uuid, contact_id: Uuid, message_id: Uuid) {
+#[tracing::instrument(skip_all, fields(message_id = %stored.message.id))]
+pub async fn route_inbound(state: AppState, stored: StoredInbound) {
     state.live.publish(
-        org_id,
+        stored.message.organization_id,
         LiveEvent::MessageCreated {
-            contact_id,
-            message_id,
+            contact_id: stored.message.contact_id,
+            message_id: stored.message.id,
             direction: Direction::Inbound,
         },
     );
-    state.inbound.route(&state, message_id).await;
+    state.inbound.route_stored(&state, stored).await;
 }

@@ -36,6 +36,8 @@ pub struct Inner {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// The campaign engines running in this process.
     pub engines: crate::bulk_operation::engines::Running,
+    /// The agent threads this process is running.
+    pub local_runs: crate::ai_agent::lease::LocalRuns,
 }
 
 /// The outside world a server talks to; tests hand in fakes.
@@ -135,6 +137,7 @@ impl AppState {
             inbound: Arc::new(crate::ai_agent::routing::AgentRouter),
             shutdown: Default::default(),
             engines: Default::default(),
+            local_runs: Default::default(),
         }))
     }
 
