@@ -285,8 +285,66 @@ async fn a_fault_after_a_send_sends_once(backend: Backend) {
     );
 }
 
+/// The tool-result write fails once, right after drafting: the retried turn finds the drafts
+/// under their key, so the owner has one suggestion set and one "drafted" notification.
+async fn a_fault_after_drafting_notifies_once(backend: Backend) {
+    let model = Arc::new(ScriptedModel::new());
+    model.call(
+        "propose_sms_replies",
+        r#"{"options": ["Yes, 9 to 1.", "We open at 9 on Saturday."]}"#,
+    );
+    model.say("drafted");
+    let Some(s) = setup(backend, "suggest", Some(model.clone())).await else {
+        return;
+    };
+    s.app
+        .state
+        .faults
+        .arm(herald::server::faults::TOOL_RESULT_WRITE, 1);
+    text_in(
+        &s,
+        "SMfault00000000000000000000000002",
+        ADA,
+        FRONT_DESK,
+        "Open Saturday?",
+    )
+    .await;
+    use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    let db = &s.app.state.db;
+    let sets = herald::ai_agent::entity::text_agent_suggestion::Entity::find()
+        .count(db)
+        .await
+        .unwrap();
+    assert_eq!(sets, 1, "one suggestion set");
+    let notices = herald::notifications::entity::Entity::find()
+        .filter(herald::notifications::entity::Column::Kind.eq("drafts"))
+        .all(db)
+        .await
+        .unwrap();
+    assert_eq!(notices.len(), 1, "one notification: {notices:?}");
+    assert!(
+        notices[0].title.contains("drafted 2 replies"),
+        "{}",
+        notices[0].title
+    );
+    let threads = threads_of(&s).await;
+    let events = events_of(&s, &threads[0]).await;
+    let kinds: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    assert!(
+        kinds.contains(&"turn_retrying"),
+        "the turn failed once: {kinds:?}"
+    );
+    assert!(s.outbox.sent().is_empty(), "suggest mode sends nothing");
+}
+
 on_both_databases!(
     sigkill_mid_turn_answers_once,
     sigkill_between_storing_and_routing,
     a_fault_after_a_send_sends_once,
+    a_fault_after_drafting_notifies_once,
 );
