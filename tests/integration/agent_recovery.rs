@@ -227,6 +227,15 @@ async fn sigkill_between_storing_and_routing(backend: Backend) {
     assert_eq!(sets.as_array().unwrap().len(), 1, "one set of suggestions");
 }
 
+/// Ada asks "Open Saturday?" with the turn's next tool-result write armed to fail once.
+async fn text_in_failing_once(s: &Setup, sid: &str) {
+    s.app
+        .state
+        .faults
+        .arm(herald::server::faults::TOOL_RESULT_WRITE, 1);
+    text_in(s, sid, ADA, FRONT_DESK, "Open Saturday?").await;
+}
+
 /// The tool-result write fails once, right after a send: the turn backs off, resumes from its
 /// log, finds the send under its key, and the contact receives one text.
 async fn a_fault_after_a_send_sends_once(backend: Backend) {
@@ -236,18 +245,7 @@ async fn a_fault_after_a_send_sends_once(backend: Backend) {
     let Some(s) = setup(backend, "autonomous", Some(model.clone())).await else {
         return;
     };
-    s.app
-        .state
-        .faults
-        .arm(herald::server::faults::TOOL_RESULT_WRITE, 1);
-    text_in(
-        &s,
-        "SMfault00000000000000000000000001",
-        ADA,
-        FRONT_DESK,
-        "Open Saturday?",
-    )
-    .await;
+    text_in_failing_once(&s, "SMfault00000000000000000000000001").await;
     assert_eq!(s.outbox.sent().len(), 1, "one text, not two");
     let outbound = {
         use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
@@ -297,18 +295,7 @@ async fn a_fault_after_drafting_notifies_once(backend: Backend) {
     let Some(s) = setup(backend, "suggest", Some(model.clone())).await else {
         return;
     };
-    s.app
-        .state
-        .faults
-        .arm(herald::server::faults::TOOL_RESULT_WRITE, 1);
-    text_in(
-        &s,
-        "SMfault00000000000000000000000002",
-        ADA,
-        FRONT_DESK,
-        "Open Saturday?",
-    )
-    .await;
+    text_in_failing_once(&s, "SMfault00000000000000000000000002").await;
     use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
     let db = &s.app.state.db;
     let sets = herald::ai_agent::entity::text_agent_suggestion::Entity::find()

@@ -47,14 +47,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
             json!({"contact_id": alan}),
         )
         .await;
-    let agents: Value = app.ok_as(&member.client, "/api/agents", Value::Null).await;
-    let mine = agents
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["is_mine"] == true)
-        .expect("the member's own Text Reply")
-        .clone();
+    let mine = app.own_agent(member).await;
     crate::plan_support::ask(app, member, "how many quote leads?", false).await;
     let assistant: Value = app
         .ok_as(&member.client, "/api/assistant", Value::Null)

@@ -312,6 +312,18 @@ impl TestApp {
         }
     }
 
+    /// The agent the signed-in member owns (every member gets a Text Reply of their own).
+    pub async fn own_agent(&self, member: &Org) -> Value {
+        let agents: Value = self.ok_as(&member.client, "/api/agents", Value::Null).await;
+        agents
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["is_mine"] == true)
+            .expect("the member's own Text Reply")
+            .clone()
+    }
+
     /// Adds a member (not an owner) to the organisation, signed in on a client of their own.
     pub async fn add_member(&self, org: &Org, name: &str) -> Org {
         let email = format!(

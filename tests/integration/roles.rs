@@ -23,14 +23,7 @@ async fn owner_only_powers(backend: Backend) {
     let member = app.add_member(owner, "Mo").await;
     let number: Value = app.ok_as(&owner.client, "/api/numbers", Value::Null).await;
     let number_id = number[0]["id"].clone();
-    let agents: Value = app.ok_as(&member.client, "/api/agents", Value::Null).await;
-    let mine = agents
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["is_mine"] == true)
-        .expect("the member's own Text Reply")
-        .clone();
+    let mine = app.own_agent(&member).await;
 
     let forbidden = |path: &'static str, body: Value| {
         let app = &app;
