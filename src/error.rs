@@ -34,18 +34,24 @@ impl AppError {
     pub fn not_found(what: impl Into<String>) -> Self {
         Self::NotFound(what.into())
     }
+    /// The error for an HTTP status that came without Herald's own error in its body.
+    pub fn from_status(code: u16, message: String) -> Self {
+        match code {
+            401 => AppError::Unauthorized,
+            403 => AppError::Forbidden,
+            404 => AppError::NotFound(message),
+            400 | 422 => AppError::Validation(message),
+            _ => AppError::ServerFn(message),
+        }
+    }
 }
 
 impl From<ServerFnError> for AppError {
     fn from(value: ServerFnError) -> Self {
         match value {
-            ServerFnError::ServerError { message, code, .. } => match code {
-                401 => AppError::Unauthorized,
-                403 => AppError::Forbidden,
-                404 => AppError::NotFound(message),
-                400 | 422 => AppError::Validation(message),
-                _ => AppError::ServerFn(message),
-            },
+            ServerFnError::ServerError { message, code, .. } => {
+                AppError::from_status(code, message)
+            }
             other => AppError::ServerFn(other.to_string()),
         }
     }

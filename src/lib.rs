@@ -1,4 +1,7 @@
 //! Herald: an AI-agent SMS CRM. One crate serves the web app, the desktop build and the server.
+// First, so that every domain's api.rs can use `server_fn!`.
+#[macro_use]
+pub mod rpc;
 pub mod ai_agent;
 pub mod app;
 pub mod attention;

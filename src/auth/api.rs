@@ -3,45 +3,49 @@ use crate::auth::model::{CurrentUser, MemberView, NewMemberForm, SignInForm, Sig
 use crate::error::AppError;
 use dioxus::prelude::*;
 
-#[post("/api/auth/sign_up")]
-pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
-    use crate::auth::{service, session};
-    crate::auth::model::validate_credentials(&form.email, &form.password)
-        .map_err(AppError::Validation)?;
-    let state = crate::server::AppState::current()?;
-    admit(&state, &state.sign_up_limiter, &form.email, "sign-ups").await?;
-    let (org_id, user_id) = service::create_organization_with_owner(
-        &state,
-        &form.organization_name,
-        &form.name,
-        &form.email,
-        &form.password,
-    )
-    .await?;
-    session::start_session(&state, user_id, org_id).await?;
-    let member = session::Member {
-        user_id,
-        organization_id: org_id,
-        role: crate::auth::model::Role::Owner,
-    };
-    service::current_user(&state, &member).await
+server_fn! {
+    #[post("/api/auth/sign_up")]
+    pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
+        use crate::auth::{service, session};
+        crate::auth::model::validate_credentials(&form.email, &form.password)
+            .map_err(AppError::Validation)?;
+        let state = crate::server::AppState::current()?;
+        admit(&state, &state.sign_up_limiter, &form.email, "sign-ups").await?;
+        let (org_id, user_id) = service::create_organization_with_owner(
+            &state,
+            &form.organization_name,
+            &form.name,
+            &form.email,
+            &form.password,
+        )
+        .await?;
+        session::start_session(&state, user_id, org_id).await?;
+        let member = session::Member {
+            user_id,
+            organization_id: org_id,
+            role: crate::auth::model::Role::Owner,
+        };
+        service::current_user(&state, &member).await
+    }
 }
 
-#[post("/api/auth/sign_in")]
-pub async fn sign_in(form: SignInForm) -> Result<CurrentUser, AppError> {
-    use crate::auth::{service, session};
-    let state = crate::server::AppState::current()?;
-    admit(
-        &state,
-        &state.sign_in_limiter,
-        &form.email,
-        "sign-in attempts",
-    )
-    .await?;
-    let (user_id, org_id) = service::authenticate(&state, &form.email, &form.password).await?;
-    session::start_session(&state, user_id, org_id).await?;
-    let member = session::member_for(&state, user_id, org_id).await?;
-    service::current_user(&state, &member).await
+server_fn! {
+    #[post("/api/auth/sign_in")]
+    pub async fn sign_in(form: SignInForm) -> Result<CurrentUser, AppError> {
+        use crate::auth::{service, session};
+        let state = crate::server::AppState::current()?;
+        admit(
+            &state,
+            &state.sign_in_limiter,
+            &form.email,
+            "sign-in attempts",
+        )
+        .await?;
+        let (user_id, org_id) = service::authenticate(&state, &form.email, &form.password).await?;
+        session::start_session(&state, user_id, org_id).await?;
+        let member = session::member_for(&state, user_id, org_id).await?;
+        service::current_user(&state, &member).await
+    }
 }
 
 /// Counts one attempt against `limiter` for this email and the caller's address, or refuses it.
@@ -65,34 +69,42 @@ async fn admit(
     Ok(())
 }
 
-#[post("/api/auth/sign_out")]
-pub async fn sign_out() -> Result<(), AppError> {
-    let state = crate::server::AppState::current()?;
-    crate::auth::session::end_session(&state).await
-}
-
-/// The signed-in user, or `None` when nobody is signed in.
-#[get("/api/auth/me")]
-pub async fn current_user() -> Result<Option<CurrentUser>, AppError> {
-    match crate::auth::session::require_member().await {
-        Ok((state, member)) => Ok(Some(
-            crate::auth::service::current_user(&state, &member).await?,
-        )),
-        Err(AppError::Unauthorized) => Ok(None),
-        Err(e) => Err(e),
+server_fn! {
+    #[post("/api/auth/sign_out")]
+    pub async fn sign_out() -> Result<(), AppError> {
+        let state = crate::server::AppState::current()?;
+        crate::auth::session::end_session(&state).await
     }
 }
 
-#[get("/api/members")]
-pub async fn list_members() -> Result<Vec<MemberView>, AppError> {
-    let (state, member) = crate::auth::session::require_member().await?;
-    crate::auth::service::list_members(&state, &member).await
+server_fn! {
+    #[get("/api/auth/me")]
+    /// The signed-in user, or `None` when nobody is signed in.
+    pub async fn current_user() -> Result<Option<CurrentUser>, AppError> {
+        match crate::auth::session::require_member().await {
+            Ok((state, member)) => Ok(Some(
+                crate::auth::service::current_user(&state, &member).await?,
+            )),
+            Err(AppError::Unauthorized) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
 }
 
-#[post("/api/members/add")]
-pub async fn add_member(form: NewMemberForm) -> Result<MemberView, AppError> {
-    crate::auth::model::validate_credentials(&form.email, &form.password)
-        .map_err(AppError::Validation)?;
-    let (state, member) = crate::auth::session::require_member().await?;
-    crate::auth::service::add_member(&state, &member, &form.name, &form.email, &form.password).await
+server_fn! {
+    #[get("/api/members")]
+    pub async fn list_members() -> Result<Vec<MemberView>, AppError> {
+        let (state, member) = crate::auth::session::require_member().await?;
+        crate::auth::service::list_members(&state, &member).await
+    }
+}
+
+server_fn! {
+    #[post("/api/members/add")]
+    pub async fn add_member(form: NewMemberForm) -> Result<MemberView, AppError> {
+        crate::auth::model::validate_credentials(&form.email, &form.password)
+            .map_err(AppError::Validation)?;
+        let (state, member) = crate::auth::session::require_member().await?;
+        crate::auth::service::add_member(&state, &member, &form.name, &form.email, &form.password).await
+    }
 }

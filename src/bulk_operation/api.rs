@@ -4,61 +4,79 @@ use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
-#[get("/api/operations")]
-pub async fn list_operations() -> Result<Vec<OperationView>, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::list(&state, &m).await
+server_fn! {
+    #[get("/api/operations")]
+    pub async fn list_operations() -> Result<Vec<OperationView>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::list(&state, &m).await
+    }
 }
 
-#[post("/api/operations/get")]
-pub async fn get_operation(id: Uuid) -> Result<OperationView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    let op = crate::bulk_operation::review::find_in_org(&state.db, m.organization_id, id).await?;
-    crate::bulk_operation::review::view(&state, op).await
+server_fn! {
+    #[post("/api/operations/get")]
+    pub async fn get_operation(id: Uuid) -> Result<OperationView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        let op = crate::bulk_operation::review::find_in_org(&state.db, m.organization_id, id).await?;
+        crate::bulk_operation::review::view(&state, op).await
+    }
 }
 
-#[post("/api/operations/sheet")]
-pub async fn get_review_sheet(id: Uuid) -> Result<ReviewSheet, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::sheet(&state, &m, id).await
+server_fn! {
+    #[post("/api/operations/sheet")]
+    pub async fn get_review_sheet(id: Uuid) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::sheet(&state, &m, id).await
+    }
 }
 
-#[post("/api/operations/items/edit")]
-pub async fn edit_draft(item_id: Uuid, text: String) -> Result<ReviewSheet, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::edit_draft(&state, &m, item_id, &text).await
+server_fn! {
+    #[post("/api/operations/items/edit")]
+    pub async fn edit_draft(item_id: Uuid, text: String) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::edit_draft(&state, &m, item_id, &text).await
+    }
 }
 
-#[post("/api/operations/items/skip")]
-pub async fn skip_draft(item_id: Uuid) -> Result<ReviewSheet, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::skip_item(&state, &m, item_id).await
+server_fn! {
+    #[post("/api/operations/items/skip")]
+    pub async fn skip_draft(item_id: Uuid) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::skip_item(&state, &m, item_id).await
+    }
 }
 
-#[post("/api/operations/items/regenerate")]
-pub async fn regenerate_draft(item_id: Uuid) -> Result<ReviewSheet, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::regenerate_item(&state, &m, item_id).await
+server_fn! {
+    #[post("/api/operations/items/regenerate")]
+    pub async fn regenerate_draft(item_id: Uuid) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::regenerate_item(&state, &m, item_id).await
+    }
 }
 
-#[post("/api/operations/approve")]
-pub async fn approve_operation(id: Uuid) -> Result<ReviewSheet, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::approve_all(&state, &m, id).await
+server_fn! {
+    #[post("/api/operations/approve")]
+    pub async fn approve_operation(id: Uuid) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::approve_all(&state, &m, id).await
+    }
 }
 
-#[post("/api/operations/cancel")]
-pub async fn cancel_operation(id: Uuid) -> Result<ReviewSheet, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::cancel(&state, &m, id).await
+server_fn! {
+    #[post("/api/operations/cancel")]
+    pub async fn cancel_operation(id: Uuid) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::cancel(&state, &m, id).await
+    }
 }
 
-/// A person's decision on a campaign text in doubt.
-#[post("/api/operations/items/resolve")]
-pub async fn resolve_item(
-    item_id: Uuid,
-    resolution: crate::messaging::model::Resolution,
-) -> Result<ReviewSheet, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::bulk_operation::review::resolve_item(&state, &m, item_id, resolution).await
+server_fn! {
+    #[post("/api/operations/items/resolve")]
+    /// A person's decision on a campaign text in doubt.
+    pub async fn resolve_item(
+        item_id: Uuid,
+        resolution: crate::messaging::model::Resolution,
+    ) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::review::resolve_item(&state, &m, item_id, resolution).await
+    }
 }

@@ -4,38 +4,50 @@ use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
-#[post("/api/contacts/search")]
-pub async fn search_contacts(query: String) -> Result<Vec<ContactView>, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::contacts::service::search(&state, m.organization_id, &query).await
+server_fn! {
+    #[post("/api/contacts/search")]
+    pub async fn search_contacts(query: String) -> Result<Vec<ContactView>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::service::search(&state, m.organization_id, &query).await
+    }
 }
 
-#[post("/api/contacts/get")]
-pub async fn get_contact(id: Uuid) -> Result<ContactView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::contacts::service::view(&state, m.organization_id, id).await
+server_fn! {
+    #[post("/api/contacts/get")]
+    pub async fn get_contact(id: Uuid) -> Result<ContactView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::service::view(&state, m.organization_id, id).await
+    }
 }
 
-#[post("/api/contacts/create")]
-pub async fn create_contact(input: ContactInput) -> Result<ContactView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::contacts::service::create(&state, m.organization_id, &input).await
+server_fn! {
+    #[post("/api/contacts/create")]
+    pub async fn create_contact(input: ContactInput) -> Result<ContactView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::service::create(&state, m.organization_id, &input).await
+    }
 }
 
-#[post("/api/contacts/update")]
-pub async fn update_contact(id: Uuid, input: ContactInput) -> Result<ContactView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::contacts::service::update(&state, m.organization_id, id, &input).await
+server_fn! {
+    #[post("/api/contacts/update")]
+    pub async fn update_contact(id: Uuid, input: ContactInput) -> Result<ContactView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::service::update(&state, m.organization_id, id, &input).await
+    }
 }
 
-#[post("/api/contacts/opt_out")]
-pub async fn set_contact_opt_out(id: Uuid, opted_out: bool) -> Result<ContactView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::contacts::service::set_opted_out(&state, &m, id, opted_out).await
+server_fn! {
+    #[post("/api/contacts/opt_out")]
+    pub async fn set_contact_opt_out(id: Uuid, opted_out: bool) -> Result<ContactView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::service::set_opted_out(&state, &m, id, opted_out).await
+    }
 }
 
-#[post("/api/contacts/import")]
-pub async fn import_contacts_csv(csv: String) -> Result<ImportReport, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::contacts::import::import_csv(&state, m.organization_id, &csv).await
+server_fn! {
+    #[post("/api/contacts/import")]
+    pub async fn import_contacts_csv(csv: String) -> Result<ImportReport, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::import::import_csv(&state, m.organization_id, &csv).await
+    }
 }

@@ -3,16 +3,20 @@ use crate::error::AppError;
 use crate::organization::model::OrgSettings;
 use dioxus::prelude::*;
 
-/// The caller's organisation's settings; any member may read them.
-#[get("/api/organization")]
-pub async fn org_settings() -> Result<OrgSettings, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::organization::service::get(&state, &m).await
+server_fn! {
+    #[get("/api/organization")]
+    /// The caller's organisation's settings; any member may read them.
+    pub async fn org_settings() -> Result<OrgSettings, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::organization::service::get(&state, &m).await
+    }
 }
 
-/// Changes the organisation's settings; only the owner may.
-#[post("/api/organization/update")]
-pub async fn update_org_settings(settings: OrgSettings) -> Result<OrgSettings, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::organization::service::update(&state, &m, &settings).await
+server_fn! {
+    #[post("/api/organization/update")]
+    /// Changes the organisation's settings; only the owner may.
+    pub async fn update_org_settings(settings: OrgSettings) -> Result<OrgSettings, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::organization::service::update(&state, &m, &settings).await
+    }
 }

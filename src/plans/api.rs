@@ -4,36 +4,46 @@ use crate::plans::model::{PlanEdit, PlanStatus, PlanView};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
-#[post("/api/plans/get")]
-pub async fn get_plan(id: Uuid) -> Result<PlanView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    let p = crate::plans::service::find_in_org(&state.db, m.organization_id, id).await?;
-    crate::plans::service::view(&state, p).await
+server_fn! {
+    #[post("/api/plans/get")]
+    pub async fn get_plan(id: Uuid) -> Result<PlanView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        let p = crate::plans::service::find_in_org(&state.db, m.organization_id, id).await?;
+        crate::plans::service::view(&state, p).await
+    }
 }
 
-#[post("/api/plans/list")]
-pub async fn list_plans(
-    status: Option<PlanStatus>,
-    agent_id: Option<Uuid>,
-) -> Result<Vec<PlanView>, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::plans::service::list(&state, &m, status, agent_id).await
+server_fn! {
+    #[post("/api/plans/list")]
+    pub async fn list_plans(
+        status: Option<PlanStatus>,
+        agent_id: Option<Uuid>,
+    ) -> Result<Vec<PlanView>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::service::list(&state, &m, status, agent_id).await
+    }
 }
 
-#[post("/api/plans/edit")]
-pub async fn edit_plan(id: Uuid, edit: PlanEdit) -> Result<PlanView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::plans::decisions::edit(&state, &m, id, &edit).await
+server_fn! {
+    #[post("/api/plans/edit")]
+    pub async fn edit_plan(id: Uuid, edit: PlanEdit) -> Result<PlanView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::decisions::edit(&state, &m, id, &edit).await
+    }
 }
 
-#[post("/api/plans/approve")]
-pub async fn approve_plan(id: Uuid) -> Result<PlanView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::plans::decisions::approve(&state, &m, id).await
+server_fn! {
+    #[post("/api/plans/approve")]
+    pub async fn approve_plan(id: Uuid) -> Result<PlanView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::decisions::approve(&state, &m, id).await
+    }
 }
 
-#[post("/api/plans/reject")]
-pub async fn reject_plan(id: Uuid, reason: String) -> Result<PlanView, AppError> {
-    let (state, m) = crate::auth::session::require_member().await?;
-    crate::plans::decisions::reject(&state, &m, id, &reason).await
+server_fn! {
+    #[post("/api/plans/reject")]
+    pub async fn reject_plan(id: Uuid, reason: String) -> Result<PlanView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::decisions::reject(&state, &m, id, &reason).await
+    }
 }
