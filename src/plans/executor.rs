@@ -1,13 +1,12 @@
 //! PlanExecutor: runs approved plans off the request path under a lease, dispatching by action;
 //! plans left Approved, or Executing by a worker that died, are picked up again.
-use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{PlanAction, PlanStatus};
 use crate::plans::service::action_of;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 /// How long an executing plan's claim lasts; a worker that died past it leaves the plan to others.
@@ -165,26 +164,20 @@ async fn dispatch(
     match action {
         PlanAction::TagContacts { changes } => {
             for c in changes.iter().filter(|c| c.include) {
-                let Some(row) = contact::Entity::find_by_id(c.contact_id)
-                    .filter(contact::Column::OrganizationId.eq(p.organization_id))
-                    .one(&state.db)
-                    .await?
-                else {
-                    continue;
-                };
-                let mut tags: Vec<String> =
-                    serde_json::from_value(row.tags.clone()).unwrap_or_default();
-                tags.retain(|t| !c.remove_tags.iter().any(|r| r.eq_ignore_ascii_case(t)));
-                for t in &c.add_tags {
-                    let t = t.trim().to_lowercase();
-                    if !t.is_empty() && !tags.contains(&t) {
-                        tags.push(t);
-                    }
+                match crate::contacts::edits::retag(
+                    &state.db,
+                    p.organization_id,
+                    c.contact_id,
+                    &c.add_tags,
+                    &c.remove_tags,
+                    state.clock.now(),
+                )
+                .await
+                {
+                    // A contact deleted since the plan was made is passed over.
+                    Ok(_) | Err(AppError::NotFound(_)) => {}
+                    Err(e) => return Err(e),
                 }
-                let mut am: contact::ActiveModel = row.into();
-                am.tags = Set(serde_json::json!(tags));
-                am.updated_at = Set(state.clock.now());
-                am.update(&state.db).await?;
             }
             Ok(None)
         }

@@ -55,6 +55,9 @@ impl AgentTool for EscalateToUser {
             }}),
         }
     }
+    fn output_schema(&self) -> Value {
+        super::output::schema_of::<super::output::Escalated>()
+    }
     fn mutates(&self) -> bool {
         false
     }
@@ -92,6 +95,9 @@ impl AgentTool for EscalateToUser {
             },
         )
         .await?;
-        Ok(json!({"escalated": id.is_some(), "notification_id": id}))
+        Ok(super::output::to_json(&super::output::Escalated {
+            escalated: id.is_some(),
+            notification_id: id,
+        }))
     }
 }

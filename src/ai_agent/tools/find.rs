@@ -1,5 +1,6 @@
 //! `find_contacts`: the organisation's contacts filtered by tag, opt-out state and last reply,
 //! with an exact count. Org-wide, so never offered in a contained reply turn.
+use super::output::{schema_of, to_json, FoundContact, FoundContacts};
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::entity::contact;
@@ -30,6 +31,9 @@ impl AgentTool for FindContacts {
                 "limit": {"type": "integer", "minimum": 1, "maximum": 5000}
             }}),
         }
+    }
+    fn output_schema(&self) -> Value {
+        schema_of::<FoundContacts>()
     }
     fn mutates(&self) -> bool {
         false
@@ -113,12 +117,20 @@ impl AgentTool for FindContacts {
                     && active.is_none_or(|d| within(&c.id, d))
             })
             .collect();
-        Ok(json!({
-            "count": matching.len(),
-            "contacts": matching.iter().take(limit).map(|c| json!({
-                "id": c.id, "name": c.name, "phone": c.phone, "tags": c.tags,
-                "opted_out": outs.contains_key(&c.id), "last_reply_at": last_reply.get(&c.id),
-            })).collect::<Vec<_>>(),
+        Ok(to_json(&FoundContacts {
+            count: matching.len(),
+            contacts: matching
+                .iter()
+                .take(limit)
+                .map(|c| FoundContact {
+                    id: c.id,
+                    name: c.name.clone(),
+                    phone: c.phone.clone(),
+                    tags: serde_json::from_value(c.tags.clone()).unwrap_or_default(),
+                    opted_out: outs.contains_key(&c.id),
+                    last_reply_at: last_reply.get(&c.id).copied(),
+                })
+                .collect(),
         }))
     }
 }

@@ -1,18 +1,26 @@
 //! Agent tools: one build site (`build_domain_tools_for_agent`) and one execution path that
 //! refuses any tool not offered this turn.
+mod catalog;
+pub mod effect;
 mod escalate;
 mod find;
+pub mod output;
 pub mod plan;
 pub mod propose;
 mod read;
+mod record;
 mod send;
+mod tags;
 
+pub use catalog::{step_catalog, step_tools};
 pub use escalate::{escalate_to_owner, EscalateToUser, Escalation};
 pub use find::FindContacts;
 pub use plan::{EnterPlanMode, PresentPlan, PLAN_SUBMITTED};
 pub use propose::ProposeSmsReplies;
 pub use read::{CheckOptOut, FindQuietContacts, GetContact, RecentMessages, SearchContacts};
+pub use record::{AddNote, SetCustomField};
 pub use send::SendSms;
+pub use tags::{contact_ids, ListTags, TagContacts};
 
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::llm::{ToolCall, ToolDef};
@@ -154,6 +162,9 @@ impl From<crate::error::AppError> for ToolError {
 #[async_trait::async_trait]
 pub trait AgentTool: Send + Sync {
     fn def(&self) -> ToolDef;
+    /// The JSON schema of what it answers (generated from its output type): step plans check
+    /// their references against it.
+    fn output_schema(&self) -> Value;
     /// Whether calling it changes anything (a send, a write).
     fn mutates(&self) -> bool;
     /// Whether it reads across the organisation (withheld from contained reply turns).
@@ -183,6 +194,7 @@ pub fn build_domain_tools_for_agent(
         tools.push(Box::new(CheckOptOut));
         tools.push(Box::new(FindQuietContacts));
         tools.push(Box::new(FindContacts));
+        tools.push(Box::new(ListTags));
         tools.push(Box::new(SendSms));
     }
     match SendMode::parse(&agent.send_mode) {

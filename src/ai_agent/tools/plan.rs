@@ -53,6 +53,10 @@ impl AgentTool for PresentPlan {
             parameters: serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"})),
         }
     }
+    /// Not a step tool: it ends the turn with the plan's id and status.
+    fn output_schema(&self) -> Value {
+        json!({"type": "object"})
+    }
     /// It proposes; only the executor, after approval, changes anything.
     fn mutates(&self) -> bool {
         false
@@ -93,6 +97,10 @@ impl AgentTool for EnterPlanMode {
             description: "For complex or high-impact work: switch to read-only planning, research, then present_plan.".into(),
             parameters: json!({"type": "object", "properties": {"reason": {"type": "string"}}}),
         }
+    }
+    /// Not a step tool: it switches the turn to planning.
+    fn output_schema(&self) -> Value {
+        json!({"type": "object"})
     }
     fn mutates(&self) -> bool {
         false

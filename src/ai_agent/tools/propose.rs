@@ -1,4 +1,5 @@
 //! `propose_sms_replies`: suggest-mode agents draft 2–3 options for the inline suggestions panel.
+use super::output::{to_json, Proposed};
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::entity::text_agent_suggestion;
 use crate::ai_agent::llm::ToolDef;
@@ -75,6 +76,9 @@ impl AgentTool for ProposeSmsReplies {
             }}),
         }
     }
+    fn output_schema(&self) -> Value {
+        super::output::schema_of::<Proposed>()
+    }
     fn mutates(&self) -> bool {
         true
     }
@@ -93,7 +97,10 @@ impl AgentTool for ProposeSmsReplies {
         if let Some(row) = existing {
             // A re-run after a failure between the two writes still tells the owner, once.
             notify_owner(ctx, reply.contact_id, row.id, &options).await?;
-            return Ok(json!({"proposed": options.len(), "suggestion_id": row.id}));
+            return Ok(to_json(&Proposed {
+                proposed: options.len(),
+                suggestion_id: row.id,
+            }));
         }
         let id = Uuid::new_v4();
         text_agent_suggestion::ActiveModel {
@@ -120,7 +127,10 @@ impl AgentTool for ProposeSmsReplies {
             },
         );
         notify_owner(ctx, reply.contact_id, id, &options).await?;
-        Ok(json!({"proposed": options.len(), "suggestion_id": id}))
+        Ok(to_json(&Proposed {
+            proposed: options.len(),
+            suggestion_id: id,
+        }))
     }
 }
 

@@ -1,4 +1,8 @@
 //! Read-only CRM tools: the contact, a contact search, recent messages and opt-out status.
+use super::output::{
+    schema_of, to_json, ContactBrief, ContactRecord, MessageBrief, OptOutState, QuietContact,
+    QuietContacts,
+};
 use super::{readable_contact, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::entity::contact;
@@ -41,13 +45,16 @@ impl AgentTool for GetContact {
             optional_contact(),
         )
     }
+    fn output_schema(&self) -> Value {
+        schema_of::<ContactRecord>()
+    }
     fn mutates(&self) -> bool {
         false
     }
     async fn call(&self, ctx: &ToolCtx, _key: &EffectKey, args: Value) -> Result<Value, ToolError> {
         let id = readable_contact(ctx, &args)?;
         let c = contacts::view(&ctx.state, ctx.organization_id, id).await?;
-        Ok(serde_json::to_value(c).unwrap_or_default())
+        Ok(to_json(&ContactRecord::from(c)))
     }
 }
 
@@ -65,6 +72,9 @@ impl AgentTool for SearchContacts {
                 "value": {"type": "string"}
             }}),
         )
+    }
+    fn output_schema(&self) -> Value {
+        schema_of::<Vec<ContactBrief>>()
     }
     fn mutates(&self) -> bool {
         false
@@ -92,7 +102,17 @@ impl AgentTool for SearchContacts {
             });
         }
         found.truncate(50);
-        Ok(json!(found.iter().map(|c| json!({"id": c.id, "name": c.name, "phone": c.phone, "tags": c.tags, "opted_out": c.opted_out})).collect::<Vec<_>>()))
+        let found: Vec<ContactBrief> = found
+            .into_iter()
+            .map(|c| ContactBrief {
+                id: c.id,
+                name: c.name,
+                phone: c.phone,
+                tags: c.tags,
+                opted_out: c.opted_out,
+            })
+            .collect();
+        Ok(to_json(&found))
     }
 }
 
@@ -106,6 +126,9 @@ impl AgentTool for RecentMessages {
             "The latest texts with a contact, oldest first.",
             json!({"type": "object", "properties": {"contact_id": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 50}}}),
         )
+    }
+    fn output_schema(&self) -> Value {
+        schema_of::<Vec<MessageBrief>>()
     }
     fn mutates(&self) -> bool {
         false
@@ -127,10 +150,15 @@ impl AgentTool for RecentMessages {
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         rows.reverse();
-        Ok(json!(rows
-            .iter()
-            .map(|m| json!({"direction": m.direction, "body": m.body, "at": m.created_at}))
-            .collect::<Vec<_>>()))
+        let texts: Vec<MessageBrief> = rows
+            .into_iter()
+            .map(|m| MessageBrief {
+                direction: m.direction,
+                body: m.body,
+                at: m.created_at,
+            })
+            .collect();
+        Ok(to_json(&texts))
     }
 }
 
@@ -145,6 +173,9 @@ impl AgentTool for CheckOptOut {
             optional_contact(),
         )
     }
+    fn output_schema(&self) -> Value {
+        schema_of::<OptOutState>()
+    }
     fn mutates(&self) -> bool {
         false
     }
@@ -153,7 +184,11 @@ impl AgentTool for CheckOptOut {
         let c: contact::Model =
             contacts::find_in_org(&ctx.state.db, ctx.organization_id, id).await?;
         let out = opt_out::sms_opt_out(&ctx.state.db, c.id).await?;
-        Ok(json!({"contact_id": c.id, "opted_out": out.is_some(), "source": out.map(|o| o.source)}))
+        Ok(to_json(&OptOutState {
+            contact_id: c.id,
+            opted_out: out.is_some(),
+            source: out.map(|o| o.source),
+        }))
     }
 }
 
@@ -167,6 +202,9 @@ impl AgentTool for FindQuietContacts {
             "Contacts with no text from them in the last N days (or ever), with their opt-out status.",
             json!({"type": "object", "required": ["days"], "properties": {"days": {"type": "integer", "minimum": 1, "maximum": 3650}}}),
         )
+    }
+    fn output_schema(&self) -> Value {
+        schema_of::<QuietContacts>()
     }
     fn mutates(&self) -> bool {
         false
@@ -202,11 +240,20 @@ impl AgentTool for FindQuietContacts {
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         let ids: Vec<uuid::Uuid> = people.iter().map(|c| c.id).collect();
         let outs = opt_out::sms_opt_outs(&ctx.state.db, &ids).await?;
-        let quiet: Vec<Value> = people
-            .iter()
+        let quiet: Vec<QuietContact> = people
+            .into_iter()
             .filter(|c| !recent.contains(&c.id))
-            .map(|c| json!({"id": c.id, "name": c.name, "tags": c.tags, "opted_out": outs.contains_key(&c.id)}))
+            .map(|c| QuietContact {
+                opted_out: outs.contains_key(&c.id),
+                tags: serde_json::from_value(c.tags).unwrap_or_default(),
+                id: c.id,
+                name: c.name,
+            })
             .collect();
-        Ok(json!({"days": days, "quiet": quiet, "replied_recently": recent.len()}))
+        Ok(to_json(&QuietContacts {
+            days,
+            quiet,
+            replied_recently: recent.len(),
+        }))
     }
 }

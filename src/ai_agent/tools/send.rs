@@ -1,6 +1,7 @@
 //! `send_sms`: autonomous agents only, curried to the number the contact texted. In a turn a
 //! contact's text started, it reaches only that contact, from that number, a few times at most,
 //! and never carries another contact's phone number or email.
+use super::output::{schema_of, to_json, TextSent};
 use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::entity::contact;
@@ -119,6 +120,9 @@ impl AgentTool for SendSms {
             }}),
         }
     }
+    fn output_schema(&self) -> Value {
+        schema_of::<TextSent>()
+    }
     fn mutates(&self) -> bool {
         true
     }
@@ -168,9 +172,12 @@ impl AgentTool for SendSms {
             Some(key.uuid()),
         )
         .await?;
-        Ok(
-            json!({"sent": true, "message_id": sent.id, "status": sent.status, "from_number_id": number_id}),
-        )
+        Ok(to_json(&TextSent {
+            sent: true,
+            message_id: sent.id,
+            status: sent.status,
+            from_number_id: number_id,
+        }))
     }
 }
 

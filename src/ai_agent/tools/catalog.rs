@@ -1,0 +1,168 @@
+//! The step catalog: which tools a plan's steps may call, from the same registry of tool
+//! implementations a turn runs, with each tool's argument and output schemas and whether it
+//! mutates (from the registry, never from the model).
+use super::{
+    AddNote, AgentTool, CheckOptOut, FindContacts, FindQuietContacts, GetContact, ListTags,
+    RecentMessages, SearchContacts, SendSms, SetCustomField, TagContacts, Toolset,
+};
+use crate::plans::steps::validate::{ToolCatalog, ToolSpec};
+use serde_json::Value;
+
+/// The tools a plan's steps may call: the organisation-wide reads and the writes.
+pub fn step_tools() -> Toolset {
+    let tools: [Box<dyn AgentTool>; 11] = [
+        Box::new(GetContact),
+        Box::new(SearchContacts),
+        Box::new(RecentMessages),
+        Box::new(CheckOptOut),
+        Box::new(FindQuietContacts),
+        Box::new(FindContacts),
+        Box::new(ListTags),
+        Box::new(TagContacts),
+        Box::new(SetCustomField),
+        Box::new(AddNote),
+        Box::new(SendSms),
+    ];
+    tools.into_iter().collect()
+}
+
+/// What a step plan is validated against. A step's arguments are held to the tool's schema
+/// strictly: a key the tool does not take (a typo, an invented option) is an error.
+pub fn step_catalog(tools: &Toolset) -> ToolCatalog {
+    tools
+        .iter()
+        .map(|t| {
+            let def = t.def();
+            let spec = ToolSpec {
+                name: def.name.clone(),
+                mutates: t.mutates(),
+                arguments: strict(def.parameters),
+                output: t.output_schema(),
+            };
+            (def.name, spec)
+        })
+        .collect()
+}
+
+fn strict(mut schema: Value) -> Value {
+    if let Some(o) = schema.as_object_mut() {
+        if o.contains_key("properties") && !o.contains_key("additionalProperties") {
+            o.insert("additionalProperties".into(), Value::Bool(false));
+        }
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plans::steps::model::PlanStep;
+    use crate::plans::steps::validate::validate;
+    use serde_json::json;
+
+    #[test]
+    fn the_catalog_comes_from_the_registry_with_working_schemas() {
+        let catalog = step_catalog(&step_tools());
+        let writes: Vec<&str> = catalog
+            .values()
+            .filter(|t| t.mutates)
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(
+            writes,
+            ["add_note", "send_sms", "set_custom_field", "tag_contacts"]
+        );
+        for spec in catalog.values() {
+            for schema in [&spec.arguments, &spec.output] {
+                jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+            }
+            assert!(
+                spec.output.get("type").is_some() || spec.output.get("$ref").is_some(),
+                "{} declares what it answers: {}",
+                spec.name,
+                spec.output
+            );
+        }
+        // The planning tools are not steps: a plan cannot present a plan.
+        assert!(!catalog.contains_key("present_plan") && !catalog.contains_key("enter_plan_mode"));
+    }
+
+    fn step(id: &str, tool: &str, args: Value) -> PlanStep {
+        PlanStep::new(id, id, tool, args)
+    }
+
+    /// The demo request's shape: find, tag the whole list, text each one found.
+    #[test]
+    fn a_fan_out_plan_over_the_real_tools_validates() {
+        let plan = vec![
+            step(
+                "find",
+                "find_contacts",
+                json!({"tag": "vip", "no_reply_in_days": 14}),
+            ),
+            step(
+                "tag",
+                "tag_contacts",
+                json!({"contacts": "{{find.result.contacts}}", "add": ["follow-up"]}),
+            ),
+            step(
+                "text_0",
+                "send_sms",
+                json!({
+                    "contact_id": "{{find.result.contacts[0].id}}",
+                    "body": "Hi {{find.result.contacts[0].name}}, checking in.",
+                    "phone_number_id": "00000000-0000-0000-0000-000000000001"
+                }),
+            ),
+            step(
+                "note",
+                "add_note",
+                json!({"contact_id": "{{tag.result.contacts[0].id}}", "note": "Texted a check-in"}),
+            ),
+        ];
+        assert_eq!(validate(&plan, &step_catalog(&step_tools())), vec![]);
+    }
+
+    #[test]
+    fn the_real_tools_name_every_problem() {
+        let plan = vec![
+            step("find", "find_contacts", json!({"tagg": "vip"})),
+            step("zap", "delete_everything", json!({})),
+            step(
+                "tag",
+                "tag_contacts",
+                json!({"contacts": "{{find.result.people}}", "add": ["x"]}),
+            ),
+            step(
+                "count",
+                "add_note",
+                json!({"contact_id": "{{find.result.count}}", "note": "x"}),
+            ),
+            step(
+                "ghost",
+                "add_note",
+                json!({"contact_id": "{{nobody.result.id}}", "note": "x"}),
+            ),
+            step(
+                "note",
+                "add_note",
+                json!({"contact_id": "{{find.result.contacts[0].id}}"}),
+            ),
+        ];
+        let issues = validate(&plan, &step_catalog(&step_tools()));
+        let has = |step: &str, needle: &str| {
+            assert!(
+                issues
+                    .iter()
+                    .any(|i| i.step == step && i.message.contains(needle)),
+                "no `{needle}` for `{step}` in {issues:#?}"
+            )
+        };
+        has("find", "tagg");
+        has("zap", "`delete_everything` is not a tool");
+        has("tag", "have no `result.people`");
+        has("count", "takes string but {{find.result.count}} is integer");
+        has("ghost", "`nobody`, which is not a step");
+        has("note", "note");
+    }
+}

@@ -1,0 +1,173 @@
+//! What each agent tool answers, as types: a tool serialises its result through one of these, and
+//! its output schema (schemars) is generated from the same type, so a step plan's references are
+//! checked against exactly what the tool returns.
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+use uuid::Uuid;
+
+/// The JSON schema of an output type.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap_or_else(|_| serde_json::json!({}))
+}
+
+/// A tool's typed result as the JSON the model and later steps read.
+pub fn to_json<T: Serialize>(out: &T) -> Value {
+    serde_json::to_value(out).unwrap_or_default()
+}
+
+/// A contact in a list: enough to text, tag or look them up.
+#[derive(Serialize, JsonSchema)]
+pub struct ContactBrief {
+    pub id: Uuid,
+    pub name: String,
+    pub phone: Option<String>,
+    pub tags: Vec<String>,
+    pub opted_out: bool,
+}
+
+/// `get_contact`: the whole record.
+#[derive(Serialize, JsonSchema)]
+pub struct ContactRecord {
+    pub id: Uuid,
+    pub name: String,
+    pub phone: Option<String>,
+    pub email: Option<String>,
+    pub tags: Vec<String>,
+    pub custom_fields: serde_json::Map<String, Value>,
+    pub notes: String,
+    pub time_zone: Option<String>,
+    pub opted_out: bool,
+    pub opt_out_source: Option<String>,
+}
+
+impl From<crate::contacts::model::ContactView> for ContactRecord {
+    fn from(c: crate::contacts::model::ContactView) -> Self {
+        ContactRecord {
+            id: c.id,
+            name: c.name,
+            phone: c.phone,
+            email: c.email,
+            tags: c.tags,
+            custom_fields: c.custom_fields,
+            notes: c.notes,
+            time_zone: c.time_zone,
+            opted_out: c.opted_out,
+            opt_out_source: c.opt_out_source,
+        }
+    }
+}
+
+/// `find_contacts`: the exact count and the first contacts.
+#[derive(Serialize, JsonSchema)]
+pub struct FoundContacts {
+    pub count: usize,
+    pub contacts: Vec<FoundContact>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct FoundContact {
+    pub id: Uuid,
+    pub name: String,
+    pub phone: Option<String>,
+    pub tags: Vec<String>,
+    pub opted_out: bool,
+    /// When they last texted; none if never.
+    pub last_reply_at: Option<DateTime<Utc>>,
+}
+
+/// `find_quiet_contacts`.
+#[derive(Serialize, JsonSchema)]
+pub struct QuietContacts {
+    pub days: i64,
+    pub quiet: Vec<QuietContact>,
+    pub replied_recently: usize,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct QuietContact {
+    pub id: Uuid,
+    pub name: String,
+    pub tags: Vec<String>,
+    pub opted_out: bool,
+}
+
+/// `recent_messages`: one text.
+#[derive(Serialize, JsonSchema)]
+pub struct MessageBrief {
+    pub direction: String,
+    pub body: String,
+    pub at: DateTime<Utc>,
+}
+
+/// `check_opt_out`.
+#[derive(Serialize, JsonSchema)]
+pub struct OptOutState {
+    pub contact_id: Uuid,
+    pub opted_out: bool,
+    pub source: Option<String>,
+}
+
+/// `list_tags`: every tag in use, with how many contacts carry it.
+#[derive(Serialize, JsonSchema)]
+pub struct TagList {
+    pub tags: Vec<TagCount>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct TagCount {
+    pub tag: String,
+    pub contacts: usize,
+}
+
+/// `tag_contacts`: each contact's tags after the change.
+#[derive(Serialize, JsonSchema)]
+pub struct Retagged {
+    pub changed: usize,
+    pub contacts: Vec<ContactTags>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct ContactTags {
+    pub id: Uuid,
+    pub tags: Vec<String>,
+}
+
+/// `set_custom_field`.
+#[derive(Serialize, JsonSchema)]
+pub struct FieldSet {
+    pub contact_id: Uuid,
+    pub field: String,
+    pub value: String,
+}
+
+/// `add_note`.
+#[derive(Serialize, JsonSchema)]
+pub struct NoteAdded {
+    pub contact_id: Uuid,
+    pub notes: String,
+}
+
+/// `send_sms`: the text as the send ledger holds it.
+#[derive(Serialize, JsonSchema)]
+pub struct TextSent {
+    pub sent: bool,
+    pub message_id: Uuid,
+    pub status: String,
+    pub from_number_id: Uuid,
+}
+
+/// `escalate_to_user`.
+#[derive(Serialize, JsonSchema)]
+pub struct Escalated {
+    pub escalated: bool,
+    pub notification_id: Option<Uuid>,
+}
+
+/// `propose_sms_replies`.
+#[derive(Serialize, JsonSchema)]
+pub struct Proposed {
+    pub proposed: usize,
+    pub suggestion_id: Uuid,
+}

@@ -1,0 +1,183 @@
+//! Tags: `list_tags` reads every tag in use; `tag_contacts` adds and removes tags on a list of
+//! contacts. Both are org-wide; the write is a keyed effect and, like every write, is withheld
+//! while planning (it runs as an approved plan's step).
+use super::effect::{self, Begun};
+use super::output::{schema_of, to_json, ContactTags, Retagged, TagCount, TagList};
+use super::{AgentTool, EffectKey, ToolCtx, ToolError};
+use crate::ai_agent::llm::ToolDef;
+use crate::contacts::edits::{clean_tag, retag};
+use crate::contacts::entity::contact;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// Contacts one `tag_contacts` call may change.
+pub const TAG_BATCH_MAX: usize = 5_000;
+
+fn org_wide(ctx: &ToolCtx) -> Result<(), ToolError> {
+    if ctx.scope.reads_org_wide() {
+        Ok(())
+    } else {
+        Err(ToolError::Refused(
+            "In a reply you can reach only the contact who texted you.".into(),
+        ))
+    }
+}
+
+pub struct ListTags;
+
+#[async_trait::async_trait]
+impl AgentTool for ListTags {
+    fn def(&self) -> ToolDef {
+        ToolDef {
+            name: "list_tags".into(),
+            description: "Every tag in use, with how many contacts carry it.".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+        }
+    }
+    fn output_schema(&self) -> Value {
+        schema_of::<TagList>()
+    }
+    fn mutates(&self) -> bool {
+        false
+    }
+    fn reads_org_wide(&self) -> bool {
+        true
+    }
+    async fn call(
+        &self,
+        ctx: &ToolCtx,
+        _key: &EffectKey,
+        _args: Value,
+    ) -> Result<Value, ToolError> {
+        org_wide(ctx)?;
+        let rows: Vec<Value> = contact::Entity::find()
+            .select_only()
+            .column(contact::Column::Tags)
+            .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
+            .into_tuple()
+            .all(&ctx.state.db)
+            .await
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for tags in rows {
+            let tags: Vec<String> = serde_json::from_value(tags).unwrap_or_default();
+            for t in tags {
+                *counts.entry(t).or_default() += 1;
+            }
+        }
+        let tags = counts
+            .into_iter()
+            .map(|(tag, contacts)| TagCount { tag, contacts })
+            .collect();
+        Ok(to_json(&TagList { tags }))
+    }
+}
+
+pub struct TagContacts;
+
+/// The contacts a write names: ids, or contact objects with an `id` (a step can pass another
+/// step's list of contacts as it is).
+pub fn contact_ids(args: &Value, key: &str) -> Result<Vec<Uuid>, ToolError> {
+    let bad = || ToolError::BadArguments(format!("{key} is a list of contact ids or contacts"));
+    let list = args.get(key).and_then(Value::as_array).ok_or_else(bad)?;
+    let mut ids = Vec::with_capacity(list.len());
+    for v in list {
+        let text = match v {
+            Value::String(s) => s.as_str(),
+            Value::Object(o) => o.get("id").and_then(Value::as_str).ok_or_else(bad)?,
+            _ => return Err(bad()),
+        };
+        let id: Uuid = text.parse().map_err(|_| bad())?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
+}
+
+fn tag_list(args: &Value, key: &str) -> Result<Vec<String>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|t| {
+                t.as_str()
+                    .map(clean_tag)
+                    .filter(|t| !t.is_empty() && t.chars().count() <= 64)
+                    .ok_or_else(|| {
+                        ToolError::BadArguments(format!("{key} holds tags of 1 to 64 characters"))
+                    })
+            })
+            .collect(),
+        Some(_) => Err(ToolError::BadArguments(format!("{key} is a list of tags"))),
+    }
+}
+
+#[async_trait::async_trait]
+impl AgentTool for TagContacts {
+    fn def(&self) -> ToolDef {
+        ToolDef {
+            name: "tag_contacts".into(),
+            description: "Add and remove tags on contacts. `contacts` takes contact ids or the contacts another step found.".into(),
+            parameters: json!({"type": "object", "required": ["contacts"], "properties": {
+                "contacts": {"type": "array", "minItems": 1, "maxItems": TAG_BATCH_MAX, "items": {
+                    "anyOf": [
+                        {"type": "string", "format": "uuid"},
+                        {"type": "object", "required": ["id"], "properties": {"id": {"type": "string", "format": "uuid"}}}
+                    ]
+                }},
+                "add": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 64}},
+                "remove": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 64}}
+            }}),
+        }
+    }
+    fn output_schema(&self) -> Value {
+        schema_of::<Retagged>()
+    }
+    fn mutates(&self) -> bool {
+        true
+    }
+    fn reads_org_wide(&self) -> bool {
+        true
+    }
+    async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
+        org_wide(ctx)?;
+        let ids = contact_ids(&args, "contacts")?;
+        let (add, remove) = (tag_list(&args, "add")?, tag_list(&args, "remove")?);
+        if add.is_empty() && remove.is_empty() {
+            return Err(ToolError::BadArguments(
+                "name at least one tag to add or remove".into(),
+            ));
+        }
+        if ids.len() > TAG_BATCH_MAX {
+            return Err(ToolError::BadArguments(format!(
+                "at most {TAG_BATCH_MAX} contacts at once"
+            )));
+        }
+        let txn = match effect::begin(&ctx.state, key).await? {
+            Begun::Done(result) => return Ok(result),
+            Begun::Fresh(txn) => txn,
+        };
+        let now = ctx.state.clock.now();
+        let mut contacts = Vec::with_capacity(ids.len());
+        for id in ids {
+            let tags = retag(&txn, ctx.organization_id, id, &add, &remove, now).await?;
+            contacts.push(ContactTags { id, tags });
+        }
+        let result = to_json(&Retagged {
+            changed: contacts.len(),
+            contacts,
+        });
+        effect::finish(
+            &ctx.state,
+            txn,
+            key,
+            ctx.organization_id,
+            "tag_contacts",
+            result,
+        )
+        .await
+    }
+}
