@@ -7,7 +7,7 @@ use super::reference::resolve;
 use chrono::{DateTime, Utc};
 use futures::stream::{FuturesUnordered, StreamExt};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 
 /// Whether step `i` may start: ready, and everything it reads has completed.
@@ -88,8 +88,21 @@ where
     pub now: &'a dyn Fn() -> DateTime<Utc>,
 }
 
-/// Runs the plan until it finishes or pauses. Event-driven: a step starts the moment its last
-/// dependency completes, with no polling.
+/// Step `i`'s arguments resolved from the results of the steps it reads (its dependencies
+/// only: no scan of the whole plan).
+fn arguments_for(steps: &[PlanStep], graph: &Graph, i: usize) -> Result<Value, String> {
+    let deps = &graph.deps[i];
+    let lookup = |id: &str| {
+        deps.iter()
+            .map(|&d| &steps[d])
+            .find(|s| s.id == id && s.status == StepStatus::Completed)
+            .and_then(|s| s.result.as_ref())
+    };
+    resolve(&steps[i].arguments, &lookup).map_err(|e| e.to_string())
+}
+
+/// Runs the plan until it finishes or pauses. Event-driven: each step counts the dependencies
+/// it still waits for, and starts the moment the last one completes; nothing polls or rescans.
 pub async fn run_steps<Run, Fut>(
     steps: &mut [PlanStep],
     graph: &Graph,
@@ -111,34 +124,41 @@ where
         StepMode::Eager => concurrency.max(1),
         StepMode::Lazy => 1,
     };
+    // How many of each step's dependencies have not completed yet.
+    let mut waiting: Vec<usize> = graph
+        .deps
+        .iter()
+        .map(|d| {
+            d.iter()
+                .filter(|&&j| steps[j].status != StepStatus::Completed)
+                .count()
+        })
+        .collect();
+    // Ready steps whose dependencies are all done, in layer order.
+    let mut ready: VecDeque<usize> = runnable(steps, graph).into();
     let mut started = 0usize;
     let mut in_flight = FuturesUnordered::new();
     loop {
-        let lazy_done = mode == StepMode::Lazy && started >= 1;
-        if !lazy_done {
-            for i in runnable(steps, graph) {
-                if in_flight.len() >= limit || (mode == StepMode::Lazy && started >= 1) {
-                    break;
-                }
-                match resolved_arguments(steps, i) {
-                    Err(e) => {
-                        fail(steps, graph, i, e, now(), save);
-                        continue;
-                    }
-                    Ok(args) if needs_confirmation(&steps[i], &args) => {
-                        if steps[i].status != StepStatus::AwaitingConfirmation {
-                            steps[i].status = StepStatus::AwaitingConfirmation;
-                            save(&steps[i]);
-                        }
-                    }
-                    Ok(args) => {
-                        steps[i].status = StepStatus::Executing;
-                        steps[i].started_at = Some(now());
+        while in_flight.len() < limit && !(mode == StepMode::Lazy && started >= 1) {
+            let Some(i) = ready.pop_front() else { break };
+            if steps[i].status != StepStatus::Ready {
+                continue; // blocked or skipped since it was queued
+            }
+            match arguments_for(steps, graph, i) {
+                Err(e) => fail(steps, graph, i, e, now(), save),
+                Ok(args) if needs_confirmation(&steps[i], &args) => {
+                    if steps[i].status != StepStatus::AwaitingConfirmation {
+                        steps[i].status = StepStatus::AwaitingConfirmation;
                         save(&steps[i]);
-                        started += 1;
-                        let fut = run(i, args);
-                        in_flight.push(async move { (i, fut.await) });
                     }
+                }
+                Ok(args) => {
+                    steps[i].status = StepStatus::Executing;
+                    steps[i].started_at = Some(now());
+                    save(&steps[i]);
+                    started += 1;
+                    let fut = run(i, args);
+                    in_flight.push(async move { (i, fut.await) });
                 }
             }
         }
@@ -153,6 +173,12 @@ where
                 s.error = None;
                 s.ended_at = Some(now());
                 save(s);
+                for &k in &graph.dependents[i] {
+                    waiting[k] -= 1;
+                    if waiting[k] == 0 && steps[k].status == StepStatus::Ready {
+                        ready.push_back(k);
+                    }
+                }
             }
             Err(e) => fail(steps, graph, i, e, now(), save),
         }

@@ -1,0 +1,259 @@
+//! Step plans against LangGraph (issue 11): the same DAGs (chains of 10, 100 and 1,000 steps,
+//! 1→W→1 fan-outs with W = 5, 50 and 500, a layered grid whose steps read a parent's result)
+//! with a no-op tool answering about 1 KB of JSON, run through Herald's step executor in memory
+//! and, in the same run, through LangGraph (`scripts/langgraph_bench.py`, the PyPI `langgraph`
+//! package) without a checkpointer and with its SQLite checkpointer. Prints each run's time per
+//! step, the overhead per step (the slope against N), the per-step cost of a wide layer (the
+//! slope against W), and peak memory, beside the goal (10× less overhead per step than LangGraph
+//! in memory).
+//!
+//! `scripts/bench_steps.sh` installs LangGraph into the tools cache and runs this.
+use herald::plans::steps::graph::Graph;
+use herald::plans::steps::model::{PlanStep, StepMode};
+use herald::plans::steps::schedule::{run_steps, RunHooks, RunOutcome};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::time::Instant;
+
+const CHAINS: [usize; 3] = [10, 100, 1000];
+const WIDTHS: [usize; 3] = [5, 50, 500];
+const GRID: (usize, usize) = (10, 10);
+const REPEATS: usize = 5;
+
+fn step(id: &str, arguments: Value) -> PlanStep {
+    PlanStep::new(id, id, "noop", arguments)
+}
+
+fn chain(n: usize) -> Vec<PlanStep> {
+    (0..n)
+        .map(|i| match i {
+            0 => step("s0", json!({})),
+            _ => step(
+                &format!("s{i}"),
+                json!({"in": format!("{{{{s{}.result.v}}}}", i - 1)}),
+            ),
+        })
+        .collect()
+}
+
+fn fan_out(w: usize) -> Vec<PlanStep> {
+    let mut steps = vec![step("src", json!({}))];
+    steps.extend((0..w).map(|i| step(&format!("m{i}"), json!({"in": "{{src.result.v}}"}))));
+    let all: Vec<String> = (0..w).map(|i| format!("{{{{m{i}.result.v}}}}")).collect();
+    steps.push(step("sink", json!({ "in": all })));
+    steps
+}
+
+fn grid(layers: usize, width: usize) -> Vec<PlanStep> {
+    let mut steps = Vec::new();
+    for l in 0..layers {
+        for j in 0..width {
+            let args = match l {
+                0 => json!({}),
+                _ => json!({"in": format!("{{{{g{}_{j}.result.v}}}}", l - 1)}),
+            };
+            steps.push(step(&format!("g{l}_{j}"), args));
+        }
+    }
+    steps
+}
+
+/// One run of Herald's executor in memory, eager; answers its seconds.
+fn herald_once(rt: &tokio::runtime::Runtime, steps: &[PlanStep]) -> f64 {
+    let mut steps = steps.to_vec();
+    let graph = Graph::of(&steps).expect("a valid DAG");
+    let pad = "x".repeat(1000);
+    let mut saves = 0usize;
+    let mut save = |_: &PlanStep| saves += 1;
+    let confirm = |_: &PlanStep, _: &Value| false;
+    let now = chrono::Utc::now;
+    let started = Instant::now();
+    let outcome = rt.block_on(run_steps(
+        &mut steps,
+        &graph,
+        RunHooks {
+            mode: StepMode::Eager,
+            concurrency: 1024,
+            needs_confirmation: &confirm,
+            run: |_, args: Value| {
+                let v = match args.get("in") {
+                    Some(Value::Array(a)) => a.iter().filter_map(Value::as_u64).sum::<u64>() + 1,
+                    Some(v) => v.as_u64().unwrap_or(0) + 1,
+                    None => 1,
+                };
+                let out = json!({"v": v, "pad": pad});
+                async move { Ok(out) }
+            },
+            save: &mut save,
+            now: &now,
+        },
+    ));
+    let secs = started.elapsed().as_secs_f64();
+    assert_eq!(outcome, RunOutcome::Finished);
+    assert_eq!(
+        saves,
+        steps.len() * 2,
+        "every transition was handed to save"
+    );
+    secs
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn herald(rt: &tokio::runtime::Runtime, steps: &[PlanStep]) -> f64 {
+    herald_once(rt, steps); // warm-up
+    median((0..REPEATS).map(|_| herald_once(rt, steps)).collect())
+}
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+type Key = (String, usize, String);
+
+/// LangGraph's figures from the same DAG shapes, or why there are none.
+fn langgraph() -> Result<(BTreeMap<Key, f64>, u64), String> {
+    let python = std::env::var("LANGGRAPH_PYTHON").unwrap_or_else(|_| {
+        format!(
+            "{}/.cache/herald-tools/langgraph/bin/python",
+            std::env::var("HOME").unwrap_or_default()
+        )
+    });
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/langgraph_bench.py");
+    let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(list(&CHAINS))
+        .arg(list(&WIDTHS))
+        .arg(format!("{}x{}", GRID.0, GRID.1))
+        .output()
+        .map_err(|e| format!("{python}: {e} (run scripts/bench_steps.sh to install LangGraph)"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let mut figures = BTreeMap::new();
+    let mut peak = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: Value = serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))?;
+        let key = (
+            v["shape"].as_str().unwrap_or_default().to_owned(),
+            v["size"].as_u64().unwrap_or(0) as usize,
+            v["mode"].as_str().unwrap_or_default().to_owned(),
+        );
+        figures.insert(key, v["seconds"].as_f64().unwrap_or(f64::NAN));
+        peak = peak.max(v["peak_kib"].as_u64().unwrap_or(0));
+    }
+    Ok((figures, peak))
+}
+
+fn us(secs: f64, steps: usize) -> String {
+    format!("{:>9.2} µs", secs * 1e6 / steps as f64)
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut shapes: Vec<(String, usize, Vec<PlanStep>)> = Vec::new();
+    for n in CHAINS {
+        shapes.push(("chain".into(), n, chain(n)));
+    }
+    for w in WIDTHS {
+        shapes.push(("fanout".into(), w, fan_out(w)));
+    }
+    shapes.push(("grid".into(), GRID.0 * GRID.1, grid(GRID.0, GRID.1)));
+
+    let ours: Vec<f64> = shapes.iter().map(|(_, _, s)| herald(&rt, s)).collect();
+    let herald_peak = peak_rss_kib();
+    let theirs = langgraph();
+
+    println!("step_plan_bench: no-op tool answering ~1 KB of JSON, eager, release build");
+    println!(
+        "  {:<14} {:>6}  {:>18}  {:>18}  {:>18}",
+        "shape", "steps", "Herald, memory", "LangGraph, memory", "LangGraph, SQLite"
+    );
+    let lg = |shape: &str, size: usize, mode: &str| -> Option<f64> {
+        theirs
+            .as_ref()
+            .ok()
+            .and_then(|(f, _)| f.get(&(shape.to_owned(), size, mode.to_owned())).copied())
+    };
+    for ((shape, size, steps), secs) in shapes.iter().zip(&ours) {
+        let n = steps.len();
+        let cell = |v: Option<f64>| v.map(|s| us(s, n)).unwrap_or_else(|| "—".into());
+        println!(
+            "  {:<14} {:>6}  {:>15}/st  {:>15}/st  {:>15}/st",
+            format!("{shape} {size}"),
+            n,
+            us(*secs, n),
+            cell(lg(shape, *size, "memory")),
+            cell(lg(shape, *size, "sqlite"))
+        );
+    }
+    // Slopes: the cost of one more step, free of fixed costs.
+    let slope = |a: (usize, f64), b: (usize, f64)| (b.1 - a.1) / (b.0 - a.0) as f64 * 1e6;
+    let ours_at = |shape: &str, size: usize| {
+        shapes
+            .iter()
+            .zip(&ours)
+            .find(|((s, z, _), _)| s == shape && *z == size)
+            .map(|((_, _, st), t)| (st.len(), *t))
+            .unwrap()
+    };
+    let (c0, c1) = (CHAINS[0], CHAINS[CHAINS.len() - 1]);
+    let (w0, w1) = (WIDTHS[0], WIDTHS[WIDTHS.len() - 1]);
+    let ours_chain = slope(ours_at("chain", c0), ours_at("chain", c1));
+    let ours_wide = slope(ours_at("fanout", w0), ours_at("fanout", w1));
+    println!("  overhead per step (slope over chains {c0}→{c1}):   Herald {ours_chain:.2} µs");
+    println!("  per step in a wide layer (slope over W {w0}→{w1}): Herald {ours_wide:.2} µs");
+    match &theirs {
+        Ok((_, lg_peak)) => {
+            let at = |shape: &str, size: usize, mode: &str| {
+                let n = shapes
+                    .iter()
+                    .find(|(s, z, _)| s == shape && *z == size)
+                    .map(|(_, _, st)| st.len())
+                    .unwrap();
+                (n, lg(shape, size, mode).unwrap_or(f64::NAN))
+            };
+            for mode in ["memory", "sqlite"] {
+                let chain = slope(at("chain", c0, mode), at("chain", c1, mode));
+                let wide = slope(at("fanout", w0, mode), at("fanout", w1, mode));
+                println!(
+                    "  LangGraph ({mode}): per step {chain:.2} µs, per step in a wide layer {wide:.2} µs"
+                );
+                if mode == "memory" {
+                    println!(
+                        "  goal: ≥ 10× less overhead per step than LangGraph in memory — chains {:.1}×, wide layers {:.1}×",
+                        chain / ours_chain,
+                        wide / ours_wide
+                    );
+                }
+            }
+            println!(
+                "  peak RSS: Herald bench process {} MiB · LangGraph process {} MiB",
+                herald_peak / 1024,
+                lg_peak / 1024
+            );
+        }
+        Err(why) => {
+            println!("  LangGraph baseline not run: {why}");
+            println!(
+                "  peak RSS: Herald bench process {} MiB",
+                herald_peak / 1024
+            );
+        }
+    }
+}
