@@ -1,8 +1,13 @@
 //! Inbound burst through the webhook to Text Reply agents on the offline model: K contacts × M
 //! texts. Prints acknowledgement p50/p99, texts routed and turns per second, threads created
-//! (must equal K) and events lost (must be 0).
+//! (must equal K), events lost (must be 0) and peak memory.
 //!
-//! `cargo run --release --features server --bin agent_burst_bench -- --contacts 50 --texts 20 --concurrency 32 [--postgres] [--autonomous]`
+//! Closed loop (C at a time) by default. `--rate R --seconds S` sends open-loop instead: R texts
+//! a second for S seconds, paced by the clock, spread over the K contacts; the same load first
+//! goes to a number with no agent, as the run's baseline for the acknowledgement, and the goals
+//! of issue 15 print beside the figures.
+//!
+//! `cargo run --release --features server --bin agent_burst_bench -- --contacts 50 --texts 20 [--concurrency 32 | --rate 500 --seconds 30] [--postgres] [--autonomous]`
 #[path = "common.rs"]
 mod common;
 
@@ -12,6 +17,8 @@ use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use std::time::Instant;
 
 const TO: &str = "+14155550100";
+/// A number with no agent: the acknowledgement baseline.
+const PLAIN: &str = "+14155550101";
 
 fn main() {
     let contacts: usize = arg("--contacts", 50);
@@ -19,12 +26,14 @@ fn main() {
     let concurrency: usize = arg("--concurrency", 32);
     let postgres = flag("--postgres");
     let autonomous = flag("--autonomous");
+    let rate: f64 = arg("--rate", 0.0);
+    let seconds: f64 = arg("--seconds", 30.0);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let (base, state, org) = start_herald(postgres, &[TO]).await;
+        let (base, state, org) = start_herald(postgres, &[TO, PLAIN]).await;
         let owner = herald::auth::service::list_members(&state, &herald::auth::session::Member {
             user_id: uuid::Uuid::nil(),
             organization_id: org,
@@ -53,15 +62,29 @@ fn main() {
         herald::ai_agent::service::assign_numbers(&state, &member, agent.id, &[numbers[0].id]).await.unwrap();
 
         // Texts interleave contacts, so every thread sees bursts while it is running.
-        let texts: Vec<(String, String, String)> = (0..per_contact)
-            .flat_map(|m| (0..contacts).map(move |k| (format!("+1415556{:04}", k), TO.to_owned(), format!("Could I move my visit? ({m})"))))
-            .collect();
-        let total = texts.len();
+        let total = if rate > 0.0 { (rate * seconds) as usize } else { contacts * per_contact };
+        let texts = |to: &str, prefix: &str| -> Vec<(String, String, String)> {
+            (0..total)
+                .map(|i| (format!("+1415{prefix}{:04}", i % contacts), to.to_owned(), format!("Could I move my visit? ({})", i / contacts)))
+                .collect()
+        };
+        let baseline = if rate > 0.0 {
+            let b = fire_at_rate(&base, "plain", texts(PLAIN, "557"), rate).await;
+            herald::server::state::wait_for_background(&state.tasks).await;
+            Some(b)
+        } else {
+            None
+        };
         let started = Instant::now();
-        let acks = fire(&base, "burst", texts, concurrency).await;
+        let acks = if rate > 0.0 {
+            fire_at_rate(&base, "burst", texts(TO, "556"), rate).await
+        } else {
+            fire(&base, "burst", texts(TO, "556"), concurrency).await
+        };
         herald::server::state::wait_for_background(&state.tasks).await;
         let routed = started.elapsed();
         let threads = herald::ai_agent::entity::ai_thread::Entity::find().count(&state.db).await.unwrap();
+        let peak = peak_rss_mib();
         let inputs = ai_thread_event::Entity::find().filter(ai_thread_event::Column::Kind.eq("inbound_sms")).count(&state.db).await.unwrap();
         let processed = ai_thread_event::Entity::find()
             .filter(ai_thread_event::Column::Kind.eq("inbound_sms"))
@@ -72,13 +95,24 @@ fn main() {
         let turns = ai_thread_event::Entity::find().filter(ai_thread_event::Column::Kind.eq("turn_started")).count(&state.db).await.unwrap();
         let db = if postgres { "PostgreSQL" } else { "SQLite" };
         let mode = if autonomous { "autonomous" } else { "suggest" };
-        println!("agent_burst_bench: {contacts} contacts x {per_contact} texts = {total}, concurrency {concurrency}, {db}, {mode}, offline model, {} build", build_kind());
-        println!("  ack p50               {:>10.2} ms", ms(acks.p50));
-        println!("  ack p99               {:>10.2} ms", ms(acks.p99));
+        let how = if rate > 0.0 { format!("open loop at {rate} texts/s for {seconds} s") } else { format!("closed loop, concurrency {concurrency}") };
+        println!("agent_burst_bench: {contacts} contacts, {total} texts, {how}, {db}, {mode}, offline model, {} build", build_kind());
+        let goal = if postgres { 15.0 } else { 10.0 };
+        match &baseline {
+            Some(b) => {
+                println!("  ack p50               {:>10.2} ms   baseline (no agent, same load) {:.2} ms", ms(acks.p50), ms(b.p50));
+                println!("  ack p99               {:>10.2} ms   goal <= {goal} ms   baseline (no agent, same load) {:.2} ms", ms(acks.p99), ms(b.p99));
+            }
+            None => {
+                println!("  ack p50               {:>10.2} ms", ms(acks.p50));
+                println!("  ack p99               {:>10.2} ms", ms(acks.p99));
+            }
+        }
         println!("  webhook errors        {:>10}", acks.errors);
-        println!("  texts routed / s      {:>10.1}  ({total} in {:.2} s, until every turn finished)", total as f64 / routed.as_secs_f64(), routed.as_secs_f64());
+        println!("  texts routed / s      {:>10.1}  ({total} in {:.2} s, until every turn finished; goal >= 1000)", total as f64 / routed.as_secs_f64(), routed.as_secs_f64());
         println!("  threads created       {:>10}  (must equal {contacts})", threads);
         println!("  events lost           {:>10}  (stored {inputs}, processed {processed})", total as u64 - processed);
         println!("  turns                 {:>10}  ({:.1} turns / s)", turns, turns as f64 / routed.as_secs_f64());
+        println!("  peak RSS              {:>10.0} MiB (the bench process, server included)", peak);
     });
 }

@@ -90,50 +90,41 @@ pub struct Figures {
     pub elapsed: Duration,
 }
 
-/// Fires `texts` (from, to, body) as signed webhooks at `base`, `concurrency` at a time.
-pub async fn fire(
+/// One signed inbound webhook: the URL to post to, its form and its signature.
+fn signed(
     base: &str,
     label: &str,
-    texts: Vec<(String, String, String)>,
-    concurrency: usize,
-) -> Figures {
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(concurrency)
-        .build()
-        .unwrap();
-    let url = format!("{base}/webhooks/twilio/sms");
-    let signed_url = format!("{PUBLIC_URL}/webhooks/twilio/sms");
-    let n = texts.len();
-    let started = Instant::now();
-    let results: Vec<(Duration, bool)> = futures::stream::iter(texts.into_iter().enumerate())
-        .map(|(i, (from, to, body))| {
-            let client = client.clone();
-            let url = url.clone();
-            let params: Vec<(String, String)> = vec![
-                ("MessageSid".into(), format!("SM{label}{i:024}")),
-                ("From".into(), from),
-                ("To".into(), to),
-                ("Body".into(), body),
-                ("NumMedia".into(), "0".into()),
-            ];
-            let sig = compute_signature(TOKEN, &signed_url, &params);
-            async move {
-                let t = Instant::now();
-                let ok = client
-                    .post(url)
-                    .header("X-Twilio-Signature", sig)
-                    .form(&params)
-                    .send()
-                    .await
-                    .map(|r| r.status().is_success())
-                    .unwrap_or(false);
-                (t.elapsed(), ok)
-            }
-        })
-        .buffer_unordered(concurrency)
-        .collect()
-        .await;
-    let elapsed = started.elapsed();
+    i: usize,
+    text: (String, String, String),
+) -> (String, Vec<(String, String)>, String) {
+    let (from, to, body) = text;
+    let params: Vec<(String, String)> = vec![
+        ("MessageSid".into(), format!("SM{label}{i:024}")),
+        ("From".into(), from),
+        ("To".into(), to),
+        ("Body".into(), body),
+        ("NumMedia".into(), "0".into()),
+    ];
+    let sig = compute_signature(TOKEN, &format!("{PUBLIC_URL}/webhooks/twilio/sms"), &params);
+    (format!("{base}/webhooks/twilio/sms"), params, sig)
+}
+
+async fn post(
+    client: &reqwest::Client,
+    (url, params, sig): (String, Vec<(String, String)>, String),
+) -> bool {
+    client
+        .post(url)
+        .header("X-Twilio-Signature", sig)
+        .form(&params)
+        .send()
+        .await
+        .map(|r| r.status().is_success())
+        .unwrap_or(false)
+}
+
+fn figures(results: Vec<(Duration, bool)>, elapsed: Duration) -> Figures {
+    let n = results.len();
     let mut lat: Vec<Duration> = results.iter().map(|(d, _)| *d).collect();
     lat.sort();
     let pct = |p: f64| lat[((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1];
@@ -144,6 +135,83 @@ pub async fn fire(
         errors: results.iter().filter(|(_, ok)| !ok).count(),
         elapsed,
     }
+}
+
+/// Closed loop: fires `texts` (from, to, body) as signed webhooks at `base`, `concurrency` at a
+/// time (the next request waits for a reply).
+pub async fn fire(
+    base: &str,
+    label: &str,
+    texts: Vec<(String, String, String)>,
+    concurrency: usize,
+) -> Figures {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(concurrency)
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let results: Vec<(Duration, bool)> = futures::stream::iter(texts.into_iter().enumerate())
+        .map(|(i, text)| {
+            let client = client.clone();
+            let request = signed(base, label, i, text);
+            async move {
+                let t = Instant::now();
+                let ok = post(&client, request).await;
+                (t.elapsed(), ok)
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    figures(results, started.elapsed())
+}
+
+/// Open loop: request `i` leaves at `i / rate` seconds, whether or not earlier ones were
+/// answered, and its latency counts from that scheduled moment (a server that falls behind is
+/// charged for the wait, not forgiven by a slower sender).
+pub async fn fire_at_rate(
+    base: &str,
+    label: &str,
+    texts: Vec<(String, String, String)>,
+    rate: f64,
+) -> Figures {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(256)
+        .build()
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let tasks: Vec<_> = texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let client = client.clone();
+            let request = signed(base, label, i, text);
+            let at = started + Duration::from_secs_f64(i as f64 / rate);
+            tokio::spawn(async move {
+                tokio::time::sleep_until(at).await;
+                let ok = post(&client, request).await;
+                (at.elapsed(), ok)
+            })
+        })
+        .collect();
+    let mut results = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        results.push(t.await.unwrap_or((Duration::MAX, false)));
+    }
+    figures(results, started.elapsed())
+}
+
+/// The process's peak resident memory (the bench runs the server in-process).
+pub fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map(|kib| kib / 1024.0)
+        .unwrap_or(f64::NAN)
 }
 
 pub fn ms(d: Duration) -> f64 {

@@ -1,7 +1,8 @@
-//! Webhook acknowledgement benchmark: N signed inbound texts, C at a time, at a running Herald
-//! server and, in the same run, at a bare axum handler that only inserts one row.
+//! Webhook acknowledgement benchmark: N signed inbound texts at a running Herald server and, in
+//! the same run, at a bare axum handler that only inserts one row. Closed loop (C at a time) by
+//! default; `--rate R` sends open-loop at R requests a second, paced by the clock.
 //!
-//! `cargo run --release --features server --bin webhook_bench -- --requests 2000 --concurrency 32 [--postgres]`
+//! `cargo run --release --features server --bin webhook_bench -- --requests 2000 [--concurrency 32 | --rate 500] [--postgres]`
 #[path = "common.rs"]
 mod common;
 
@@ -66,6 +67,7 @@ fn main() {
     let requests: usize = arg("--requests", 2000);
     let concurrency: usize = arg("--concurrency", 32);
     let postgres = flag("--postgres");
+    let rate: f64 = arg("--rate", 0.0);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -76,12 +78,24 @@ fn main() {
         // Warm both up so connection pools and caches are not measured.
         fire(&herald, "warmh", texts(50), concurrency).await;
         fire(&bare, "warmb", texts(50), concurrency).await;
-        let h = fire(&herald, "herald", texts(requests), concurrency).await;
-        let b = fire(&bare, "bare", texts(requests), concurrency).await;
+        let (h, b, how) = if rate > 0.0 {
+            (
+                fire_at_rate(&herald, "herald", texts(requests), rate).await,
+                fire_at_rate(&bare, "bare", texts(requests), rate).await,
+                format!("open loop at {rate} req/s"),
+            )
+        } else {
+            (
+                fire(&herald, "herald", texts(requests), concurrency).await,
+                fire(&bare, "bare", texts(requests), concurrency).await,
+                format!("closed loop, concurrency {concurrency}"),
+            )
+        };
         let db = if postgres { "PostgreSQL" } else { "SQLite" };
         println!(
-            "webhook_bench: {requests} signed requests, concurrency {concurrency}, {db}, {} build",
-            build_kind()
+            "webhook_bench: {requests} signed requests, {how}, {db}, {} build, peak RSS {:.0} MiB",
+            build_kind(),
+            peak_rss_mib()
         );
         println!(
             "{:<28} {:>10} {:>10} {:>12} {:>7}",
