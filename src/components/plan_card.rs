@@ -134,7 +134,11 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                     }
                 }
             }
-            div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }
+            if plan.step_views.is_empty() {
+                div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }
+            } else {
+                crate::components::StepPlan { plan: plan.clone(), on_changed }
+            }
             if let Some(cost) = plan.estimated_cost {
                 div { class: "plan-cost muted", title: "SMS segments × price per segment", "Estimated cost: {cost.label()}" }
             }
@@ -156,7 +160,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             if let Some(err) = plan.error.clone() {
                 div { class: "error-banner", "The plan failed: {err}" }
             }
-            details { class: "plan-lists",
+            details { class: "plan-lists", hidden: !plan.step_views.is_empty(),
                 summary { "Show every contact" }
                 ul {
                     for c in plan.contacts.iter() {

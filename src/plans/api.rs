@@ -47,3 +47,16 @@ server_fn! {
         crate::plans::decisions::reject(&state, &m, id, &reason).await
     }
 }
+
+server_fn! {
+    #[post("/api/plans/steps")]
+    /// A decision about a running step plan's steps: confirm one (bound to the arguments shown),
+    /// confirm all waiting, skip one, or continue by one step (lazy).
+    pub async fn decide_plan_steps(
+        id: Uuid,
+        action: crate::plans::steps::model::StepAction,
+    ) -> Result<PlanView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::steps::decide::decide(&state, &m, id, &action).await
+    }
+}

@@ -36,7 +36,9 @@ impl PlanEdit {
             let i = *index
                 .get(contact_id)
                 .ok_or_else(|| AppError::NotFound(format!("Contact {contact_id} in this plan")))?;
-            let c = &mut action.changes_mut()[i];
+            let Some(c) = action.changes_mut().and_then(|cs| cs.get_mut(i)) else {
+                continue;
+            };
             // A person's switch is the contact's reason now: the agent's no longer explains it.
             if c.include != *include {
                 c.reason = if *include {

@@ -137,7 +137,28 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Plan"))?;
-    let executed_ref = dispatch(state, &p, action_of(&p)?).await?;
+    let executed_ref = match dispatch(state, &p, action_of(&p)?, owner).await? {
+        Dispatched::Done(made) => made,
+        Dispatched::Paused => {
+            // Waiting for a person: still executing, but nobody holds it. A decision (or a
+            // restart) runs it again from where it stopped.
+            plan::Entity::update_many()
+                .col_expr(
+                    plan::Column::LeaseOwner,
+                    Expr::value(Option::<String>::None),
+                )
+                .col_expr(
+                    plan::Column::LeaseExpiresAt,
+                    Expr::value(Option::<chrono::DateTime<chrono::Utc>>::None),
+                )
+                .filter(plan::Column::Id.eq(plan_id))
+                .filter(plan::Column::LeaseOwner.eq(owner))
+                .exec(&state.db)
+                .await?;
+            return Ok(());
+        }
+        Dispatched::Failed(why) => return Err(AppError::Validation(why)),
+    };
     // Done and what it made, in one statement: never Done without its reference.
     plan::Entity::update_many()
         .col_expr(plan::Column::Status, Expr::value(PlanStatus::Done.as_str()))
@@ -155,13 +176,35 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
     Ok(())
 }
 
-/// One handler per action; answers what the execution produced, if it has an id.
+/// What dispatching an action came to.
+enum Dispatched {
+    /// It ran; what it made, if that has an id.
+    Done(Option<Uuid>),
+    /// A step plan waits for a person.
+    Paused,
+    /// A step plan ended with steps that failed (their dependents blocked).
+    Failed(String),
+}
+
+/// One handler per action.
 async fn dispatch(
     state: &AppState,
     p: &plan::Model,
     action: PlanAction,
-) -> AppResult<Option<Uuid>> {
+    owner: &str,
+) -> AppResult<Dispatched> {
+    use crate::plans::steps::run::{run_plan, StepsOutcome};
     match action {
+        PlanAction::Steps { .. } => Ok(match run_plan(state, p, owner).await? {
+            StepsOutcome::Paused => Dispatched::Paused,
+            StepsOutcome::Finished {
+                failed: 0,
+                blocked: 0,
+            } => Dispatched::Done(None),
+            StepsOutcome::Finished { failed, blocked } => Dispatched::Failed(format!(
+                "{failed} step(s) failed and {blocked} could not run because of it."
+            )),
+        }),
         PlanAction::TagContacts { changes } => {
             for c in changes.iter().filter(|c| c.include) {
                 match crate::contacts::edits::retag(
@@ -179,7 +222,7 @@ async fn dispatch(
                     Err(e) => return Err(e),
                 }
             }
-            Ok(None)
+            Ok(Dispatched::Done(None))
         }
         PlanAction::BulkSmsCampaign {
             audience,
@@ -199,7 +242,7 @@ async fn dispatch(
                 op,
                 crate::bulk_operation::engines::Engine::Draft,
             );
-            Ok(Some(op))
+            Ok(Dispatched::Done(Some(op)))
         }
     }
 }

@@ -22,17 +22,34 @@ pub async fn default_for(
         .map(|n| n.id))
 }
 
-/// The action with its from-number filled in, when it is a campaign that names none.
+/// The action with its from-number filled in where it names none: a campaign's, and each text
+/// step's (so the card shows the number every text leaves from before anyone approves).
 pub async fn with_default(
     state: &AppState,
     agent: &ai_agent::Model,
     org: Uuid,
     mut action: PlanAction,
 ) -> AppResult<PlanAction> {
-    if let PlanAction::BulkSmsCampaign { from_number_id, .. } = &mut action {
-        if from_number_id.is_none() {
+    match &mut action {
+        PlanAction::BulkSmsCampaign { from_number_id, .. } if from_number_id.is_none() => {
             *from_number_id = default_for(state, agent, org).await?;
         }
+        PlanAction::Steps { steps, .. } => {
+            let texts = steps.iter_mut().filter(|s| {
+                s.tool == crate::plans::model::SEND_TOOL
+                    && s.arguments.get("phone_number_id").is_none()
+            });
+            let mut default = None;
+            for s in texts {
+                if default.is_none() {
+                    default = default_for(state, agent, org).await?;
+                }
+                if let (Some(id), Some(args)) = (default, s.arguments.as_object_mut()) {
+                    args.insert("phone_number_id".into(), serde_json::json!(id));
+                }
+            }
+        }
+        _ => {}
     }
     Ok(action)
 }

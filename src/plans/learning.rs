@@ -155,7 +155,10 @@ pub async fn apply_lessons(
             (c.id, tags)
         })
         .collect();
-    for c in action.changes_mut().iter_mut().filter(|c| c.include) {
+    let Some(changes) = action.changes_mut() else {
+        return Ok(action);
+    };
+    for c in changes.iter_mut().filter(|c| c.include) {
         let tags = people.get(&c.contact_id).cloned().unwrap_or_default();
         if let Some((_, text)) = rules.iter().find(|(tag, _)| tags.contains(tag)) {
             c.include = false;

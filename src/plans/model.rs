@@ -1,8 +1,14 @@
 //! The AgentPlan envelope, its typed actions, approval policies and statuses, shared by the plan
 //! card, the Plans page and the server.
+pub use crate::plans::steps::model::{PlanStep, StepMode};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+
+/// The step tool that texts a contact: a plan with one always waits for a person.
+pub const SEND_TOOL: &str = "send_sms";
+/// The step tools that write to contacts' records.
+pub const WRITE_TOOLS: [&str; 3] = ["tag_contacts", "set_custom_field", "add_note"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -127,6 +133,16 @@ pub enum PlanAction {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from_number_id: Option<Uuid>,
     },
+    /// A graph of calls to your tools whose arguments may refer to earlier steps' results with
+    /// `{{step_id.result.path}}` (an argument that is exactly a reference takes the value with its
+    /// type; inside text it is written in). Steps that change anything wait for a person to
+    /// confirm them, one by one, after the plan is approved.
+    Steps {
+        /// `eager` runs every step whose inputs are ready at once; `lazy` one step per Continue.
+        #[serde(default)]
+        mode: StepMode,
+        steps: Vec<PlanStep>,
+    },
 }
 
 impl PlanAction {
@@ -134,18 +150,29 @@ impl PlanAction {
         match self {
             PlanAction::TagContacts { .. } => "tag_contacts",
             PlanAction::BulkSmsCampaign { .. } => "bulk_sms_campaign",
+            PlanAction::Steps { .. } => "steps",
         }
     }
+    /// The per-contact decisions; a step plan has none (its contacts come from its steps).
     pub fn changes(&self) -> &[ContactChange] {
         match self {
             PlanAction::TagContacts { changes } => changes,
             PlanAction::BulkSmsCampaign { audience, .. } => audience,
+            PlanAction::Steps { .. } => &[],
         }
     }
-    pub fn changes_mut(&mut self) -> &mut Vec<ContactChange> {
+    pub fn changes_mut(&mut self) -> Option<&mut Vec<ContactChange>> {
         match self {
-            PlanAction::TagContacts { changes } => changes,
-            PlanAction::BulkSmsCampaign { audience, .. } => audience,
+            PlanAction::TagContacts { changes } => Some(changes),
+            PlanAction::BulkSmsCampaign { audience, .. } => Some(audience),
+            PlanAction::Steps { .. } => None,
+        }
+    }
+    /// A step plan's steps.
+    pub fn steps(&self) -> &[PlanStep] {
+        match self {
+            PlanAction::Steps { steps, .. } => steps,
+            _ => &[],
         }
     }
     /// The action's own policy, overriding the agent's default: anything that texts people is
@@ -156,13 +183,17 @@ impl PlanAction {
 
     /// Whether executing it texts people.
     pub fn sends_messages(&self) -> bool {
-        matches!(self, PlanAction::BulkSmsCampaign { .. })
+        match self {
+            PlanAction::BulkSmsCampaign { .. } => true,
+            PlanAction::Steps { steps, .. } => steps.iter().any(|s| s.tool == SEND_TOOL),
+            PlanAction::TagContacts { .. } => false,
+        }
     }
     /// A campaign's from-number, once chosen.
     pub fn from_number_id(&self) -> Option<Uuid> {
         match self {
             PlanAction::BulkSmsCampaign { from_number_id, .. } => *from_number_id,
-            PlanAction::TagContacts { .. } => None,
+            PlanAction::TagContacts { .. } | PlanAction::Steps { .. } => None,
         }
     }
     pub fn message_concept(&self) -> Option<&str> {
@@ -170,7 +201,7 @@ impl PlanAction {
             PlanAction::BulkSmsCampaign {
                 message_concept, ..
             } => Some(message_concept),
-            PlanAction::TagContacts { .. } => None,
+            PlanAction::TagContacts { .. } | PlanAction::Steps { .. } => None,
         }
     }
     /// What running it would cost: texts, SMS segments and dollars (segments × price). A
@@ -178,6 +209,24 @@ impl PlanAction {
     pub fn estimated_cost(&self) -> CostEstimate {
         match self {
             PlanAction::TagContacts { .. } => CostEstimate::default(),
+            // Each text step, as its body is written (a reference inside counts as its text).
+            PlanAction::Steps { steps, .. } => {
+                let bodies: Vec<&str> = steps
+                    .iter()
+                    .filter(|s| s.tool == SEND_TOOL)
+                    .map(|s| {
+                        s.arguments
+                            .get("body")
+                            .and_then(|b| b.as_str())
+                            .unwrap_or("")
+                    })
+                    .collect();
+                let segments = bodies
+                    .iter()
+                    .map(|b| crate::bulk_operation::segments::segments(b).count.max(1))
+                    .sum();
+                CostEstimate::of(bodies.len(), segments)
+            }
             PlanAction::BulkSmsCampaign {
                 audience,
                 message_concept,
@@ -191,8 +240,18 @@ impl PlanAction {
             }
         }
     }
-    /// How many rows the plan would change.
+    /// How many rows the plan would change (a step plan: each step that writes, at least one).
     pub fn rows_mutated(&self) -> usize {
+        if let PlanAction::Steps { steps, .. } = self {
+            return steps
+                .iter()
+                .filter(|s| WRITE_TOOLS.contains(&s.tool.as_str()))
+                .map(|s| match s.arguments.get("contacts") {
+                    Some(serde_json::Value::Array(list)) => list.len().max(1),
+                    _ => 1,
+                })
+                .sum();
+        }
         self.changes()
             .iter()
             .filter(|c| c.include && (!c.add_tags.is_empty() || !c.remove_tags.is_empty()))
@@ -304,6 +363,9 @@ pub struct PlanView {
     /// A campaign's from-number, as the organisation knows it ("+14155550100").
     #[serde(default)]
     pub from_number: Option<String>,
+    /// A step plan's steps as the card shows them, in the plan's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_views: Vec<crate::plans::steps::model::StepView>,
 }
 
 impl PlanView {

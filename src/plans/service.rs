@@ -58,7 +58,20 @@ pub(crate) async fn validate_action(
     org: Uuid,
     action: &PlanAction,
 ) -> AppResult<()> {
-    let ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
+    let mut ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
+    // A step that names a contact or a number outright: it must be the organisation's.
+    let literal = |s: &PlanStep, key: &str| {
+        s.arguments
+            .get(key)
+            .and_then(|v| v.as_str())
+            .and_then(|v| v.parse::<Uuid>().ok())
+    };
+    for s in action.steps() {
+        ids.extend(literal(s, "contact_id"));
+        if let Some(number) = literal(s, "phone_number_id") {
+            crate::plans::from_number::find(state, org, number).await?;
+        }
+    }
     let found: Vec<Uuid> = contact::Entity::find()
         .select_only()
         .column(contact::Column::Id)
@@ -86,6 +99,22 @@ pub(crate) async fn validate_action(
         )));
     }
     Ok(())
+}
+
+/// A step plan's steps as planned (whatever run state a presenter claimed is dropped), checked
+/// against the step catalog: every problem, one per line, or the steps.
+pub fn checked_steps(steps: &[PlanStep]) -> AppResult<Vec<PlanStep>> {
+    use crate::ai_agent::tools::{step_catalog, step_tools};
+    let steps: Vec<PlanStep> = steps.iter().map(PlanStep::as_planned).collect();
+    let issues = crate::plans::steps::validate::validate(&steps, &step_catalog(&step_tools()));
+    if issues.is_empty() {
+        return Ok(steps);
+    }
+    let lines: Vec<String> = issues.iter().map(|i| format!("- {i}")).collect();
+    Err(AppError::Validation(format!(
+        "The plan has problems; fix them and present it again:\n{}",
+        lines.join("\n")
+    )))
 }
 
 /// A plan as an agent (or a test) presents it.
@@ -132,10 +161,17 @@ pub async fn present_plan(
     if title.trim().is_empty() {
         return Err(AppError::validation("A plan needs a title."));
     }
-    if action.changes().is_empty() {
+    if !matches!(action, PlanAction::Steps { .. }) && action.changes().is_empty() {
         return Err(AppError::validation("A plan needs at least one contact."));
     }
     let action = crate::plans::from_number::with_default(state, agent, org, action).await?;
+    let action = match action {
+        PlanAction::Steps { mode, steps } => PlanAction::Steps {
+            mode,
+            steps: checked_steps(&steps)?,
+        },
+        other => other,
+    };
     let action = crate::plans::learning::apply_lessons(state, agent.id, org, action).await?;
     validate_action(state, org, &action).await?;
     let agent_policy = crate::ai_agent::settings::AgentSettings::of(agent).plan_approval;

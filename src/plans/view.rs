@@ -48,6 +48,39 @@ fn decision_of(d: &str) -> Decision {
     }
 }
 
+/// A step plan's steps as the card shows them: layer, whether each writes, and the arguments
+/// each would run with once its inputs are there.
+fn step_views(action: &PlanAction) -> Vec<crate::plans::steps::model::StepView> {
+    use crate::ai_agent::tools::{step_catalog, step_tools};
+    use crate::plans::steps::{graph::Graph, model::StepView, run::arguments_hash, schedule};
+    let steps = action.steps();
+    if steps.is_empty() {
+        return Vec::new();
+    }
+    let catalog = step_catalog(&step_tools());
+    let graph = Graph::of(steps).ok();
+    let layer_of = |i: usize| {
+        graph
+            .as_ref()
+            .and_then(|g| g.layers.iter().position(|l| l.contains(&i)))
+            .unwrap_or(0)
+    };
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let resolved = schedule::resolved_arguments(steps, i).ok();
+            StepView {
+                id: s.id.clone(),
+                layer: layer_of(i),
+                mutates: catalog.get(&s.tool).is_some_and(|t| t.mutates),
+                arguments_hash: resolved.as_ref().map(arguments_hash),
+                resolved,
+            }
+        })
+        .collect()
+}
+
 /// The views of `rows`, in their order.
 pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<PlanView>> {
     let decoded: Vec<(PlanAction, Option<String>)> = rows
@@ -156,6 +189,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 title: p.title,
                 summary: p.summary,
                 estimated_cost: action.sends_messages().then(|| action.estimated_cost()),
+                step_views: step_views(&action),
                 from_number,
                 contacts,
                 action,

@@ -298,6 +298,12 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Member,
         ),
+        row(
+            "/api/plans/steps",
+            json!({"id": a.plan, "action": {"kind": "continue"}}),
+            NotFound,
+            Member,
+        ),
         // Campaigns (bulk operations): approving the review sheet is an owner's power.
         row("/api/operations", Value::Null, Own, Member),
         row("/api/operations/get", json!({"id": a.op}), NotFound, Member),

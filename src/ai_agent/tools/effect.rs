@@ -5,7 +5,10 @@
 use super::{EffectKey, ToolError};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use sea_orm::{ActiveModelTrait, DatabaseTransaction, EntityTrait, Set, TransactionTrait};
+use sea_orm::{
+    ActiveModelTrait, DatabaseTransaction, EntityTrait, Set, SqliteTransactionMode,
+    TransactionOptions, TransactionTrait,
+};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -42,7 +45,20 @@ pub async fn begin(state: &AppState, key: &EffectKey) -> Result<Begun, ToolError
     if let Some(row) = recorded(state, key).await? {
         return Ok(Begun::Done(row));
     }
-    Ok(Begun::Fresh(state.db.begin().await.map_err(failed)?))
+    // On SQLite the transaction takes the write lock as it begins (waiting its turn): a read
+    // first, then a write, would fail outright if another write committed in between.
+    let immediate = TransactionOptions {
+        isolation_level: None,
+        access_mode: None,
+        sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+    };
+    Ok(Begun::Fresh(
+        state
+            .db
+            .begin_with_options(immediate)
+            .await
+            .map_err(failed)?,
+    ))
 }
 
 async fn recorded(state: &AppState, key: &EffectKey) -> Result<Option<Value>, ToolError> {

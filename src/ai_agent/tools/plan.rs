@@ -26,6 +26,12 @@ fn contain(scope: &TurnScope, action: &PlanAction) -> Result<(), ToolError> {
     let Some(reply) = scope.reply_context() else {
         return Ok(());
     };
+    // Its steps' targets are known only when they run: never from a contact's text.
+    if matches!(action, PlanAction::Steps { .. }) {
+        return Err(ToolError::Refused(
+            "A step plan cannot come from a reply to a contact.".into(),
+        ));
+    }
     if action.sends_messages() {
         return Err(ToolError::Refused(
             "A plan that texts people cannot come from a reply to a contact.".into(),

@@ -1,8 +1,12 @@
 //! Step plans (seeds 002 and 004): a plan whose action is a graph of tool calls that feed each
 //! other through references to earlier steps' results.
+#[cfg(feature = "server")]
+pub mod decide;
 pub mod graph;
 pub mod model;
 pub mod reference;
+#[cfg(feature = "server")]
+pub mod run;
 pub mod schedule;
 #[cfg(feature = "server")]
 pub mod validate;

@@ -6,6 +6,7 @@ use uuid::Uuid;
 
 /// How the scheduler runs a confirmed plan: every ready step at once, or one per "Continue".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StepMode {
     #[default]
@@ -51,27 +52,38 @@ impl StepStatus {
 }
 
 /// One tool call in the plan. `arguments` may hold references (`{{step_id.result.path}}`).
+/// The planner writes the first four fields; the rest are the run's, never the model's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
 pub struct PlanStep {
+    /// A short unique name other steps refer to, e.g. `find_vips`.
     pub id: String,
     /// What the step is for, in words a person reads on the card.
     pub intent: String,
+    /// One of your tools.
     pub tool: String,
+    /// The tool's arguments; a value may be a reference to an earlier step's result.
     #[serde(default)]
     pub arguments: Value,
     #[serde(default)]
+    #[cfg_attr(feature = "server", schemars(skip))]
     pub status: StepStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schemars(skip))]
     pub result: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schemars(skip))]
     pub error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schemars(skip))]
     pub started_at: Option<DateTime<Utc>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schemars(skip))]
     pub ended_at: Option<DateTime<Utc>>,
     /// Who confirmed the step, when, and the hash of the resolved arguments they saw: an edit
     /// or a replan that changes them asks again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "server", schemars(skip))]
     pub confirmation: Option<StepConfirmation>,
 }
 
@@ -83,6 +95,12 @@ pub struct StepConfirmation {
 }
 
 impl PlanStep {
+    /// The step as a planner may hand it in: whatever else it claimed (a status, a result, a
+    /// confirmation) is dropped, so a model cannot pre-complete or pre-confirm a step.
+    pub fn as_planned(&self) -> Self {
+        Self::new(&self.id, &self.intent, &self.tool, self.arguments.clone())
+    }
+
     /// A fresh step as a planner writes it.
     pub fn new(id: &str, intent: &str, tool: &str, arguments: Value) -> Self {
         PlanStep {
@@ -109,6 +127,37 @@ pub struct StepPlanMeta {
     pub started_at: Option<DateTime<Utc>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<DateTime<Utc>>,
+}
+
+/// A person's decision about a running step plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StepAction {
+    /// Run this step with the arguments whose hash the person was shown.
+    Confirm {
+        step: String,
+        arguments_hash: String,
+    },
+    /// Confirm every step waiting for confirmation, as it stands now.
+    ConfirmAll,
+    /// Do not run it; the steps that need its result are blocked.
+    Skip { step: String },
+    /// Lazy mode: run the next step.
+    Continue,
+}
+
+/// What the card shows of a step beside the step itself: its layer in the graph, whether it
+/// writes, and (once the steps it reads have run) its arguments as they would run, with the hash
+/// a confirmation is bound to.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepView {
+    pub id: String,
+    pub layer: usize,
+    pub mutates: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_hash: Option<String>,
 }
 
 /// Counts of the steps by outcome, for the card's summary and the plan's metadata.

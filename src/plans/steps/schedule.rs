@@ -80,12 +80,12 @@ where
     /// At most this many steps run at once (eager).
     pub concurrency: usize,
     /// Whether the step, with these resolved arguments, must wait for a person's confirmation.
-    pub needs_confirmation: &'a dyn Fn(&PlanStep, &Value) -> bool,
+    pub needs_confirmation: &'a (dyn Fn(&PlanStep, &Value) -> bool + Sync),
     /// Runs the step's tool with its resolved arguments.
     pub run: Run,
     /// Called after every transition, with the step as it now is.
-    pub save: &'a mut dyn FnMut(&PlanStep),
-    pub now: &'a dyn Fn() -> DateTime<Utc>,
+    pub save: &'a mut (dyn FnMut(&PlanStep) + Send),
+    pub now: &'a (dyn Fn() -> DateTime<Utc> + Sync),
 }
 
 /// Step `i`'s arguments resolved from the results of the steps it reads (its dependencies
@@ -196,7 +196,7 @@ fn fail(
     i: usize,
     error: String,
     at: DateTime<Utc>,
-    save: &mut dyn FnMut(&PlanStep),
+    save: &mut (dyn FnMut(&PlanStep) + Send),
 ) {
     let s = &mut steps[i];
     s.status = StepStatus::Failed;

@@ -10,6 +10,8 @@ pub enum Intent {
     },
     /// A campaign following up with quiet quote leads (a plan).
     FollowUpQuoteLeads,
+    /// "find the X who …, tag them Y and text each a check-in / note each one": a step plan.
+    Steps(StepRequest),
     CountContacts,
     OptedOut,
     /// Who has not replied in `days`.
@@ -30,8 +32,51 @@ pub enum Intent {
 impl Intent {
     /// Whether it needs a plan (changes contacts or texts people).
     pub fn is_plan(&self) -> bool {
-        matches!(self, Intent::TagQuiet { .. } | Intent::FollowUpQuoteLeads)
+        matches!(
+            self,
+            Intent::TagQuiet { .. } | Intent::FollowUpQuoteLeads | Intent::Steps(_)
+        )
     }
+}
+
+/// A step plan the offline model understands: find contacts by tag (and quietness), tag them,
+/// then text each a check-in or add a note to each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepRequest {
+    pub find_tag: String,
+    pub quiet_days: Option<i64>,
+    pub new_tag: String,
+    pub text_each: bool,
+}
+
+/// "find the vip patients who haven't replied in 14 days, tag them follow-up and text each a
+/// check-in" and its kin.
+fn step_request(t: &str, w: &[String]) -> Option<StepRequest> {
+    if !(t.starts_with("find ") && t.contains("tag them")) {
+        return None;
+    }
+    let after_find = w
+        .iter()
+        .skip(1)
+        .find(|x| !["the", "all", "our", "my"].contains(&x.as_str()))?;
+    let find_tag = match after_find.as_str() {
+        "patients" => "patient".to_owned(),
+        "leads" => "lead".to_owned(),
+        other => other.to_owned(),
+    };
+    let new_tag = tag_after(w, &["them"])?;
+    let text_each = t.contains("text each") || t.contains("text them") || t.contains("check-in");
+    let note_each = t.contains("note");
+    if !text_each && !note_each {
+        return None;
+    }
+    let quiet = QUIET_CUES.iter().any(|c| t.contains(c));
+    Some(StepRequest {
+        find_tag,
+        quiet_days: quiet.then(|| days_in(w).unwrap_or(30)),
+        new_tag,
+        text_each,
+    })
 }
 
 const QUIET_CUES: [&str; 14] = [
@@ -119,6 +164,9 @@ pub fn parse(text: &str) -> Intent {
     let has = |s: &str| t.contains(s);
     let any = |l: &[&str]| l.iter().any(|s| t.contains(s));
     let quiet = QUIET_CUES.iter().any(|c| t.contains(c));
+    if let Some(request) = step_request(&t, &w) {
+        return Intent::Steps(request);
+    }
     let tag_verb = w
         .iter()
         .any(|x| ["tag", "label", "mark"].contains(&x.as_str()));
@@ -267,6 +315,33 @@ mod tests {
                 AboutContact {
                     name: "grace".into(),
                 },
+            ),
+            (
+                "Find the VIP patients who haven't replied in 14 days, tag them follow-up and text each a check-in",
+                Steps(StepRequest {
+                    find_tag: "vip".into(),
+                    quiet_days: Some(14),
+                    new_tag: "follow-up".into(),
+                    text_each: true,
+                }),
+            ),
+            (
+                "find the quote leads who have not replied in 14 days, tag them follow-up and note each one",
+                Steps(StepRequest {
+                    find_tag: "quote".into(),
+                    quiet_days: Some(14),
+                    new_tag: "follow-up".into(),
+                    text_each: false,
+                }),
+            ),
+            (
+                "find the patients, tag them check-in and text each a check-in",
+                Steps(StepRequest {
+                    find_tag: "patient".into(),
+                    quiet_days: None,
+                    new_tag: "check-in".into(),
+                    text_each: true,
+                }),
             ),
             ("what can you do?", Help),
             ("write me a poem about teeth", Unknown),

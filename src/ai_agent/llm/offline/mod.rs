@@ -4,6 +4,7 @@
 mod assistant;
 mod campaign;
 pub mod intent;
+mod steps;
 
 use super::{ChatMessage, ChatModel, Completion, LlmError, ToolCall, ToolDef};
 pub use assistant::CAPABILITIES;

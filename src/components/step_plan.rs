@@ -1,0 +1,122 @@
+//! The step plan card's body: the steps as a graph in layers (what can run together), each with
+//! its status, intent, tool, the arguments it runs with (resolved once its inputs are there) and
+//! its result or error; Confirm and Skip on a write that waits, Confirm all, and Continue in
+//! lazy mode. Decisions go to the server, which binds a confirmation to the arguments shown.
+use crate::components::ErrorBanner;
+use crate::plans::api::decide_plan_steps;
+use crate::plans::model::{PlanStatus, PlanView};
+use crate::plans::steps::model::{PlanStep, StepAction, StepMode, StepStatus, StepView};
+use dioxus::prelude::*;
+
+/// A JSON value in a line or two: long values are cut.
+fn brief(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 160 {
+        format!("{}…", s.chars().take(160).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[component]
+pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
+    let mut error = use_signal(|| None::<String>);
+    let id = plan.id;
+    let running = plan.status == PlanStatus::Executing;
+    let (mode, steps) = match &plan.action {
+        crate::plans::model::PlanAction::Steps { mode, steps } => (*mode, steps.clone()),
+        _ => return rsx! {},
+    };
+    let layers = plan
+        .step_views
+        .iter()
+        .map(|v| v.layer)
+        .max()
+        .map_or(0, |m| m + 1);
+    let waiting = steps
+        .iter()
+        .filter(|s| s.status == StepStatus::AwaitingConfirmation)
+        .count();
+    let send = move |action: StepAction| async move {
+        match decide_plan_steps(id, action).await {
+            Ok(_) => {
+                error.set(None);
+                on_changed.call(());
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let rows: Vec<(PlanStep, StepView)> = steps
+        .into_iter()
+        .zip(plan.step_views.iter().cloned())
+        .collect();
+    rsx! {
+        div { class: "step-plan", "data-mode": if mode == StepMode::Lazy { "lazy" } else { "eager" },
+            for layer in 0..layers {
+                div { key: "{layer}", class: "step-layer",
+                    span { class: "step-layer-label muted small", "Step {layer + 1}" }
+                    for (step , view) in rows.iter().filter(|(_, v)| v.layer == layer).cloned() {
+                        StepBox { key: "{step.id}", step, view, running, on_decide: send }
+                    }
+                }
+            }
+            ErrorBanner { message: error() }
+            if running && (waiting > 1 || mode == StepMode::Lazy) {
+                div { class: "row plan-actions",
+                    if waiting > 1 {
+                        button { class: "primary step-confirm-all", onclick: move |_| send(StepAction::ConfirmAll), "Confirm all {waiting}" }
+                    }
+                    if mode == StepMode::Lazy {
+                        button { class: "secondary step-continue", onclick: move |_| send(StepAction::Continue), "Continue" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[component]
+fn StepBox(
+    step: PlanStep,
+    view: StepView,
+    running: bool,
+    on_decide: EventHandler<StepAction>,
+) -> Element {
+    let status = step.status;
+    let args = view
+        .resolved
+        .clone()
+        .unwrap_or_else(|| step.arguments.clone());
+    let waits = running && status == StepStatus::AwaitingConfirmation;
+    let (sid, hash) = (
+        step.id.clone(),
+        view.arguments_hash.clone().unwrap_or_default(),
+    );
+    let skip_id = step.id.clone();
+    let status_class = format!("{status:?}").to_lowercase();
+    rsx! {
+        div { class: "step-box step-{status_class}", "data-step": "{step.id}", "data-status": "{status_class}",
+            div { class: "step-head",
+                strong { "{step.intent}" }
+                span { class: "badge step-status", "{status.label()}" }
+            }
+            div { class: "muted small mono",
+                "{step.tool}"
+                if view.mutates { span { class: "badge keyword", "writes" } }
+            }
+            div { class: "step-args mono small", "{brief(&args)}" }
+            if let Some(r) = step.result.as_ref() {
+                div { class: "step-result mono small", "→ {brief(r)}" }
+            }
+            if let Some(e) = step.error.clone() {
+                div { class: "step-error small", "{e}" }
+            }
+            if waits {
+                div { class: "row",
+                    button { class: "primary step-confirm", onclick: move |_| on_decide.call(StepAction::Confirm { step: sid.clone(), arguments_hash: hash.clone() }), "Confirm" }
+                    button { class: "secondary step-skip", onclick: move |_| on_decide.call(StepAction::Skip { step: skip_id.clone() }), "Skip" }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! Runs an approved step plan. Each step calls its tool from the step catalog with the plan's
+//! agent's powers, under the effect key (plan, step, hash of its resolved arguments), so a step
+//! re-run after a crash never repeats its effect. A step that writes waits until a person has
+//! confirmed exactly those arguments. People's decisions (confirm, skip, continue) live in the
+//! plan's audit, which the runner reads at every (re)start and never writes over; the runner
+//! saves each transition to the plan's action and streams it live.
+use super::graph::Graph;
+use super::model::{PlanStep, StepConfirmation, StepMode, StepStatus};
+use super::schedule::{block_downstream, resolved_arguments, run_steps, RunHooks, RunOutcome};
+use super::validate::check_resolved;
+use crate::ai_agent::entity::ai_agent;
+use crate::ai_agent::tools::{step_catalog, step_tools, EffectKey, ToolCtx, TurnScope};
+use crate::error::{AppError, AppResult};
+use crate::plans::entity::{audit, plan};
+use crate::plans::model::{PlanAction, PlanStatus};
+use crate::server::AppState;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use uuid::Uuid;
+
+/// Steps of one plan that run at once (eager).
+const CONCURRENCY: usize = 8;
+/// How long a runner's claim on its plan lasts between heartbeats.
+const LEASE: chrono::Duration = chrono::Duration::seconds(60);
+
+/// Audit kinds of people's decisions about steps.
+pub const CONFIRMED: &str = "step_confirmed";
+pub const SKIPPED: &str = "step_skipped";
+pub const CONTINUED: &str = "step_continue";
+
+/// The hash a confirmation is bound to: of the step's arguments as resolved for running.
+pub fn arguments_hash(resolved: &Value) -> String {
+    let digest = Sha256::digest(resolved.to_string().as_bytes());
+    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
+}
+
+/// How a run of the plan ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StepsOutcome {
+    /// Every step reached an end; `failed` of them failed (their dependents are blocked).
+    Finished { failed: usize, blocked: usize },
+    /// Waiting for a person: a confirmation, or (lazy) the next Continue.
+    Paused,
+}
+
+/// A person's decision about one step, from the audit.
+struct Decided {
+    kind: String,
+    step: String,
+    hash: Option<String>,
+    by: Option<Uuid>,
+    at: chrono::DateTime<chrono::Utc>,
+}
+
+async fn decisions(state: &AppState, plan_id: Uuid) -> AppResult<Vec<Decided>> {
+    Ok(audit::Entity::find()
+        .filter(audit::Column::PlanId.eq(plan_id))
+        .filter(audit::Column::Kind.is_in([CONFIRMED, SKIPPED, CONTINUED]))
+        .order_by_asc(audit::Column::CreatedAt)
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|a| {
+            let after = a.after.unwrap_or_default();
+            Decided {
+                kind: a.kind,
+                step: after["step"].as_str().unwrap_or_default().to_owned(),
+                hash: after["hash"].as_str().map(str::to_owned),
+                by: a.actor_user_id,
+                at: a.created_at,
+            }
+        })
+        .collect())
+}
+
+/// Applies confirmations (bound to the arguments' hash) and skips to the steps; answers whether
+/// anything changed.
+fn apply(steps: &mut [PlanStep], graph: &Graph, decided: &[Decided]) -> bool {
+    let mut changed = false;
+    for d in decided {
+        let Some(i) = steps.iter().position(|s| s.id == d.step) else {
+            continue;
+        };
+        match d.kind.as_str() {
+            SKIPPED
+                if matches!(
+                    steps[i].status,
+                    StepStatus::Ready | StepStatus::AwaitingConfirmation
+                ) =>
+            {
+                steps[i].status = StepStatus::Skipped;
+                steps[i].error = Some("skipped by a person".into());
+                block_downstream(steps, graph, i);
+                changed = true;
+            }
+            CONFIRMED => {
+                let Ok(args) = resolved_arguments(steps, i) else {
+                    continue;
+                };
+                let hash = arguments_hash(&args);
+                let current = steps[i].confirmation.as_ref().map(|c| &c.arguments_hash);
+                if d.hash.as_ref() == Some(&hash)
+                    && current != Some(&hash)
+                    && matches!(
+                        steps[i].status,
+                        StepStatus::Ready | StepStatus::AwaitingConfirmation
+                    )
+                {
+                    steps[i].confirmation = Some(StepConfirmation {
+                        by: d.by.unwrap_or_default(),
+                        at: d.at,
+                        arguments_hash: hash,
+                    });
+                    steps[i].status = StepStatus::Ready;
+                    changed = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    changed
+}
+
+/// Saves the steps to the plan (under this runner's claim, which it extends) and tells the
+/// plan's pages.
+async fn save(
+    state: &AppState,
+    p: &plan::Model,
+    owner: &str,
+    mode: StepMode,
+    steps: &[PlanStep],
+) -> AppResult<()> {
+    let action = PlanAction::Steps {
+        mode,
+        steps: steps.to_vec(),
+    };
+    let now = state.clock.now();
+    let res = plan::Entity::update_many()
+        .col_expr(
+            plan::Column::ActionPayload,
+            Expr::value(serde_json::to_value(&action).unwrap_or_default()),
+        )
+        .col_expr(plan::Column::LeaseExpiresAt, Expr::value(Some(now + LEASE)))
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
+        .filter(plan::Column::Id.eq(p.id))
+        .filter(plan::Column::LeaseOwner.eq(owner))
+        .exec(&state.db)
+        .await?;
+    if res.rows_affected != 1 {
+        return Err(AppError::Conflict(
+            "Another worker took over this plan.".into(),
+        ));
+    }
+    state.live.publish(
+        p.organization_id,
+        crate::messaging::model::LiveEvent::PlanUpdated { plan_id: p.id },
+    );
+    Ok(())
+}
+
+/// The tools' context: the plan's agent, with its owner's membership, organisation-wide.
+async fn tool_ctx(state: &AppState, p: &plan::Model) -> AppResult<ToolCtx> {
+    let agent = ai_agent::Entity::find_by_id(p.agent_id)
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("The plan's agent"))?;
+    let owner = match agent.user_id {
+        Some(u) => crate::auth::session::member_for(state, u, p.organization_id)
+            .await
+            .map_err(|_| AppError::Validation("The agent's owner is no longer a member.".into()))?,
+        None => {
+            return Err(AppError::Validation(
+                "A platform agent cannot run a plan.".into(),
+            ))
+        }
+    };
+    Ok(ToolCtx {
+        state: state.clone(),
+        agent,
+        organization_id: p.organization_id,
+        thread_id: p.thread_id.unwrap_or_default(),
+        member: Some(owner),
+        reply: None,
+        scope: TurnScope::Operator,
+    })
+}
+
+/// Saves every transition as it happens: the run loop hands each changed step over, and this
+/// writes the plan's steps (several transitions at once when they come together), and keeps the
+/// runner's claim alive while a long step runs.
+async fn write_through(
+    state: AppState,
+    p: plan::Model,
+    owner: String,
+    mode: StepMode,
+    mut steps: Vec<PlanStep>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<PlanStep>,
+) -> AppResult<()> {
+    let mut beat = tokio::time::interval(std::time::Duration::from_secs(20));
+    beat.tick().await;
+    loop {
+        tokio::select! {
+            got = rx.recv() => {
+                let Some(first) = got else { return Ok(()) };
+                let mut batch = vec![first];
+                while let Ok(more) = rx.try_recv() {
+                    batch.push(more);
+                }
+                for s in batch {
+                    if let Some(slot) = steps.iter_mut().find(|x| x.id == s.id) {
+                        *slot = s;
+                    }
+                }
+                save(&state, &p, &owner, mode, &steps).await?;
+            }
+            _ = beat.tick() => save(&state, &p, &owner, mode, &steps).await?,
+        }
+    }
+}
+
+/// Runs the plan's steps until they finish or wait for a person.
+pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResult<StepsOutcome> {
+    let PlanAction::Steps { mode, mut steps } = crate::plans::service::action_of(p)? else {
+        return Err(AppError::Internal("not a step plan".into()));
+    };
+    let graph = Graph::of(&steps).map_err(|e| {
+        AppError::Validation(format!("The plan's steps do not form a graph: {e:?}"))
+    })?;
+    let tools = step_tools();
+    let catalog = step_catalog(&tools);
+    let ctx = tool_ctx(state, p).await?;
+    loop {
+        let decided = decisions(state, p.id).await?;
+        let seen = decided.len();
+        apply(&mut steps, &graph, &decided);
+        // Lazy: one step per Continue; the approval itself runs none.
+        let continues = decided.iter().filter(|d| d.kind == CONTINUED).count();
+        let started = steps.iter().filter(|s| s.started_at.is_some()).count();
+        if mode == StepMode::Lazy && continues <= started {
+            save(state, p, owner, mode, &steps).await?;
+            return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
+        }
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<PlanStep>();
+        let writer = tokio::spawn(write_through(
+            state.clone(),
+            p.clone(),
+            owner.to_owned(),
+            mode,
+            steps.clone(),
+            rx,
+        ));
+        let mut on_save = |s: &PlanStep| {
+            let _ = tx.send(s.clone());
+        };
+        let needs = |s: &PlanStep, args: &Value| {
+            catalog.get(&s.tool).is_some_and(|t| t.mutates)
+                && s.confirmation.as_ref().map(|c| c.arguments_hash.as_str())
+                    != Some(arguments_hash(args).as_str())
+        };
+        let planned = steps.clone();
+        let run = |i: usize, args: Value| {
+            let step = &planned[i];
+            let (tools, catalog, ctx) = (&tools, &catalog, &ctx);
+            async move {
+                let spec = catalog
+                    .get(&step.tool)
+                    .ok_or_else(|| format!("`{}` is not a step tool", step.tool))?;
+                check_resolved(spec, &args)?;
+                let key = EffectKey::named(format!(
+                    "step:{}:{}:{}",
+                    p.id,
+                    step.id,
+                    arguments_hash(&args)
+                ));
+                let tool = tools
+                    .iter()
+                    .find(|t| t.def().name == step.tool)
+                    .ok_or_else(|| format!("`{}` is not a step tool", step.tool))?;
+                tool.call(ctx, &key, args).await.map_err(|e| e.to_string())
+            }
+        };
+        let now = || state.clock.now();
+        let ran = run_steps(
+            &mut steps,
+            &graph,
+            RunHooks {
+                mode,
+                concurrency: CONCURRENCY,
+                needs_confirmation: &needs,
+                run,
+                save: &mut on_save,
+                now: &now,
+            },
+        )
+        .await;
+        drop(tx);
+        writer
+            .await
+            .map_err(|e| AppError::Internal(format!("step writer: {e}")))??;
+        save(state, p, owner, mode, &steps).await?;
+        if ran == RunOutcome::Finished {
+            return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
+        }
+        // A decision that came in while the steps ran is taken now rather than waiting.
+        if mode == StepMode::Lazy || decisions(state, p.id).await?.len() <= seen {
+            return Ok(StepsOutcome::Paused);
+        }
+    }
+}
+
+fn outcome(steps: &[PlanStep]) -> Option<StepsOutcome> {
+    steps
+        .iter()
+        .all(|s| s.status.is_final())
+        .then(|| StepsOutcome::Finished {
+            failed: steps
+                .iter()
+                .filter(|s| s.status == StepStatus::Failed)
+                .count(),
+            blocked: steps
+                .iter()
+                .filter(|s| s.status == StepStatus::Blocked)
+                .count(),
+        })
+}
+
+/// Ids of the steps waiting for a person's confirmation.
+pub fn awaiting(steps: &[PlanStep]) -> HashSet<&str> {
+    steps
+        .iter()
+        .filter(|s| s.status == StepStatus::AwaitingConfirmation)
+        .map(|s| s.id.as_str())
+        .collect()
+}
+
+/// Whether a plan in this status may take decisions about its steps.
+pub fn takes_decisions(status: &str) -> bool {
+    matches!(
+        PlanStatus::parse(status),
+        Some(PlanStatus::Approved | PlanStatus::Executing)
+    )
+}
