@@ -107,7 +107,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                     div { class: "plan-concept", strong { "Message concept: " } "{c}" }
                 }
             }
-            if sends {
+            if sends && plan.step_views.is_empty() {
                 if editing() {
                     label { "Send from"
                         select { class: "plan-from-number",

@@ -4,7 +4,7 @@
 //! lazy mode. Decisions go to the server, which binds a confirmation to the arguments shown.
 use crate::components::ErrorBanner;
 use crate::plans::api::decide_plan_steps;
-use crate::plans::model::{PlanStatus, PlanView};
+use crate::plans::model::{PlanStatus, PlanView, SEND_TOOL};
 use crate::plans::steps::model::{PlanStep, StepAction, StepMode, StepStatus, StepView};
 use dioxus::prelude::*;
 
@@ -37,6 +37,11 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
         .iter()
         .filter(|s| s.status == StepStatus::AwaitingConfirmation)
         .count();
+    // Confirming a text is an owner's call: a member is not offered what would be refused.
+    let owner = crate::components::use_is_owner();
+    let texts_waiting = steps
+        .iter()
+        .any(|s| s.status == StepStatus::AwaitingConfirmation && s.tool == SEND_TOOL);
     let send = move |action: StepAction| async move {
         match decide_plan_steps(id, action).await {
             Ok(_) => {
@@ -56,14 +61,14 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 div { key: "{layer}", class: "step-layer",
                     span { class: "step-layer-label muted small", "Step {layer + 1}" }
                     for (step , view) in rows.iter().filter(|(_, v)| v.layer == layer).cloned() {
-                        StepBox { key: "{step.id}", step, view, running, on_decide: send }
+                        StepBox { key: "{step.id}", may_confirm: owner || step.tool != SEND_TOOL, step, view, running, on_decide: send }
                     }
                 }
             }
             ErrorBanner { message: error() }
             if running && (waiting > 1 || mode == StepMode::Lazy) {
                 div { class: "row plan-actions",
-                    if waiting > 1 {
+                    if waiting > 1 && (owner || !texts_waiting) {
                         button { class: "primary step-confirm-all", onclick: move |_| send(StepAction::ConfirmAll), "Confirm all {waiting}" }
                     }
                     if mode == StepMode::Lazy {
@@ -80,6 +85,7 @@ fn StepBox(
     step: PlanStep,
     view: StepView,
     running: bool,
+    may_confirm: bool,
     on_decide: EventHandler<StepAction>,
 ) -> Element {
     let status = step.status;
@@ -93,7 +99,7 @@ fn StepBox(
         view.arguments_hash.clone().unwrap_or_default(),
     );
     let skip_id = step.id.clone();
-    let status_class = format!("{status:?}").to_lowercase();
+    let status_class = status.as_str();
     rsx! {
         div { class: "step-box step-{status_class}", "data-step": "{step.id}", "data-status": "{status_class}",
             div { class: "step-head",
@@ -104,7 +110,17 @@ fn StepBox(
                 "{step.tool}"
                 if view.mutates { span { class: "badge keyword", "writes" } }
             }
-            div { class: "step-args mono small", "{brief(&args)}" }
+            ul { class: "step-args mono small",
+                for (k , v) in args.as_object().cloned().unwrap_or_default() {
+                    li { key: "{k}",
+                        span { class: "muted", "{k}: " }
+                        match v {
+                            serde_json::Value::String(s) => rsx! { "{s}" },
+                            other => rsx! { "{brief(&other)}" },
+                        }
+                    }
+                }
+            }
             if let Some(r) = step.result.as_ref() {
                 div { class: "step-result mono small", "→ {brief(r)}" }
             }
@@ -113,7 +129,11 @@ fn StepBox(
             }
             if waits {
                 div { class: "row",
-                    button { class: "primary step-confirm", onclick: move |_| on_decide.call(StepAction::Confirm { step: sid.clone(), arguments_hash: hash.clone() }), "Confirm" }
+                    if may_confirm {
+                        button { class: "primary step-confirm", onclick: move |_| on_decide.call(StepAction::Confirm { step: sid.clone(), arguments_hash: hash.clone() }), "Confirm" }
+                    } else {
+                        span { class: "muted small", "An owner confirms texts." }
+                    }
                     button { class: "secondary step-skip", onclick: move |_| on_decide.call(StepAction::Skip { step: skip_id.clone() }), "Skip" }
                 }
             }

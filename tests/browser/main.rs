@@ -14,6 +14,7 @@ mod messaging;
 mod notifications;
 mod phone;
 mod plans;
+mod step_plans;
 mod suggesters;
 mod suggestions;
 mod two_instances;

@@ -38,6 +38,19 @@ impl StepStatus {
         )
     }
 
+    /// The status as stored and as the card's `data-status` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ready => "ready",
+            Self::AwaitingConfirmation => "awaiting_confirmation",
+            Self::Executing => "executing",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Blocked => "blocked",
+            Self::Skipped => "skipped",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Self::Ready => "Ready",
@@ -203,9 +216,17 @@ mod tests {
         failed.status = StepStatus::Failed;
         let counts = StepCounts::of(&[step, done, failed]);
         assert_eq!((counts.total, counts.completed, counts.failed), (3, 1, 1));
-        assert_eq!(
-            serde_json::to_value(StepStatus::AwaitingConfirmation).unwrap(),
-            "awaiting_confirmation"
-        );
+        use StepStatus::*;
+        for s in [
+            Ready,
+            AwaitingConfirmation,
+            Executing,
+            Completed,
+            Failed,
+            Blocked,
+            Skipped,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str(), "{s:?}");
+        }
     }
 }

@@ -83,7 +83,7 @@ pub(super) fn steps_step(t: &Turn, r: &StepRequest) -> Completion {
     t.call(
         "present_plan",
         json!({
-            "title": format!("Tag {n} {who} \"{}\" and {then}", r.new_tag),
+            "title": format!("Tag {n} {who} as \"{}\", then {then}", r.new_tag),
             "summary": format!("Found {n} {who}; the later steps use that list. Texts and notes each wait for your confirmation."),
             "action": {"type": "steps", "mode": "eager", "steps": steps}
         }),
