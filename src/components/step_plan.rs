@@ -39,9 +39,9 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
         .count();
     // Confirming a text is an owner's call: a member is not offered what would be refused.
     let owner = crate::components::use_is_owner();
-    let texts_waiting = steps
+    let texts_remaining = steps
         .iter()
-        .any(|s| s.status == StepStatus::AwaitingConfirmation && s.tool == SEND_TOOL);
+        .any(|s| !s.status.is_final() && s.tool == SEND_TOOL);
     let send = move |action: StepAction| async move {
         match decide_plan_steps(id, action).await {
             Ok(_) => {
@@ -66,10 +66,10 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 }
             }
             ErrorBanner { message: error() }
-            if running && (waiting > 1 || mode == StepMode::Lazy) {
+            if running && (waiting > 0 || mode == StepMode::Lazy) {
                 div { class: "row plan-actions",
-                    if waiting > 1 && (owner || !texts_waiting) {
-                        button { class: "primary step-confirm-all", onclick: move |_| send(StepAction::ConfirmAll), "Confirm all {waiting}" }
+                    if waiting > 0 && (owner || !texts_remaining) {
+                        button { class: "primary step-confirm-all", onclick: move |_| send(StepAction::ConfirmAll), "Confirm all remaining" }
                     }
                     if mode == StepMode::Lazy {
                         button { class: "secondary step-continue", onclick: move |_| send(StepAction::Continue), "Continue" }

@@ -416,16 +416,15 @@ async fn the_offline_model_plans_a_fan_out_and_a_refused_text_blocks_its_note(ba
         "ready",
         "its input is not there yet"
     );
-    // Confirm everything waiting (the tag and the four texts), then the notes as they come.
-    let (status, reply) = decide(&app, &c.org, id, json!({"kind": "confirm_all"})).await;
-    assert_eq!(status, 200, "{reply}");
-    let p = until(&app, &c.org, id, |p| {
-        status_of(p, "note_0") == "awaiting_confirmation"
-    })
-    .await;
+    // A member may not confirm the remaining steps: they include texts.
+    let member = app.add_member(&c.org, "Mo").await;
+    let (status, _) = decide(&app, &member, id, json!({"kind": "confirm_all"})).await;
+    assert_eq!(status, 403);
+    // Confirm all remaining: the tag and the texts now, the notes as their inputs arrive.
     let (status, reply) = decide(&app, &c.org, id, json!({"kind": "confirm_all"})).await;
     assert_eq!(status, 200, "{reply}");
     let p2 = until(&app, &c.org, id, |p| p["status"] == "failed").await;
+    let p = &p2;
     // Boris Becker is the second quote lead by name: his text is refused, his note blocked.
     assert_eq!(status_of(&p2, "text_1"), "failed", "{p}");
     assert_eq!(status_of(&p2, "note_1"), "blocked");

@@ -23,8 +23,8 @@ fn optional_contact() -> Value {
     json!({"type": "object", "properties": {"contact_id": {"type": "string", "description": "Defaults to the contact who texted."}}})
 }
 
-/// Second layer: an org-wide read refuses to run in a contained reply turn, offered or not.
-fn org_wide(ctx: &ToolCtx) -> Result<(), ToolError> {
+/// Second layer: an org-wide tool refuses to run in a contained reply turn, offered or not.
+pub(super) fn org_wide(ctx: &ToolCtx) -> Result<(), ToolError> {
     if ctx.scope.reads_org_wide() {
         Ok(())
     } else {

@@ -3,6 +3,7 @@
 //! while planning (it runs as an approved plan's step).
 use super::effect::{self, Begun};
 use super::output::{schema_of, to_json, ContactTags, Retagged, TagCount, TagList};
+use super::read::org_wide;
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::edits::{clean_tag, retag};
@@ -14,16 +15,6 @@ use uuid::Uuid;
 
 /// Contacts one `tag_contacts` call may change.
 pub const TAG_BATCH_MAX: usize = 5_000;
-
-fn org_wide(ctx: &ToolCtx) -> Result<(), ToolError> {
-    if ctx.scope.reads_org_wide() {
-        Ok(())
-    } else {
-        Err(ToolError::Refused(
-            "In a reply you can reach only the contact who texted you.".into(),
-        ))
-    }
-}
 
 pub struct ListTags;
 

@@ -1,10 +1,10 @@
 //! People's decisions about a running step plan: confirm a step (bound to the hash of the
-//! arguments they were shown), confirm every step waiting, skip a step (its dependents are
-//! blocked) and, in lazy mode, continue by one step. Each decision is an audit entry the runner
+//! arguments they were shown), confirm every remaining step (a standing confirmation of the plan
+//! as it is), skip a step (its dependents are blocked) and, in lazy mode, continue by one step. Each decision is an audit entry the runner
 //! reads; the plan then runs again. Confirming a text is an owner's call, as approving a
 //! campaign's review sheet is.
-use super::model::{StepAction, StepStatus};
-use super::run::{arguments_hash, takes_decisions, CONFIRMED, CONTINUED, SKIPPED};
+use super::model::{PlanStep, StepAction, StepStatus};
+use super::run::{arguments_hash, takes_decisions, CONFIRMED, CONFIRMED_ALL, CONTINUED, SKIPPED};
 use super::schedule::resolved_arguments;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
@@ -59,22 +59,21 @@ pub async fn decide(
             entries.push((CONFIRMED, json!({"step": step, "hash": hash})));
         }
         StepAction::ConfirmAll => {
-            for (i, s) in steps.iter().enumerate() {
-                if s.status != StepStatus::AwaitingConfirmation {
-                    continue;
-                }
-                if let Ok(args) = resolved_arguments(&steps, i) {
-                    entries.push((
-                        CONFIRMED,
-                        json!({"step": s.id, "hash": arguments_hash(&args)}),
-                    ));
-                }
+            // Every step still to run, now and as its inputs arrive: a standing confirmation.
+            let remaining: Vec<&str> = steps
+                .iter()
+                .filter(|s| {
+                    matches!(
+                        s.status,
+                        StepStatus::Ready | StepStatus::AwaitingConfirmation
+                    )
+                })
+                .map(|s| s.id.as_str())
+                .collect();
+            if remaining.is_empty() {
+                return Err(AppError::Conflict("No step is left to confirm.".into()));
             }
-            if entries.is_empty() {
-                return Err(AppError::Conflict(
-                    "No step is waiting for confirmation.".into(),
-                ));
-            }
+            entries.push((CONFIRMED_ALL, json!({"steps": remaining})));
         }
         StepAction::Skip { step } => {
             let i = find(step)?;
@@ -92,10 +91,14 @@ pub async fn decide(
         StepAction::Continue => entries.push((CONTINUED, json!({}))),
     }
     let texts = entries.iter().any(|(kind, e)| {
-        *kind == CONFIRMED
-            && steps
-                .iter()
-                .any(|s| e["step"] == s.id.as_str() && s.tool == SEND_TOOL)
+        let names = |s: &PlanStep| match *kind {
+            CONFIRMED => e["step"] == s.id.as_str(),
+            CONFIRMED_ALL => e["steps"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|x| x == s.id.as_str())),
+            _ => false,
+        };
+        steps.iter().any(|s| names(s) && s.tool == SEND_TOOL)
     });
     if texts {
         m.require_owner()?;

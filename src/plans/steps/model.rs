@@ -151,7 +151,7 @@ pub enum StepAction {
         step: String,
         arguments_hash: String,
     },
-    /// Confirm every step waiting for confirmation, as it stands now.
+    /// Confirm every step still to run, now and as its inputs arrive.
     ConfirmAll,
     /// Do not run it; the steps that need its result are blocked.
     Skip { step: String },

@@ -26,10 +26,15 @@ const CONCURRENCY: usize = 8;
 /// How long a runner's claim on its plan lasts between heartbeats.
 const LEASE: chrono::Duration = chrono::Duration::seconds(60);
 
-/// Audit kinds of people's decisions about steps.
+/// Audit kinds of people's decisions about steps (the audit's `kind` holds 16 characters).
 pub const CONFIRMED: &str = "step_confirmed";
+/// Every step still to run at that moment, confirmed whatever arguments its inputs give it.
+pub const CONFIRMED_ALL: &str = "step_confirm_all";
 pub const SKIPPED: &str = "step_skipped";
 pub const CONTINUED: &str = "step_continue";
+
+/// A confirmation from "confirm all remaining": for whatever arguments the step runs with.
+pub const ANY_ARGUMENTS: &str = "*";
 
 /// The hash a confirmation is bound to: of the step's arguments as resolved for running.
 pub fn arguments_hash(resolved: &Value) -> String {
@@ -50,6 +55,8 @@ pub enum StepsOutcome {
 struct Decided {
     kind: String,
     step: String,
+    /// The steps a confirm-all named.
+    steps: Vec<String>,
     hash: Option<String>,
     by: Option<Uuid>,
     at: chrono::DateTime<chrono::Utc>,
@@ -58,7 +65,7 @@ struct Decided {
 async fn decisions(state: &AppState, plan_id: Uuid) -> AppResult<Vec<Decided>> {
     Ok(audit::Entity::find()
         .filter(audit::Column::PlanId.eq(plan_id))
-        .filter(audit::Column::Kind.is_in([CONFIRMED, SKIPPED, CONTINUED]))
+        .filter(audit::Column::Kind.is_in([CONFIRMED, CONFIRMED_ALL, SKIPPED, CONTINUED]))
         .order_by_asc(audit::Column::CreatedAt)
         .all(&state.db)
         .await?
@@ -68,6 +75,14 @@ async fn decisions(state: &AppState, plan_id: Uuid) -> AppResult<Vec<Decided>> {
             Decided {
                 kind: a.kind,
                 step: after["step"].as_str().unwrap_or_default().to_owned(),
+                steps: after["steps"]
+                    .as_array()
+                    .map(|l| {
+                        l.iter()
+                            .filter_map(|s| s.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 hash: after["hash"].as_str().map(str::to_owned),
                 by: a.actor_user_id,
                 at: a.created_at,
@@ -77,9 +92,28 @@ async fn decisions(state: &AppState, plan_id: Uuid) -> AppResult<Vec<Decided>> {
 }
 
 /// Applies confirmations (bound to the arguments' hash) and skips to the steps; answers whether
-/// anything changed.
+/// anything changed. A confirm-all marks the steps it named as confirmed whatever their
+/// arguments turn out to be (`ANY_ARGUMENTS`).
 fn apply(steps: &mut [PlanStep], graph: &Graph, decided: &[Decided]) -> bool {
     let mut changed = false;
+    for d in decided.iter().filter(|d| d.kind == CONFIRMED_ALL) {
+        for s in steps.iter_mut().filter(|s| {
+            d.steps.contains(&s.id)
+                && matches!(
+                    s.status,
+                    StepStatus::Ready | StepStatus::AwaitingConfirmation
+                )
+                && s.confirmation.as_ref().map(|c| c.arguments_hash.as_str()) != Some(ANY_ARGUMENTS)
+        }) {
+            s.confirmation = Some(StepConfirmation {
+                by: d.by.unwrap_or_default(),
+                at: d.at,
+                arguments_hash: ANY_ARGUMENTS.into(),
+            });
+            s.status = StepStatus::Ready;
+            changed = true;
+        }
+    }
     for d in decided {
         let Some(i) = steps.iter().position(|s| s.id == d.step) else {
             continue;
@@ -256,9 +290,10 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
             let _ = tx.send(s.clone());
         };
         let needs = |s: &PlanStep, args: &Value| {
+            let confirmed = s.confirmation.as_ref().map(|c| c.arguments_hash.as_str());
             catalog.get(&s.tool).is_some_and(|t| t.mutates)
-                && s.confirmation.as_ref().map(|c| c.arguments_hash.as_str())
-                    != Some(arguments_hash(args).as_str())
+                && confirmed != Some(ANY_ARGUMENTS)
+                && confirmed != Some(arguments_hash(args).as_str())
         };
         let planned = steps.clone();
         let run = |i: usize, args: Value| {
@@ -342,4 +377,25 @@ pub fn takes_decisions(status: &str) -> bool {
         PlanStatus::parse(status),
         Some(PlanStatus::Approved | PlanStatus::Executing)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decision_kinds_fit_the_audit_column() {
+        for kind in [CONFIRMED, CONFIRMED_ALL, SKIPPED, CONTINUED] {
+            assert!(kind.len() <= 16, "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_confirmation_is_bound_to_the_arguments() {
+        let a = serde_json::json!({"contact_id": "x", "body": "Hi"});
+        let b = serde_json::json!({"contact_id": "y", "body": "Hi"});
+        assert_eq!(arguments_hash(&a), arguments_hash(&a.clone()));
+        assert_ne!(arguments_hash(&a), arguments_hash(&b));
+        assert_ne!(arguments_hash(&a), ANY_ARGUMENTS);
+    }
 }
