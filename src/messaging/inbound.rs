@@ -98,7 +98,7 @@ impl InboundSms {
 }
 
 /// Stores the text (once per MessageSid), records keyword opt-outs in the same transaction,
-/// and schedules routing in the background.
+/// and schedules routing in the background. It runs on the acknowledgement's own pool.
 #[tracing::instrument(skip_all, fields(sid = %sms.message_sid))]
 pub async fn persist_inbound(
     state: &AppState,
@@ -109,7 +109,7 @@ pub async fn persist_inbound(
         tracing::warn!(to = %sms.to, "inbound text to an unparseable number; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };
-    let Some(number) = numbers::find_by_number(&state.db, &to).await? else {
+    let Some(number) = numbers::find_by_number(&state.ack_db, &to).await? else {
         tracing::warn!(%to, "inbound text to a number no organisation has; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };
@@ -119,17 +119,17 @@ pub async fn persist_inbound(
         .map_err(|e| WebhookError::BadRequest(format!("From: {e}")))?;
     let already = message::Entity::find()
         .filter(message::Column::ProviderSid.eq(&sms.message_sid))
-        .one(&state.db)
+        .one(&state.ack_db)
         .await?;
     if already.is_some() {
         return Ok(InboundOutcome::Duplicate);
     }
     let org_id = number.organization_id;
     let now = state.clock.now();
-    let contact = contacts::find_or_create_by_phone(&state.db, org_id, &from, now).await?;
+    let contact = contacts::find_or_create_by_phone(&state.ack_db, org_id, &from, now).await?;
     let keyword = classify(&sms.body);
     let message_id = Uuid::new_v4();
-    let txn = state.db.begin().await?;
+    let txn = state.ack_db.begin().await?;
     let inserted = message::ActiveModel {
         id: Set(message_id),
         organization_id: Set(org_id),

@@ -3,12 +3,31 @@ use migration::{Migrator, MigratorTrait};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr};
 use std::time::Duration;
 
+/// Connections kept for the webhook's acknowledgements (`AppState::ack_db`). SQLite takes one
+/// writer at a time, so a few connections do; PostgreSQL runs the acknowledgements side by side,
+/// and a carrier's burst must not queue for a connection.
+pub fn ack_pool_size(url: &str) -> u32 {
+    if url.starts_with("sqlite:") {
+        4
+    } else {
+        8
+    }
+}
+
 /// Connects, tunes SQLite for concurrent use, and runs every pending migration.
 #[tracing::instrument(skip_all, fields(backend))]
 pub async fn connect_and_migrate(url: &str) -> Result<DatabaseConnection, DbErr> {
-    let is_sqlite = url.starts_with("sqlite:");
+    let size = if url.starts_with("sqlite:") { 8 } else { 20 };
+    let db = connect(url, size).await?;
+    tracing::Span::current().record("backend", format!("{:?}", db.get_database_backend()));
+    migrate(&db).await?;
+    Ok(db)
+}
+
+/// A pool of `size` connections, SQLite tuned for concurrent use.
+pub async fn connect(url: &str, size: u32) -> Result<DatabaseConnection, DbErr> {
     let mut opts = ConnectOptions::new(url.to_owned());
-    opts.max_connections(if is_sqlite { 8 } else { 20 })
+    opts.max_connections(size)
         .connect_timeout(Duration::from_secs(10))
         .sqlx_logging(false);
     // WAL with synchronous=NORMAL: a commit survives a process crash (SIGKILL); only a power
@@ -18,10 +37,7 @@ pub async fn connect_and_migrate(url: &str) -> Result<DatabaseConnection, DbErr>
             .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
     });
-    let db = Database::connect(opts).await?;
-    tracing::Span::current().record("backend", format!("{:?}", db.get_database_backend()));
-    migrate(&db).await?;
-    Ok(db)
+    Database::connect(opts).await
 }
 
 /// Any number for the migration lock, the same in every instance.

@@ -32,7 +32,11 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
     let db = crate::server::db::connect_and_migrate(&config.database_url)
         .await
         .map_err(|e| format!("database: {e}"))?;
-    let state = AppState::with_parts(db, config, services);
+    let ack_size = crate::server::db::ack_pool_size(&config.database_url);
+    let ack_db = crate::server::db::connect(&config.database_url, ack_size)
+        .await
+        .map_err(|e| format!("database: {e}"))?;
+    let state = AppState::with_parts(db, ack_db, config, services);
     state.live.bridge(&state.db, state.shutdown.clone());
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);

@@ -13,6 +13,9 @@ use tokio_util::task::TaskTracker;
 
 pub struct Inner {
     pub db: DatabaseConnection,
+    /// A pool of its own for the webhook's acknowledgement (storing an inbound text): agent
+    /// turns and engines busy on `db` never make a carrier's request wait for a connection.
+    pub ack_db: DatabaseConnection,
     pub config: Config,
     pub transport: Arc<dyn SmsTransport>,
     pub model: Arc<dyn ChatModel>,
@@ -109,7 +112,12 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn with_parts(db: DatabaseConnection, config: Config, services: Services) -> Self {
+    pub fn with_parts(
+        db: DatabaseConnection,
+        ack_db: DatabaseConnection,
+        config: Config,
+        services: Services,
+    ) -> Self {
         let drafter = services.drafter.clone().unwrap_or_else(|| {
             Arc::new(crate::bulk_operation::drafter::ModelDrafter(
                 services.model.clone(),
@@ -120,6 +128,7 @@ impl AppState {
         let instance_id = instance_id();
         Self(Arc::new(Inner {
             db,
+            ack_db,
             config,
             transport: services.transport,
             model: services.model,
