@@ -18,6 +18,15 @@ async fn present(
     org: uuid::Uuid,
     steps: Vec<PlanStep>,
 ) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
+    present_in(app, org, StepMode::Eager, steps).await
+}
+
+async fn present_in(
+    app: &TestApp,
+    org: uuid::Uuid,
+    mode: StepMode,
+    steps: Vec<PlanStep>,
+) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
     let agent = assistant_agent(app, org).await;
     present_plan(
         &app.state,
@@ -26,10 +35,7 @@ async fn present(
             thread_id: None,
             title: "Follow up",
             summary: "Find, tag and note",
-            action: PlanAction::Steps {
-                mode: StepMode::Eager,
-                steps,
-            },
+            action: PlanAction::Steps { mode, steps },
             policy_override: Some(herald::plans::model::ApprovalPolicy::HumanReview),
             source_key: None,
         },
@@ -440,7 +446,58 @@ async fn the_offline_model_plans_a_fan_out_and_a_refused_text_blocks_its_note(ba
         .contains(&"follow-up".to_owned()));
 }
 
+/// Lazy mode: approval runs nothing, and each Continue runs exactly one step.
+async fn lazy_runs_one_step_per_continue(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let plan = present_in(
+        &app,
+        c.org.org_id,
+        StepMode::Lazy,
+        vec![
+            step("tags", "list_tags", json!({})),
+            step("find", "find_contacts", json!({"tag": "quote"})),
+            step("count", "find_quiet_contacts", json!({"days": 30})),
+        ],
+    )
+    .await
+    .unwrap();
+    let _: Value = app
+        .ok_as(&c.org.client, "/api/plans/approve", json!({"id": plan.id}))
+        .await;
+    let done = |p: &Value| {
+        p["action"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["status"] == "completed")
+            .count()
+    };
+    let p = until(&app, &c.org, plan.id, |p| p["status"] == "executing").await;
+    app.settle().await;
+    assert_eq!(
+        done(&get(&app, &c.org, plan.id).await),
+        0,
+        "approval runs no step: {p}"
+    );
+    for n in 1..=3 {
+        let (status, reply) = decide(&app, &c.org, plan.id, json!({"kind": "continue"})).await;
+        assert_eq!(status, 200, "{reply}");
+        let p = until(&app, &c.org, plan.id, |p| done(p) >= n).await;
+        app.settle().await;
+        assert_eq!(
+            done(&get(&app, &c.org, plan.id).await),
+            n,
+            "one step per Continue: {p}"
+        );
+    }
+    until(&app, &c.org, plan.id, |p| p["status"] == "done").await;
+}
+
 on_both_databases!(
+    lazy_runs_one_step_per_continue,
     the_offline_model_plans_a_fan_out_and_a_refused_text_blocks_its_note,
     an_invalid_step_plan_is_refused_with_every_problem,
     writes_wait_for_confirmation_of_what_they_will_do,
