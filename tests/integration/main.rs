@@ -44,6 +44,7 @@ mod plan_support;
 mod plan_unreadable;
 mod plans;
 mod roles;
+mod step_plan_support;
 mod step_plans;
 mod step_tools;
 mod suggesters;

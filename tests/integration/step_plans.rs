@@ -5,92 +5,9 @@
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::plans::model::{PlanAction, PlanStep, StepMode};
-use herald::plans::service::{present_plan, Presented};
+use crate::step_plan_support::*;
+use herald::plans::model::StepMode;
 use serde_json::{json, Value};
-
-fn step(id: &str, tool: &str, args: Value) -> PlanStep {
-    PlanStep::new(id, &format!("do {id}"), tool, args)
-}
-
-async fn present(
-    app: &TestApp,
-    org: uuid::Uuid,
-    steps: Vec<PlanStep>,
-) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
-    present_in(app, org, StepMode::Eager, steps).await
-}
-
-async fn present_in(
-    app: &TestApp,
-    org: uuid::Uuid,
-    mode: StepMode,
-    steps: Vec<PlanStep>,
-) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
-    let agent = assistant_agent(app, org).await;
-    present_plan(
-        &app.state,
-        &agent,
-        Presented {
-            thread_id: None,
-            title: "Follow up",
-            summary: "Find, tag and note",
-            action: PlanAction::Steps { mode, steps },
-            policy_override: Some(herald::plans::model::ApprovalPolicy::HumanReview),
-            source_key: None,
-        },
-    )
-    .await
-}
-
-async fn get(app: &TestApp, org: &Org, id: uuid::Uuid) -> Value {
-    app.ok_as(&org.client, "/api/plans/get", json!({"id": id}))
-        .await
-}
-
-fn status_of(plan: &Value, id: &str) -> String {
-    plan["action"]["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .map(|s| s["status"].as_str().unwrap_or("ready").to_owned())
-        .unwrap_or_default()
-}
-
-/// Waits until the plan satisfies `done` (the runner works in the background).
-async fn until(app: &TestApp, org: &Org, id: uuid::Uuid, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..200 {
-        let p = get(app, org, id).await;
-        if done(&p) {
-            return p;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the plan never got there: {}", get(app, org, id).await);
-}
-
-async fn decide(app: &TestApp, org: &Org, id: uuid::Uuid, action: Value) -> (u16, Value) {
-    let (s, v) = app
-        .call_as(
-            &org.client,
-            "/api/plans/steps",
-            json!({"id": id, "action": action}),
-        )
-        .await;
-    (s.as_u16(), v)
-}
-
-fn hash_of(plan: &Value, id: &str) -> String {
-    plan["step_views"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == id)
-        .and_then(|s| s["arguments_hash"].as_str())
-        .unwrap()
-        .to_owned()
-}
 
 async fn an_invalid_step_plan_is_refused_with_every_problem(backend: Backend) {
     let Some(app) = spawn_app(backend).await else {
