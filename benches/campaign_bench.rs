@@ -64,6 +64,7 @@ async fn campaign(
             action,
             policy_override: None,
             source_key: None,
+            revises: None,
         },
     )
     .await

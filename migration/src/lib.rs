@@ -24,6 +24,7 @@ mod m20261123_000020_organization_rules;
 mod m20261123_000021_agent_learning;
 mod m20261123_000022_thread_archive;
 mod m20261124_000023_tool_effect;
+mod m20261124_000024_plan_revisions;
 mod platform_agent;
 
 pub struct Migrator;
@@ -55,6 +56,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000021_agent_learning::Migration),
             Box::new(m20261123_000022_thread_archive::Migration),
             Box::new(m20261124_000023_tool_effect::Migration),
+            Box::new(m20261124_000024_plan_revisions::Migration),
         ]
     }
 }

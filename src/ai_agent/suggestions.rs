@@ -180,6 +180,7 @@ fn describe(p: &AiThreadEventPayload) -> (String, Option<String>) {
         AiThreadEventPayload::PlanNote { text, reason, .. } => {
             (text.clone(), (!reason.is_empty()).then(|| reason.clone()))
         }
+        AiThreadEventPayload::PlanProgress { text, .. } => (text.clone(), None),
     }
 }
 

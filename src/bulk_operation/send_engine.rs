@@ -10,9 +10,9 @@ use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::ledger::send_state;
+use crate::messaging::quiet::{next_allowed, zone_of};
 use crate::server::AppState;
-use chrono::{DateTime, NaiveTime, TimeZone, Utc};
-use chrono_tz::Tz;
+use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -22,39 +22,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 use uuid::Uuid;
 
-pub const QUIET_START: u32 = 21;
-pub const QUIET_END: u32 = 8;
 /// How long the engine waits when other workers hold the remaining items.
 const POLL: Duration = Duration::from_millis(250);
 /// Items looked at per pass.
 const WINDOW: u64 = 200;
-
-/// When sending to someone in `tz` may next happen at or after `now` (now itself if allowed).
-pub fn next_allowed(now: DateTime<Utc>, tz: Tz) -> DateTime<Utc> {
-    let local = now.with_timezone(&tz);
-    let hour = chrono::Timelike::hour(&local);
-    if (QUIET_END..QUIET_START).contains(&hour) {
-        return now;
-    }
-    let day = if hour >= QUIET_START {
-        local.date_naive() + chrono::Days::new(1)
-    } else {
-        local.date_naive()
-    };
-    let open = day.and_time(NaiveTime::from_hms_opt(QUIET_END, 0, 0).expect("08:00"));
-    tz.from_local_datetime(&open)
-        .earliest()
-        .map(|t| t.with_timezone(&Utc))
-        .unwrap_or(now)
-}
-
-fn zone_of(c: &contact::Model, org_zone: &str) -> Tz {
-    c.time_zone
-        .as_deref()
-        .and_then(|z| z.parse().ok())
-        .or_else(|| org_zone.parse().ok())
-        .unwrap_or(Tz::UTC)
-}
 
 async fn set_item(
     state: &AppState,
@@ -243,11 +214,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
             tokio::time::sleep(POLL).await;
             continue;
         }
-        let org_zone = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
-            .one(&state.db)
-            .await?
-            .map(|o| o.time_zone)
-            .unwrap_or_else(|| "UTC".into());
+        let org_zone = crate::messaging::quiet::org_zone(&state.db, op.organization_id).await?;
         let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
             .filter(contact::Column::Id.is_in(queue.iter().map(|i| i.contact_id)))
             .all(&state.db)
@@ -420,42 +387,4 @@ pub async fn split(state: &AppState, op_id: Uuid) -> AppResult<Vec<(String, i64)
         .into_iter()
         .map(|(by, n)| (by.unwrap_or_default(), n))
         .collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quiet_hours_follow_the_recipient() {
-        let ny: Tz = "America/New_York".parse().unwrap();
-        // 12:00 UTC is 07:00 in New York (winter): wait until 08:00 local, 13:00 UTC.
-        let now = Utc.with_ymd_and_hms(2026, 1, 15, 12, 0, 0).unwrap();
-        assert_eq!(
-            next_allowed(now, ny),
-            Utc.with_ymd_and_hms(2026, 1, 15, 13, 0, 0).unwrap()
-        );
-        let noon_ny = Utc.with_ymd_and_hms(2026, 1, 15, 17, 0, 0).unwrap();
-        assert_eq!(next_allowed(noon_ny, ny), noon_ny);
-        // 21:30 in New York: next morning at 08:00.
-        let late = Utc.with_ymd_and_hms(2026, 1, 16, 2, 30, 0).unwrap();
-        assert_eq!(
-            next_allowed(late, ny),
-            Utc.with_ymd_and_hms(2026, 1, 16, 13, 0, 0).unwrap()
-        );
-    }
-
-    #[test]
-    fn both_edges_of_the_window() {
-        let at = |h, m, s| Utc.with_ymd_and_hms(2026, 1, 15, h, m, s).unwrap();
-        let next_morning = Utc.with_ymd_and_hms(2026, 1, 16, 8, 0, 0).unwrap();
-        // Evening: 20:59:59 may send; 21:00:00 waits for the next morning.
-        assert_eq!(next_allowed(at(20, 59, 59), Tz::UTC), at(20, 59, 59));
-        assert_eq!(next_allowed(at(21, 0, 0), Tz::UTC), next_morning);
-        assert_eq!(next_allowed(at(23, 59, 59), Tz::UTC), next_morning);
-        // Morning: 07:59:59 waits a second; 08:00:00 may send.
-        assert_eq!(next_allowed(at(7, 59, 59), Tz::UTC), at(8, 0, 0));
-        assert_eq!(next_allowed(at(8, 0, 0), Tz::UTC), at(8, 0, 0));
-        assert_eq!(next_allowed(at(0, 0, 0), Tz::UTC), at(8, 0, 0));
-    }
 }

@@ -2,10 +2,14 @@
 //! its status, intent, tool, the arguments it runs with (resolved once its inputs are there) and
 //! its result or error; Confirm and Skip on a write that waits, Confirm all, and Continue in
 //! lazy mode. Decisions go to the server, which binds a confirmation to the arguments shown.
+//! Simulate asks for a dry run and shows each step's predicted effect and the plan's totals;
+//! Re-plan asks the agent for a revision (what completed stays frozen).
 use crate::components::ErrorBanner;
-use crate::plans::api::decide_plan_steps;
+use crate::plans::api::{decide_plan_steps, replan_plan, simulate_plan};
 use crate::plans::model::{PlanStatus, PlanView, SEND_TOOL};
-use crate::plans::steps::model::{PlanStep, StepAction, StepMode, StepStatus, StepView};
+use crate::plans::steps::model::{
+    PlanStep, Simulation, StepAction, StepMode, StepPrediction, StepStatus, StepView,
+};
 use dioxus::prelude::*;
 
 /// A JSON value in a line or two: long values are cut.
@@ -21,8 +25,34 @@ fn brief(v: &serde_json::Value) -> String {
 #[component]
 pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let mut error = use_signal(|| None::<String>);
+    let mut sim = use_signal(|| None::<Simulation>);
     let id = plan.id;
     let running = plan.status == PlanStatus::Executing;
+    let open = matches!(
+        plan.status,
+        PlanStatus::AwaitingApproval | PlanStatus::Approved | PlanStatus::Executing
+    );
+    let mut note = use_signal(String::new);
+    let mut asked = use_signal(|| false);
+    let replannable = plan.replannable;
+    let replan = move |_| async move {
+        match replan_plan(id, note()).await {
+            Ok(_) => {
+                error.set(None);
+                asked.set(true);
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let simulate = move |_| async move {
+        match simulate_plan(id).await {
+            Ok(s) => {
+                error.set(None);
+                sim.set(Some(s));
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
     let (mode, steps) = match &plan.action {
         crate::plans::model::PlanAction::Steps { mode, steps } => (*mode, steps.clone()),
         _ => return rsx! {},
@@ -51,21 +81,47 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             Err(e) => error.set(Some(e.to_string())),
         }
     };
-    let rows: Vec<(PlanStep, StepView)> = steps
+    let predicted = |id: &str| {
+        sim.read()
+            .as_ref()
+            .and_then(|s| s.steps.iter().find(|p| p.id == id).cloned())
+    };
+    let rows: Vec<(PlanStep, StepView, Option<StepPrediction>)> = steps
         .into_iter()
         .zip(plan.step_views.iter().cloned())
+        .map(|(s, v)| {
+            let p = predicted(&s.id);
+            (s, v, p)
+        })
         .collect();
     rsx! {
         div { class: "step-plan", "data-mode": if mode == StepMode::Lazy { "lazy" } else { "eager" },
             for layer in 0..layers {
                 div { key: "{layer}", class: "step-layer",
                     span { class: "step-layer-label muted small", "Step {layer + 1}" }
-                    for (step , view) in rows.iter().filter(|(_, v)| v.layer == layer).cloned() {
-                        StepBox { key: "{step.id}", may_confirm: owner || step.tool != SEND_TOOL, step, view, running, on_decide: send }
+                    for (step , view , prediction) in rows.iter().filter(|(_, v, _)| v.layer == layer).cloned() {
+                        StepBox { key: "{step.id}", may_confirm: owner || step.tool != SEND_TOOL, step, view, prediction, running, on_decide: send }
                     }
                 }
             }
+            if let Some(s) = sim.read().as_ref() {
+                p { class: "step-sim-totals small", "{s.summary()}" }
+            }
             ErrorBanner { message: error() }
+            if open || replannable {
+                div { class: "row",
+                    if open {
+                        button { class: "secondary step-simulate", onclick: simulate, "Simulate" }
+                    }
+                    if replannable && !asked() {
+                        input { class: "replan-note", placeholder: "What should change? (optional)", value: "{note}", oninput: move |e| note.set(e.value()) }
+                        button { class: "secondary step-replan", onclick: replan, "Re-plan" }
+                    }
+                }
+            }
+            if asked() {
+                p { class: "muted small step-replan-asked", "Asked the agent for a revised plan; it appears beside this one." }
+            }
             if running && (waiting > 0 || mode == StepMode::Lazy) {
                 div { class: "row plan-actions",
                     if waiting > 0 && (owner || !texts_remaining) {
@@ -84,6 +140,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
 fn StepBox(
     step: PlanStep,
     view: StepView,
+    prediction: Option<StepPrediction>,
     running: bool,
     may_confirm: bool,
     on_decide: EventHandler<StepAction>,
@@ -126,6 +183,16 @@ fn StepBox(
             }
             if let Some(e) = step.error.clone() {
                 div { class: "step-error small", "{e}" }
+            }
+            if let Some(p) = prediction.filter(|p| !p.already) {
+                div { class: "step-predicted small", "data-predicted": "{p.status.as_str()}",
+                    match (p.effect, p.error, p.result) {
+                        (_, Some(e), _) => rsx! { "Would not run: {e}" },
+                        (Some(effect), _, _) => rsx! { "{effect}" },
+                        (_, _, Some(r)) => rsx! { "Reads: {brief(&r)}" },
+                        _ => rsx! { "Would run" },
+                    }
+                }
             }
             if waits {
                 div { class: "row",

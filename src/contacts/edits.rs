@@ -28,14 +28,8 @@ pub async fn retag<C: ConnectionTrait>(
     now: DateTime<Utc>,
 ) -> AppResult<Vec<String>> {
     let row = find_in_org(db, org_id, id).await?;
-    let mut tags: Vec<String> = serde_json::from_value(row.tags.clone()).unwrap_or_default();
-    let before = tags.clone();
-    tags.retain(|t| !remove.iter().any(|r| r.trim().eq_ignore_ascii_case(t)));
-    for t in add.iter().map(|t| clean_tag(t)) {
-        if !t.is_empty() && !tags.contains(&t) {
-            tags.push(t);
-        }
-    }
+    let before: Vec<String> = serde_json::from_value(row.tags.clone()).unwrap_or_default();
+    let tags = tags_after(&before, add, remove);
     if tags != before {
         let mut am: contact::ActiveModel = row.into();
         am.tags = Set(serde_json::json!(tags));
@@ -45,15 +39,20 @@ pub async fn retag<C: ConnectionTrait>(
     Ok(tags)
 }
 
-/// Sets one custom field to a text value.
-pub async fn set_field<C: ConnectionTrait>(
-    db: &C,
-    org_id: Uuid,
-    id: Uuid,
-    field: &str,
-    value: &str,
-    now: DateTime<Utc>,
-) -> AppResult<()> {
+/// A contact's tags after removing then adding some (what `retag` writes).
+pub fn tags_after(before: &[String], add: &[String], remove: &[String]) -> Vec<String> {
+    let mut tags = before.to_vec();
+    tags.retain(|t| !remove.iter().any(|r| r.trim().eq_ignore_ascii_case(t)));
+    for t in add.iter().map(|t| clean_tag(t)) {
+        if !t.is_empty() && !tags.contains(&t) {
+            tags.push(t);
+        }
+    }
+    tags
+}
+
+/// A custom field's name as stored, if the name and value are within bounds.
+pub fn checked_field<'a>(field: &'a str, value: &str) -> AppResult<&'a str> {
     let field = field.trim();
     if field.is_empty() || field.chars().count() > FIELD_NAME_MAX {
         return Err(AppError::validation(format!(
@@ -65,6 +64,35 @@ pub async fn set_field<C: ConnectionTrait>(
             "a custom field's value is at most {FIELD_VALUE_MAX} characters"
         )));
     }
+    Ok(field)
+}
+
+/// The notes after appending a dated line (what `append_note` writes).
+pub fn notes_after(before: &str, note: &str, now: DateTime<Utc>) -> AppResult<String> {
+    let note = note.trim();
+    if note.is_empty() || note.chars().count() > NOTE_MAX {
+        return Err(AppError::validation(format!(
+            "a note is 1 to {NOTE_MAX} characters"
+        )));
+    }
+    let line = format!("{}: {note}", now.format("%Y-%m-%d"));
+    Ok(if before.trim().is_empty() {
+        line
+    } else {
+        format!("{}\n{line}", before.trim_end())
+    })
+}
+
+/// Sets one custom field to a text value.
+pub async fn set_field<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    id: Uuid,
+    field: &str,
+    value: &str,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    let field = checked_field(field, value)?;
     let row = find_in_org(db, org_id, id).await?;
     let mut fields = match row.custom_fields.clone() {
         serde_json::Value::Object(m) => m,
@@ -89,19 +117,8 @@ pub async fn append_note<C: ConnectionTrait>(
     note: &str,
     now: DateTime<Utc>,
 ) -> AppResult<String> {
-    let note = note.trim();
-    if note.is_empty() || note.chars().count() > NOTE_MAX {
-        return Err(AppError::validation(format!(
-            "a note is 1 to {NOTE_MAX} characters"
-        )));
-    }
     let row = find_in_org(db, org_id, id).await?;
-    let line = format!("{}: {note}", now.format("%Y-%m-%d"));
-    let notes = if row.notes.trim().is_empty() {
-        line
-    } else {
-        format!("{}\n{line}", row.notes.trim_end())
-    };
+    let notes = notes_after(&row.notes, note, now)?;
     let mut am: contact::ActiveModel = row.into();
     am.notes = Set(notes.clone());
     am.updated_at = Set(now);

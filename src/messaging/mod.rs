@@ -14,6 +14,8 @@ pub mod live;
 #[cfg(feature = "server")]
 pub mod outbound;
 #[cfg(feature = "server")]
+pub mod quiet;
+#[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]
 pub mod signature;

@@ -60,6 +60,64 @@ pub async fn send_sms_keyed(
             return Ok(to_view(row));
         }
     }
+    let Sendable { number, body, .. } =
+        check_sendable(state, org_id, contact_id, phone_number_id, body).await?;
+    let id = Uuid::new_v4();
+    let row = message::ActiveModel {
+        id: Set(id),
+        organization_id: Set(org_id),
+        contact_id: Set(contact_id),
+        phone_number_id: Set(number.id),
+        direction: Set(Direction::Outbound.as_str().into()),
+        body: Set(body),
+        media_count: Set(0),
+        media_urls: Set(serde_json::json!([])),
+        provider_sid: Set(None),
+        status: Set("queued".into()),
+        ai_origin: Set(ai_origin.map(str::to_owned)),
+        keyword: Set(None),
+        error: Set(None),
+        idempotency_key: Set(Some(key.unwrap_or(id).to_string())),
+        read_at: Set(None),
+        created_at: Set(state.clock.now()),
+        routed_at: Set(None),
+        send_state: Set(Some(send_state::QUEUED.into())),
+        attempt_key: Set(None),
+        attempt_started_at: Set(None),
+        send_attempts: Set(0),
+        reconcile_failures: Set(0),
+    }
+    .insert(&state.db)
+    .await?;
+    state.live.publish(
+        org_id,
+        LiveEvent::MessageCreated {
+            contact_id,
+            message_id: id,
+            direction: Direction::Outbound,
+        },
+    );
+    outcome(crate::messaging::ledger::deliver(state, row.id).await?)
+}
+
+/// What a text would be sent as, once every rule that stops a text has passed.
+pub struct Sendable {
+    pub contact: crate::contacts::entity::contact::Model,
+    pub number: crate::phone_numbers::entity::Model,
+    /// The body as it would be sent (trimmed).
+    pub body: String,
+}
+
+/// Every rule that stops a text before it is recorded: an empty or too long body, a contact or
+/// number outside the organisation, no textable phone, an opt-out. The send path and the plan
+/// simulator both ask this, so a simulation refuses exactly what a send would.
+pub async fn check_sendable(
+    state: &AppState,
+    org_id: Uuid,
+    contact_id: Uuid,
+    phone_number_id: Uuid,
+    body: &str,
+) -> AppResult<Sendable> {
     let body = body.trim();
     if body.is_empty() {
         return Err(AppError::validation("Write a message first."));
@@ -92,42 +150,11 @@ pub async fn send_sms_keyed(
             contact.name
         )));
     }
-    let id = Uuid::new_v4();
-    let row = message::ActiveModel {
-        id: Set(id),
-        organization_id: Set(org_id),
-        contact_id: Set(contact_id),
-        phone_number_id: Set(number.id),
-        direction: Set(Direction::Outbound.as_str().into()),
-        body: Set(body.to_owned()),
-        media_count: Set(0),
-        media_urls: Set(serde_json::json!([])),
-        provider_sid: Set(None),
-        status: Set("queued".into()),
-        ai_origin: Set(ai_origin.map(str::to_owned)),
-        keyword: Set(None),
-        error: Set(None),
-        idempotency_key: Set(Some(key.unwrap_or(id).to_string())),
-        read_at: Set(None),
-        created_at: Set(state.clock.now()),
-        routed_at: Set(None),
-        send_state: Set(Some(send_state::QUEUED.into())),
-        attempt_key: Set(None),
-        attempt_started_at: Set(None),
-        send_attempts: Set(0),
-        reconcile_failures: Set(0),
-    }
-    .insert(&state.db)
-    .await?;
-    state.live.publish(
-        org_id,
-        LiveEvent::MessageCreated {
-            contact_id,
-            message_id: id,
-            direction: Direction::Outbound,
-        },
-    );
-    outcome(crate::messaging::ledger::deliver(state, row.id).await?)
+    Ok(Sendable {
+        contact,
+        number,
+        body: body.to_owned(),
+    })
 }
 
 /// A settled failure is an error; anything else (sent, in doubt, queued for another try) is

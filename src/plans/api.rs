@@ -60,3 +60,34 @@ server_fn! {
         crate::plans::steps::decide::decide(&state, &m, id, &action).await
     }
 }
+
+server_fn! {
+    #[post("/api/plans/simulate")]
+    /// A dry run of a step plan: reads run for real, writes through their simulators; nothing
+    /// is written.
+    pub async fn simulate_plan(
+        id: Uuid,
+    ) -> Result<crate::plans::steps::model::Simulation, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::steps::simulate::simulate(&state, &m, id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/plans/replan")]
+    /// Asks the plan's agent for a revised plan (its completed steps stay frozen), with what
+    /// the person wants changed.
+    pub async fn replan_plan(id: Uuid, note: String) -> Result<PlanView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::replan::replan(&state, &m, id, &note).await
+    }
+}
+
+server_fn! {
+    #[post("/api/plans/revisions")]
+    /// Every revision in the plan's line, first to last.
+    pub async fn plan_revisions(id: Uuid) -> Result<Vec<PlanView>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::replan::revisions(&state, &m, id).await
+    }
+}

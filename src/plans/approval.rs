@@ -1,5 +1,6 @@
 //! `resolve_approval` and `assess_risk`: whether a plan waits for a person, and why.
-use crate::plans::model::{dollars, ApprovalPolicy, Decision, PlanAction};
+use crate::plans::model::{dollars, ApprovalPolicy, Decision, PlanAction, SEND_TOOL};
+use crate::plans::steps::model::{PlanStep, StepMode};
 
 /// Plans changing more rows than this gate under RiskGated (`PLAN_RISK_MAX_ROWS`, default 25).
 pub const DEFAULT_MAX_ROWS: usize = 25;
@@ -67,6 +68,27 @@ pub fn assess_risk(action: &PlanAction, limits: RiskLimits) -> (Decision, String
         );
     }
     (Decision::Gate, risks.join(" "))
+}
+
+/// Under RiskGated, whether a step that writes may run without a person confirming it: the step,
+/// with its arguments as resolved for running, is low-risk by `assess_risk` on its own. A text
+/// never is; under any other policy, every write is confirmed.
+pub fn step_waived(
+    policy: Option<ApprovalPolicy>,
+    step: &PlanStep,
+    resolved: &serde_json::Value,
+    limits: RiskLimits,
+) -> bool {
+    if policy != Some(ApprovalPolicy::RiskGated) || step.tool == SEND_TOOL {
+        return false;
+    }
+    let mut one = step.as_planned();
+    one.arguments = resolved.clone();
+    let action = PlanAction::Steps {
+        mode: StepMode::Eager,
+        steps: vec![one],
+    };
+    !action.sends_messages() && assess_risk(&action, limits).0 == Decision::Proceed
 }
 
 pub fn resolve_approval(
@@ -263,5 +285,43 @@ mod tests {
             why.starts_with("The policy is to review every plan. It sends messages"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn risk_gated_waives_only_small_writes_and_never_a_text() {
+        use serde_json::json;
+        let note = PlanStep::new("n", "note", "add_note", json!({}));
+        let args = json!({"contact_id": "c", "note": "hi"});
+        let gated = Some(ApprovalPolicy::RiskGated);
+        assert!(step_waived(gated, &note, &args, rows(25)));
+        assert!(!step_waived(
+            Some(ApprovalPolicy::HumanReview),
+            &note,
+            &args,
+            rows(25)
+        ));
+        assert!(!step_waived(
+            Some(ApprovalPolicy::Auto),
+            &note,
+            &args,
+            rows(25)
+        ));
+        assert!(!step_waived(None, &note, &args, rows(25)));
+        let tag = PlanStep::new("t", "tag", "tag_contacts", json!({}));
+        let few = json!({"contacts": ["a", "b"], "add": ["x"]});
+        let many =
+            json!({"contacts": (0..30).map(|i| i.to_string()).collect::<Vec<_>>(), "add": ["x"]});
+        assert!(step_waived(gated, &tag, &few, rows(25)));
+        assert!(
+            !step_waived(gated, &tag, &many, rows(25)),
+            "30 contacts is not low-risk"
+        );
+        let text = PlanStep::new("s", "text", SEND_TOOL, json!({}));
+        assert!(!step_waived(
+            gated,
+            &text,
+            &json!({"contact_id": "c", "body": "hi"}),
+            rows(25)
+        ));
     }
 }

@@ -108,6 +108,16 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
     )
     .await?;
     crate::plans::announce::decided(state, &p).await?;
+    crate::plans::announce::progress(
+        state,
+        &p,
+        format!("plan-approved:{id}"),
+        format!(
+            "Your plan \"{}\" was approved by a person; it runs now.",
+            p.title
+        ),
+    )
+    .await;
     crate::plans::learning::decided(state, m, &p, None).await?;
     crate::plans::executor::spawn_execution(state, id);
     view(state, find_in_org(&state.db, m.organization_id, id).await?).await

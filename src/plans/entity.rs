@@ -33,6 +33,10 @@ pub mod plan {
         /// The worker executing it, and until when.
         pub lease_owner: Option<String>,
         pub lease_expires_at: Option<DateTimeUtc>,
+        /// The plan this one revises (a re-plan), unique: one revision per plan.
+        pub revision_of: Option<Uuid>,
+        /// Its number in its line of revisions; the first plan is 1.
+        pub revision: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

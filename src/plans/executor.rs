@@ -73,6 +73,14 @@ pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
         }
     }
     publish(state, plan_id).await;
+    if let Ok(Some(p)) = plan::Entity::find_by_id(plan_id).one(&state.db).await {
+        crate::plans::announce::finished(state, &p).await;
+        if p.status == PlanStatus::Failed.as_str() {
+            if let Err(e) = crate::plans::replan::after_failure(state, &p).await {
+                tracing::warn!(error = %e, "could not ask for a revised plan");
+            }
+        }
+    }
 }
 
 async fn publish(state: &AppState, plan_id: Uuid) {

@@ -18,6 +18,8 @@ pub mod from_number;
 #[cfg(feature = "server")]
 pub mod learning;
 #[cfg(feature = "server")]
+pub mod replan;
+#[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]
 pub mod view;

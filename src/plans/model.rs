@@ -185,7 +185,10 @@ impl PlanAction {
     pub fn sends_messages(&self) -> bool {
         match self {
             PlanAction::BulkSmsCampaign { .. } => true,
-            PlanAction::Steps { steps, .. } => steps.iter().any(|s| s.tool == SEND_TOOL),
+            // A re-plan's frozen texts have gone already: only the texts still to send count.
+            PlanAction::Steps { steps, .. } => steps
+                .iter()
+                .any(|s| s.tool == SEND_TOOL && !s.status.is_final()),
             PlanAction::TagContacts { .. } => false,
         }
     }
@@ -213,7 +216,7 @@ impl PlanAction {
             PlanAction::Steps { steps, .. } => {
                 let bodies: Vec<&str> = steps
                     .iter()
-                    .filter(|s| s.tool == SEND_TOOL)
+                    .filter(|s| s.tool == SEND_TOOL && !s.status.is_final())
                     .map(|s| {
                         s.arguments
                             .get("body")
@@ -245,7 +248,7 @@ impl PlanAction {
         if let PlanAction::Steps { steps, .. } = self {
             return steps
                 .iter()
-                .filter(|s| WRITE_TOOLS.contains(&s.tool.as_str()))
+                .filter(|s| WRITE_TOOLS.contains(&s.tool.as_str()) && !s.status.is_final())
                 .map(|s| match s.arguments.get("contacts") {
                     Some(serde_json::Value::Array(list)) => list.len().max(1),
                     _ => 1,
@@ -366,9 +369,28 @@ pub struct PlanView {
     /// A step plan's steps as the card shows them, in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_views: Vec<crate::plans::steps::model::StepView>,
+    /// Its number in its line of re-plans (1: the first plan), and the plan it revises.
+    #[serde(default = "first_revision")]
+    pub revision: i32,
+    #[serde(default)]
+    pub revision_of: Option<Uuid>,
+    /// The plan that revised this one, if any.
+    #[serde(default)]
+    pub revised_by: Option<Uuid>,
+    /// Whether a person may ask its agent to re-plan it now.
+    #[serde(default)]
+    pub replannable: bool,
+}
+
+fn first_revision() -> i32 {
+    1
 }
 
 impl PlanView {
+    /// Whether it belongs to a line of re-plans (the Plans page shows them side by side).
+    pub fn has_revisions(&self) -> bool {
+        self.revision > 1 || self.revised_by.is_some()
+    }
     pub fn included(&self) -> usize {
         self.contacts.iter().filter(|c| c.change.include).count()
     }

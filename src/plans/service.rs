@@ -13,7 +13,7 @@ use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
+    QuerySelect, Set, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -126,6 +126,8 @@ pub struct Presented<'a> {
     pub policy_override: Option<ApprovalPolicy>,
     /// The effect key of the presenting call: presented twice, it is one plan.
     pub source_key: Option<String>,
+    /// The plan this one revises (a re-plan of a step plan).
+    pub revises: Option<Uuid>,
 }
 
 /// Persists a presented plan and lets the policy decide: gate it, or approve and execute it.
@@ -142,6 +144,7 @@ pub async fn present_plan(
         action,
         policy_override,
         source_key,
+        revises,
     } = p;
     let org = agent
         .organization_id
@@ -165,12 +168,28 @@ pub async fn present_plan(
         return Err(AppError::validation("A plan needs at least one contact."));
     }
     let action = crate::plans::from_number::with_default(state, agent, org, action).await?;
-    let action = match action {
-        PlanAction::Steps { mode, steps } => PlanAction::Steps {
+    let mut old = None;
+    let action = match (action, revises) {
+        (PlanAction::Steps { mode, steps }, Some(old_id)) => {
+            let (was, merged) =
+                crate::plans::replan::revision_of(state, agent.id, org, old_id, &steps).await?;
+            checked_steps(&merged)?;
+            old = Some(was);
+            PlanAction::Steps {
+                mode,
+                steps: merged,
+            }
+        }
+        (_, Some(_)) => {
+            return Err(AppError::validation(
+                "Only a plan of steps can revise a plan.",
+            ))
+        }
+        (PlanAction::Steps { mode, steps }, None) => PlanAction::Steps {
             mode,
             steps: checked_steps(&steps)?,
         },
-        other => other,
+        (other, None) => other,
     };
     let action = crate::plans::learning::apply_lessons(state, agent.id, org, action).await?;
     validate_action(state, org, &action).await?;
@@ -212,9 +231,25 @@ pub async fn present_plan(
         source_key: Set(source_key),
         lease_owner: Set(None),
         lease_expires_at: Set(None),
+        revision_of: Set(old.as_ref().map(|o| o.id)),
+        revision: Set(old.as_ref().map_or(1, |o| o.revision + 1)),
+    };
+    // A revision replaces its plan in the same transaction; a second revision of the same plan
+    // is refused by the unique `revision_of`.
+    let txn = state.db.begin().await?;
+    if let Some(o) = &old {
+        crate::plans::replan::close_old(&txn, now, o, id).await?;
     }
-    .insert(&state.db)
-    .await?;
+    let row = row.insert(&txn).await.map_err(|e| match (&old, e) {
+        (Some(_), sea_orm::DbErr::RecordNotInserted) => {
+            AppError::Conflict("That plan was revised already.".into())
+        }
+        (Some(_), e) if e.to_string().to_lowercase().contains("unique") => {
+            AppError::Conflict("That plan was revised already.".into())
+        }
+        (_, e) => AppError::from(e),
+    })?;
+    txn.commit().await?;
     record(
         &state.db,
         now,

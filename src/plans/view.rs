@@ -10,7 +10,7 @@ use crate::plans::entity::{audit, plan};
 use crate::plans::model::*;
 use crate::plans::service::{action_of, UNREADABLE};
 use crate::server::AppState;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::{BTreeSet, HashMap};
 use uuid::Uuid;
 
@@ -147,6 +147,23 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         .map(|u| (u.id, u.name))
         .collect();
     let user_name = |id: Option<Uuid>| id.and_then(|u| users.get(&u).cloned());
+    // Plans already revised (one revision each), and by which plan.
+    let mut revised: HashMap<Uuid, Uuid> = HashMap::new();
+    for part in rows.chunks(CHUNK) {
+        let found: Vec<(Uuid, Option<Uuid>)> = plan::Entity::find()
+            .select_only()
+            .column(plan::Column::Id)
+            .column(plan::Column::RevisionOf)
+            .filter(plan::Column::RevisionOf.is_in(part.iter().map(|p| p.id)))
+            .into_tuple()
+            .all(&state.db)
+            .await?;
+        revised.extend(
+            found
+                .into_iter()
+                .filter_map(|(id, of)| of.map(|of| (of, id))),
+        );
+    }
     Ok(rows
         .into_iter()
         .zip(decoded)
@@ -181,6 +198,13 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                     at: a.created_at,
                 })
                 .collect();
+            let replannable = crate::plans::replan::replannable(
+                &p.status,
+                p.revision,
+                p.thread_id,
+                &action,
+                revised.contains_key(&p.id),
+            );
             PlanView {
                 id: p.id,
                 agent_id: p.agent_id,
@@ -206,6 +230,10 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 updated_at: p.updated_at,
                 audit,
                 unreadable,
+                replannable,
+                revision: p.revision,
+                revision_of: p.revision_of,
+                revised_by: revised.get(&p.id).copied(),
             }
         })
         .collect())

@@ -28,7 +28,9 @@ pub fn Plans() -> Element {
                         tbody {
                             for p in list.iter() {
                                 tr { key: "{p.id}", class: "plan-row", onclick: { let id = p.id; move |_| open.set(if open() == Some(id) { None } else { Some(id) }) },
-                                    td { class: "cell-title", "{p.title}" }
+                                    td { class: "cell-title", "{p.title}"
+                                        if p.revision > 1 { span { class: "badge plan-revision", "rev {p.revision}" } }
+                                    }
                                     td { "data-label": "Agent", "{p.agent_name}" }
                                     td { "data-label": "Status", span { class: "badge plan-status status-{p.status.as_str()}", {words(p.status.as_str())} } }
                                     td { "data-label": "Policy", {words(p.approval_policy.as_str())} }
@@ -41,7 +43,11 @@ pub fn Plans() -> Element {
                         }
                     }
                     for p in list.iter().filter(|p| open() == Some(p.id)) {
-                        PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plans.restart() }
+                        if p.has_revisions() {
+                            PlanRevisions { key: "{p.id}-{p.updated_at}", plan_id: p.id }
+                        } else {
+                            PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plans.restart() }
+                        }
                         PlanAudit { plan: p.clone() }
                     }
                 },
@@ -69,10 +75,41 @@ pub fn PlanDetail(plan_id: Uuid) -> Element {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(p)) => rsx! {
-                    PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plan.restart() }
+                    if p.has_revisions() {
+                        PlanRevisions { key: "{p.id}-{p.updated_at}", plan_id: p.id }
+                    } else {
+                        PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plan.restart() }
+                    }
                     PlanAudit { plan: p }
                 },
             }
+        }
+    }
+}
+
+/// A plan's line of re-plans side by side, first to last (stacked on a phone).
+#[component]
+fn PlanRevisions(plan_id: Uuid) -> Element {
+    let live = use_live(LiveTopic::Plans);
+    let mut line = use_resource(move || {
+        let _ = live();
+        crate::plans::api::plan_revisions(plan_id)
+    });
+    let current = line.read().clone();
+    rsx! {
+        match current {
+            None => rsx! { p { class: "muted", "Loading…" } },
+            Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+            Some(Ok(list)) => rsx! {
+                div { class: "plan-revisions",
+                    for p in list {
+                        div { key: "{p.id}-{p.updated_at}", class: "plan-revision-col", "data-revision": "{p.revision}",
+                            h3 { class: "small", "Revision {p.revision} · {words(p.status.as_str())}" }
+                            PlanCard { plan: p.clone(), on_changed: move |_| line.restart() }
+                        }
+                    }
+                }
+            },
         }
     }
 }

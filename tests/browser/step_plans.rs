@@ -1,8 +1,10 @@
 //! In Chromium: the assistant, offline, plans a graph of tool calls; the card shows it in layers;
+//! Simulate shows each step's predicted effect and the totals, changing nothing;
 //! a person approves it and confirms all the remaining writes at once (the notes run as their
 //! inputs arrive);
 //! the text to the opted-out lead is refused when it runs, and the note that depends on it is
-//! blocked while everyone else's go on.
+//! blocked while everyone else's go on. The agent then re-plans: the revision, beside the first
+//! plan on the Plans page, keeps what completed and rewrites the blocked note.
 use crate::harness::*;
 use crate::helpers::Backend;
 
@@ -33,6 +35,24 @@ async fn step_plan_flow_on(backend: Backend, screen: Screen) {
     b.wait_for(".step-box[data-step='text_3']").await;
     b.shot(&format!("{tag}-60-step-plan")).await;
     b.assert_fits_width("the step plan").await;
+    // The dry run: each step's predicted effect and the totals; nothing changes.
+    b.click(".step-simulate").await;
+    b.wait_for_text(".step-sim-totals", "Nothing was changed")
+        .await;
+    b.wait_for_text(
+        ".step-box[data-step='text_2'] .step-predicted",
+        "Would text Katherine",
+    )
+    .await;
+    b.wait_for_text(
+        ".step-box[data-step='text_1'] .step-predicted[data-predicted='failed']",
+        "opted out",
+    )
+    .await;
+    b.wait_for(".plan-card[data-status='awaiting_approval']")
+        .await;
+    b.shot(&format!("{tag}-60b-step-plan-simulated")).await;
+    b.assert_fits_width("the simulated step plan").await;
 
     b.click(".plan-approve").await;
     b.wait_for(".step-box[data-step='tag'][data-status='awaiting_confirmation']")
@@ -57,6 +77,38 @@ async fn step_plan_flow_on(backend: Backend, screen: Screen) {
         .await;
     b.shot(&format!("{tag}-63-step-plan-ended")).await;
     b.assert_fits_width("the finished step plan").await;
+    // The failure asked the agent for a revision: on the Plans page the two stand side by side,
+    // the completed steps frozen in the revision and the blocked note rewritten.
+    b.open(&format!("{}/plans", server.base)).await;
+    b.wait_for_text("#plans-table .plan-revision", "rev 2")
+        .await;
+    b.click("#plans-table tr.plan-row:has(.plan-revision)")
+        .await;
+    let rev2 = ".plan-revision-col[data-revision='2']";
+    b.wait_for(&format!(
+        "{rev2} .step-box[data-step='note_1'][data-status='ready']"
+    ))
+    .await;
+    b.wait_for(&format!(
+        "{rev2} .step-box[data-step='text_0'][data-status='completed']"
+    ))
+    .await;
+    b.wait_for(".plan-revision-col[data-revision='1'] .plan-card[data-status='failed']")
+        .await;
+    b.shot(&format!("{tag}-64-revisions-side-by-side")).await;
+    b.assert_fits_width("the revisions").await;
+    b.click(&format!("{rev2} .plan-approve")).await;
+    b.wait_for(&format!(
+        "{rev2} .step-box[data-step='note_1'][data-status='awaiting_confirmation']"
+    ))
+    .await;
+    b.click(&format!(
+        "{rev2} .step-box[data-step='note_1'] .step-confirm"
+    ))
+    .await;
+    b.wait_for(&format!("{rev2} .plan-card[data-status='done']"))
+        .await;
+    b.shot(&format!("{tag}-65-revision-done")).await;
     b.client.clone().close().await.unwrap();
 }
 

@@ -111,6 +111,7 @@ pub async fn campaign_plan(
             action,
             policy_override: None,
             source_key: None,
+            revises: None,
         },
     )
     .await

@@ -178,6 +178,7 @@ async fn audience_skips(backend: Backend) {
             action,
             policy_override: None,
             source_key: None,
+            revises: None,
         },
     )
     .await

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 const CONTACTS: usize = 1000;
 
-fn env(twilio: &str, clock_offset: i64) -> Vec<(&'static str, String)> {
+pub(crate) fn env(twilio: &str, clock_offset: i64) -> Vec<(&'static str, String)> {
     vec![
         ("SMS_TRANSPORT", "twilio".into()),
         ("TWILIO_ACCOUNT_SID", "ACcrashtest".into()),

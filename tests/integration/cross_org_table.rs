@@ -304,6 +304,24 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Member,
         ),
+        row(
+            "/api/plans/simulate",
+            json!({"id": a.plan}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/plans/replan",
+            json!({"id": a.plan, "note": "again"}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/plans/revisions",
+            json!({"id": a.plan}),
+            NotFound,
+            Member,
+        ),
         // Campaigns (bulk operations): approving the review sheet is an owner's power.
         row("/api/operations", Value::Null, Own, Member),
         row("/api/operations/get", json!({"id": a.op}), NotFound, Member),

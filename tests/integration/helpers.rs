@@ -416,6 +416,60 @@ impl TestApp {
     pub async fn count(&self, table: &str) -> i64 {
         self.count_where(table, "1 = 1").await
     }
+
+    /// Every row of every table, as text, sorted: two snapshots are equal only if nothing was
+    /// written in between.
+    pub async fn snapshot(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        use sea_orm::{ConnectionTrait, DbBackend, Statement};
+        let db = &self.state.db;
+        let backend = db.get_database_backend();
+        let text = |sql: String| async move {
+            db.query_all_raw(Statement::from_string(backend, sql))
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|r| {
+                    r.try_get_by_index::<Option<String>>(0)
+                        .unwrap()
+                        .unwrap_or_default()
+                })
+                .collect::<Vec<String>>()
+        };
+        let tables = match backend {
+            DbBackend::Sqlite => text(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                    .into(),
+            )
+            .await,
+            _ => {
+                text(
+                    "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()"
+                        .into(),
+                )
+                .await
+            }
+        };
+        let mut out = std::collections::BTreeMap::new();
+        for t in tables {
+            let rows = match backend {
+                DbBackend::Sqlite => {
+                    let cols = text(format!("SELECT name FROM pragma_table_info('{t}')")).await;
+                    let row = cols
+                        .iter()
+                        .map(|c| format!("quote(\"{c}\")"))
+                        .collect::<Vec<_>>()
+                        .join(" || ',' || ");
+                    text(format!("SELECT {row} FROM \"{t}\"")).await
+                }
+                _ => text(format!("SELECT x::text FROM \"{t}\" x")).await,
+            };
+            let mut rows = rows;
+            rows.sort();
+            out.insert(t, rows);
+        }
+        assert!(out.len() > 10, "every table: {:?}", out.keys());
+        out
+    }
 }
 
 /// Inbound webhook parameters for a text.

@@ -81,6 +81,7 @@ async fn campaign_costs_are_estimated_and_gated(backend: Backend) {
             },
             policy_override: None,
             source_key: None,
+            revises: None,
         },
     )
     .await

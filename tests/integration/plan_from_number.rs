@@ -78,6 +78,7 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
             },
             policy_override: Some(herald::plans::model::ApprovalPolicy::HumanReview),
             source_key: None,
+            revises: None,
         },
     )
     .await

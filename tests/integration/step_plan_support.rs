@@ -2,7 +2,7 @@
 //! runner, and a person's decisions.
 use crate::campaign_support::*;
 use crate::helpers::*;
-use herald::plans::model::{PlanAction, PlanStep, StepMode};
+use herald::plans::model::{ApprovalPolicy, PlanAction, PlanStep, StepMode};
 use herald::plans::service::{present_plan, Presented};
 use serde_json::{json, Value};
 
@@ -24,17 +24,30 @@ pub async fn present_in(
     mode: StepMode,
     steps: Vec<PlanStep>,
 ) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
+    present_with(app, org, None, ApprovalPolicy::HumanReview, mode, steps).await
+}
+
+/// A plan presented from a thread (its authoring thread) under a policy.
+pub async fn present_with(
+    app: &TestApp,
+    org: uuid::Uuid,
+    thread_id: Option<uuid::Uuid>,
+    policy: ApprovalPolicy,
+    mode: StepMode,
+    steps: Vec<PlanStep>,
+) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
     let agent = assistant_agent(app, org).await;
     present_plan(
         &app.state,
         &agent,
         Presented {
-            thread_id: None,
+            thread_id,
             title: "Follow up",
             summary: "Find, tag and note",
             action: PlanAction::Steps { mode, steps },
-            policy_override: Some(herald::plans::model::ApprovalPolicy::HumanReview),
+            policy_override: Some(policy),
             source_key: None,
+            revises: None,
         },
     )
     .await

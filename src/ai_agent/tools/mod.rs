@@ -172,6 +172,17 @@ pub trait AgentTool: Send + Sync {
         false
     }
     async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError>;
+    /// What calling it would answer, changing nothing (a plan's dry run). A read simply runs; a
+    /// write answers a preview shaped like its result, after every check the write makes.
+    async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        if self.mutates() {
+            return Err(ToolError::Failed(format!(
+                "`{}` cannot be simulated",
+                self.def().name
+            )));
+        }
+        self.call(ctx, &EffectKey::named("simulation"), args).await
+    }
 }
 
 pub type Toolset = Vec<Box<dyn AgentTool>>;

@@ -158,6 +158,19 @@ pub struct TextSent {
     pub from_number_id: Uuid,
 }
 
+/// `send_sms`, simulated: the text it would send, shaped like `TextSent` (nothing was sent, so
+/// no message id), with its recipient, from-number, segments and cost.
+#[derive(Serialize, JsonSchema)]
+pub struct TextPreview {
+    #[serde(flatten)]
+    pub text: TextSent,
+    pub to_name: String,
+    pub to: String,
+    pub from: String,
+    pub segments: usize,
+    pub cost_usd: f64,
+}
+
 /// `escalate_to_user`.
 #[derive(Serialize, JsonSchema)]
 pub struct Escalated {

@@ -17,6 +17,9 @@ pub struct PresentPlanArgs {
     pub summary: String,
     /// The typed, executable action.
     pub action: PlanAction,
+    /// When re-planning: the id of the plan this one revises (its completed steps stay frozen).
+    #[serde(default)]
+    pub revises_plan_id: Option<uuid::Uuid>,
 }
 
 pub struct PresentPlan;
@@ -81,6 +84,7 @@ impl AgentTool for PresentPlan {
                 action: args.action,
                 policy_override: None,
                 source_key: Some(key.as_str().to_owned()),
+                revises: args.revises_plan_id,
             },
         )
         .await?;

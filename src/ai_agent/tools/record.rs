@@ -5,7 +5,10 @@ use super::effect::{self, Begun};
 use super::output::{schema_of, to_json, FieldSet, NoteAdded};
 use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
-use crate::contacts::edits::{append_note, set_field, FIELD_NAME_MAX, FIELD_VALUE_MAX, NOTE_MAX};
+use crate::contacts::edits::{
+    append_note, checked_field, notes_after, set_field, FIELD_NAME_MAX, FIELD_VALUE_MAX, NOTE_MAX,
+};
+use crate::contacts::service::find_in_org;
 use serde_json::{json, Value};
 
 fn text<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolError> {
@@ -70,6 +73,17 @@ impl AgentTool for SetCustomField {
         )
         .await
     }
+    async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let contact_id = writable_contact(ctx, &args)?;
+        let (field, value) = (text(&args, "field")?, text(&args, "value")?);
+        let field = checked_field(field, value)?;
+        find_in_org(&ctx.state.db, ctx.organization_id, contact_id).await?;
+        Ok(to_json(&FieldSet {
+            contact_id,
+            field: field.to_owned(),
+            value: value.to_owned(),
+        }))
+    }
 }
 
 pub struct AddNote;
@@ -111,5 +125,11 @@ impl AgentTool for AddNote {
             result,
         )
         .await
+    }
+    async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let contact_id = writable_contact(ctx, &args)?;
+        let row = find_in_org(&ctx.state.db, ctx.organization_id, contact_id).await?;
+        let notes = notes_after(&row.notes, text(&args, "note")?, ctx.state.clock.now())?;
+        Ok(to_json(&NoteAdded { contact_id, notes }))
     }
 }

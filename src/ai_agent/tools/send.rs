@@ -1,11 +1,12 @@
 //! `send_sms`: autonomous agents only, curried to the number the contact texted. In a turn a
 //! contact's text started, it reaches only that contact, from that number, a few times at most,
 //! and never carries another contact's phone number or email.
-use super::output::{schema_of, to_json, TextSent};
+use super::output::{schema_of, to_json, TextPreview, TextSent};
 use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::entity::contact;
-use crate::messaging::outbound::send_sms_keyed;
+use crate::messaging::outbound::{check_sendable, send_sms_keyed, Sendable};
+use crate::messaging::quiet;
 use crate::phone_numbers::service as numbers;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
@@ -127,11 +128,60 @@ impl AgentTool for SendSms {
         true
     }
     async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
+        let (ok, number_id) = self.prepare(ctx, &args).await?;
+        let origin = if ctx.state.model.is_offline() {
+            "agent (offline model)"
+        } else {
+            "agent"
+        };
+        let sent = send_sms_keyed(
+            &ctx.state,
+            ctx.organization_id,
+            ok.contact.id,
+            number_id,
+            &ok.body,
+            Some(origin),
+            Some(key.uuid()),
+        )
+        .await?;
+        Ok(to_json(&TextSent {
+            sent: true,
+            message_id: sent.id,
+            status: sent.status,
+            from_number_id: number_id,
+        }))
+    }
+    /// The text it would send: recipient, from-number, segments and cost, after the same
+    /// checks a send makes (opt-out, quiet hours, the reply's containment), sending nothing.
+    async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let (ok, number_id) = self.prepare(ctx, &args).await?;
+        let seg = crate::bulk_operation::segments::segments(&ok.body);
+        Ok(to_json(&TextPreview {
+            text: TextSent {
+                sent: false,
+                message_id: Uuid::nil(),
+                status: "simulated".into(),
+                from_number_id: number_id,
+            },
+            to_name: ok.contact.name,
+            to: ok.contact.phone.unwrap_or_default(),
+            from: ok.number.number,
+            segments: seg.count.max(1),
+            cost_usd: seg.count.max(1) as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT,
+        }))
+    }
+}
+
+impl SendSms {
+    /// Everything a send checks before it records the text, shared by the send and its
+    /// simulation: the arguments, the number, the reply's containment, the rules every text
+    /// obeys and, for a text the business starts (not a reply), the recipient's quiet hours.
+    async fn prepare(&self, ctx: &ToolCtx, args: &Value) -> Result<(Sendable, Uuid), ToolError> {
         let body = args
             .get("body")
             .and_then(Value::as_str)
             .ok_or_else(|| ToolError::BadArguments("body is required".into()))?;
-        let contact_id = contact_arg(ctx, &args)?;
+        let contact_id = contact_arg(ctx, args)?;
         let number_id: Uuid = match args.get("phone_number_id").and_then(Value::as_str) {
             Some(s) => {
                 let id: Uuid = s
@@ -157,27 +207,19 @@ impl AgentTool for SendSms {
         };
         self.contain(ctx, &ctx.scope, contact_id, number_id, body)
             .await?;
-        let origin = if ctx.state.model.is_offline() {
-            "agent (offline model)"
-        } else {
-            "agent"
-        };
-        let sent = send_sms_keyed(
-            &ctx.state,
-            ctx.organization_id,
-            contact_id,
-            number_id,
-            body,
-            Some(origin),
-            Some(key.uuid()),
-        )
-        .await?;
-        Ok(to_json(&TextSent {
-            sent: true,
-            message_id: sent.id,
-            status: sent.status,
-            from_number_id: number_id,
-        }))
+        let ok =
+            check_sendable(&ctx.state, ctx.organization_id, contact_id, number_id, body).await?;
+        if ctx.reply.is_none() {
+            let zone = quiet::org_zone(&ctx.state.db, ctx.organization_id).await?;
+            if let Some(until) = quiet::quiet_until(ctx.state.clock.now(), &ok.contact, &zone) {
+                return Err(ToolError::Refused(quiet::held_reason(
+                    until,
+                    &ok.contact,
+                    &zone,
+                )));
+            }
+        }
+        Ok((ok, number_id))
     }
 }
 

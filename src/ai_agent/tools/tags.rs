@@ -6,8 +6,9 @@ use super::output::{schema_of, to_json, ContactTags, Retagged, TagCount, TagList
 use super::read::org_wide;
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
-use crate::contacts::edits::{clean_tag, retag};
+use crate::contacts::edits::{clean_tag, retag, tags_after};
 use crate::contacts::entity::contact;
+use crate::error::AppError;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -106,6 +107,26 @@ fn tag_list(args: &Value, key: &str) -> Result<Vec<String>, ToolError> {
     }
 }
 
+/// The contacts and the tags to add and remove, checked.
+type RetagArgs = (Vec<Uuid>, Vec<String>, Vec<String>);
+
+fn retag_args(ctx: &ToolCtx, args: &Value) -> Result<RetagArgs, ToolError> {
+    org_wide(ctx)?;
+    let ids = contact_ids(args, "contacts")?;
+    let (add, remove) = (tag_list(args, "add")?, tag_list(args, "remove")?);
+    if add.is_empty() && remove.is_empty() {
+        return Err(ToolError::BadArguments(
+            "name at least one tag to add or remove".into(),
+        ));
+    }
+    if ids.len() > TAG_BATCH_MAX {
+        return Err(ToolError::BadArguments(format!(
+            "at most {TAG_BATCH_MAX} contacts at once"
+        )));
+    }
+    Ok((ids, add, remove))
+}
+
 #[async_trait::async_trait]
 impl AgentTool for TagContacts {
     fn def(&self) -> ToolDef {
@@ -134,19 +155,7 @@ impl AgentTool for TagContacts {
         true
     }
     async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
-        org_wide(ctx)?;
-        let ids = contact_ids(&args, "contacts")?;
-        let (add, remove) = (tag_list(&args, "add")?, tag_list(&args, "remove")?);
-        if add.is_empty() && remove.is_empty() {
-            return Err(ToolError::BadArguments(
-                "name at least one tag to add or remove".into(),
-            ));
-        }
-        if ids.len() > TAG_BATCH_MAX {
-            return Err(ToolError::BadArguments(format!(
-                "at most {TAG_BATCH_MAX} contacts at once"
-            )));
-        }
+        let (ids, add, remove) = retag_args(ctx, &args)?;
         let txn = match effect::begin(&ctx.state, key).await? {
             Begun::Done(result) => return Ok(result),
             Begun::Fresh(txn) => txn,
@@ -170,5 +179,35 @@ impl AgentTool for TagContacts {
             result,
         )
         .await
+    }
+    /// Each contact's tags as they would be, read and computed, nothing written.
+    async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
+        let (ids, add, remove) = retag_args(ctx, &args)?;
+        let mut found = std::collections::HashMap::with_capacity(ids.len());
+        for part in ids.chunks(1_000) {
+            let rows = contact::Entity::find()
+                .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
+                .filter(contact::Column::Id.is_in(part.iter().copied()))
+                .all(&ctx.state.db)
+                .await
+                .map_err(|e| ToolError::Failed(e.to_string()))?;
+            found.extend(rows.into_iter().map(|c| (c.id, c.tags)));
+        }
+        let mut contacts = Vec::with_capacity(ids.len());
+        for id in ids {
+            let before: Vec<String> = found
+                .get(&id)
+                .cloned()
+                .map(|t| serde_json::from_value(t).unwrap_or_default())
+                .ok_or_else(|| ToolError::from(AppError::not_found("Contact")))?;
+            contacts.push(ContactTags {
+                id,
+                tags: tags_after(&before, &add, &remove),
+            });
+        }
+        Ok(to_json(&Retagged {
+            changed: contacts.len(),
+            contacts,
+        }))
     }
 }

@@ -5,8 +5,11 @@ pub mod decide;
 pub mod graph;
 pub mod model;
 pub mod reference;
+pub mod revise;
 #[cfg(feature = "server")]
 pub mod run;
 pub mod schedule;
+#[cfg(feature = "server")]
+pub mod simulate;
 #[cfg(feature = "server")]
 pub mod validate;

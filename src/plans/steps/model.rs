@@ -173,6 +173,61 @@ pub struct StepView {
     pub arguments_hash: Option<String>,
 }
 
+/// A dry run's prediction for one step: reads ran for real, writes went through their
+/// simulators. `status` is what would happen (completed: it would run; failed: it would be
+/// refused, with `error`); a step that had already run keeps its real outcome (`already`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepPrediction {
+    pub id: String,
+    pub status: StepStatus,
+    #[serde(default)]
+    pub already: bool,
+    /// What it would do, in a line (writes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A dry run of a step plan: each step's prediction and the plan's totals. Nothing was written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Simulation {
+    pub steps: Vec<StepPrediction>,
+    /// Texts that would go, their SMS segments and cost.
+    pub texts: usize,
+    pub segments: usize,
+    pub cost_usd: f64,
+    /// Writes (texts included) that would happen, would be refused, or would not run.
+    pub writes: usize,
+    pub refused: usize,
+    pub blocked: usize,
+}
+
+impl Simulation {
+    /// The totals in a line, as the card shows them.
+    pub fn summary(&self) -> String {
+        let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+        let mut parts = vec![
+            plural(self.texts, "text"),
+            format!(
+                "{} · ${:.4}",
+                plural(self.segments, "segment"),
+                self.cost_usd
+            ),
+            plural(self.writes, "write"),
+        ];
+        if self.refused > 0 {
+            parts.push(format!("{} refused", self.refused));
+        }
+        if self.blocked > 0 {
+            parts.push(format!("{} would not run", self.blocked));
+        }
+        format!("Simulated: {}. Nothing was changed.", parts.join(" · "))
+    }
+}
+
 /// Counts of the steps by outcome, for the card's summary and the plan's metadata.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepCounts {

@@ -11,8 +11,9 @@ use super::validate::check_resolved;
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::tools::{step_catalog, step_tools, EffectKey, ToolCtx, TurnScope};
 use crate::error::{AppError, AppResult};
+use crate::plans::approval::step_waived;
 use crate::plans::entity::{audit, plan};
-use crate::plans::model::{PlanAction, PlanStatus};
+use crate::plans::model::{ApprovalPolicy, PlanAction, PlanStatus};
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -196,7 +197,7 @@ async fn save(
 }
 
 /// The tools' context: the plan's agent, with its owner's membership, organisation-wide.
-async fn tool_ctx(state: &AppState, p: &plan::Model) -> AppResult<ToolCtx> {
+pub(crate) async fn tool_ctx(state: &AppState, p: &plan::Model) -> AppResult<ToolCtx> {
     let agent = ai_agent::Entity::find_by_id(p.agent_id)
         .one(&state.db)
         .await?
@@ -266,6 +267,16 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
     let tools = step_tools();
     let catalog = step_catalog(&tools);
     let ctx = tool_ctx(state, p).await?;
+    let policy = ApprovalPolicy::parse(&p.approval_policy);
+    // A step left executing by a runner that died (this one holds the plan's claim now) runs
+    // again under the same effect key, so its effect happens once; its confirmation stands.
+    for s in steps
+        .iter_mut()
+        .filter(|s| s.status == StepStatus::Executing)
+    {
+        s.status = StepStatus::Ready;
+        s.started_at = None;
+    }
     loop {
         let decided = decisions(state, p.id).await?;
         let seen = decided.len();
@@ -275,6 +286,7 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
         let started = steps.iter().filter(|s| s.started_at.is_some()).count();
         if mode == StepMode::Lazy && continues <= started {
             save(state, p, owner, mode, &steps).await?;
+            crate::plans::announce::steps_ended(state, p, &steps).await;
             return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
         }
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<PlanStep>();
@@ -294,6 +306,7 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
             catalog.get(&s.tool).is_some_and(|t| t.mutates)
                 && confirmed != Some(ANY_ARGUMENTS)
                 && confirmed != Some(arguments_hash(args).as_str())
+                && !step_waived(policy, s, args, state.runtime.plan_risk)
         };
         let planned = steps.clone();
         let run = |i: usize, args: Value| {
@@ -336,6 +349,7 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
             .await
             .map_err(|e| AppError::Internal(format!("step writer: {e}")))??;
         save(state, p, owner, mode, &steps).await?;
+        crate::plans::announce::steps_ended(state, p, &steps).await;
         if ran == RunOutcome::Finished {
             return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
         }

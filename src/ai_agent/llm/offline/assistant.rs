@@ -69,6 +69,9 @@ pub const CAPABILITIES: &str =
 
 /// One step of an operator turn.
 pub(super) fn assistant_step(t: &Turn) -> Completion {
+    if t.prompt.starts_with(super::replan::REPLAN_PREFIX) {
+        return super::replan::replan_step(t);
+    }
     // After a rejection, the request is the last plan asked for before it.
     let intent = match t.rejection() {
         Some(_) => t

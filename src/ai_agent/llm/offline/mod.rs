@@ -4,6 +4,7 @@
 mod assistant;
 mod campaign;
 pub mod intent;
+mod replan;
 mod steps;
 
 use super::{ChatMessage, ChatModel, Completion, LlmError, ToolCall, ToolDef};

@@ -1,0 +1,134 @@
+//! A step plan through a SIGKILL of the real server binary mid-run (issue 11 §6): the texts go
+//! out through a fake Twilio that never deduplicates, the binary is killed while texts are in
+//! flight, and after the restart no completed step runs again and nobody has two texts.
+use crate::binary::{call, eventually, free_port, healthy, start};
+use crate::helpers::*;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+
+const LEADS: usize = 12;
+
+async fn plan(client: &reqwest::Client, base: &str, id: &Value) -> Value {
+    call(client, base, "/api/plans/get", json!({"id": id})).await
+}
+
+fn steps(p: &Value) -> Vec<Value> {
+    p["action"]["steps"].as_array().cloned().unwrap_or_default()
+}
+
+async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
+    let Some((db, _guard)) = fresh_database(backend).await else {
+        return;
+    };
+    let (twilio, fake) = crate::fake_twilio::start().await;
+    *fake.latency.lock().unwrap() = Duration::from_millis(300);
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let offset = daytime_offset_secs();
+    let mut server = start(&db, port, &crate::crash::env(&twilio, offset));
+    healthy(&base).await;
+    let client = new_client();
+    call(&client, &base, "/api/auth/sign_up", json!({"form": {"organization_name": "Steps Co", "name": "O", "email": "o@steps.test", "password": "steps-test-pass"}})).await;
+    call(
+        &client,
+        &base,
+        "/api/numbers/create",
+        json!({"input": {"number": "+14155550100", "friendly_name": "Main", "provider_sid": ""}}),
+    )
+    .await;
+    let mut csv = String::from("name,phone,tags\n");
+    for i in 0..LEADS {
+        csv.push_str(&format!("Lead {i:02},+1415558{i:04},quote\n"));
+    }
+    call(&client, &base, "/api/contacts/import", json!({"csv": csv})).await;
+    call(
+        &client,
+        &base,
+        "/api/assistant/ask",
+        json!({"text": "find the quote leads, tag them follow-up and text each a check-in", "plan_mode": true}),
+    )
+    .await;
+    let first = eventually(60, "the step plan", || async {
+        let list = call(
+            &client,
+            &base,
+            "/api/plans/list",
+            json!({"status": null, "agent_id": null}),
+        )
+        .await;
+        (list[0]["status"] == "awaiting_approval").then(|| list[0].clone())
+    })
+    .await;
+    let id = first["id"].clone();
+    assert_eq!(steps(&first).len(), 2 + 2 * LEADS);
+    call(&client, &base, "/api/plans/approve", json!({"id": id})).await;
+    eventually(30, "the writes to wait", || async {
+        let p = plan(&client, &base, &id).await;
+        steps(&p)
+            .iter()
+            .any(|s| s["status"] == "awaiting_confirmation")
+            .then_some(())
+    })
+    .await;
+    call(
+        &client,
+        &base,
+        "/api/plans/steps",
+        json!({"id": id, "action": {"kind": "confirm_all"}}),
+    )
+    .await;
+    // Kill while texts are in flight at the provider.
+    for _ in 0..2000 {
+        if *fake.creates.lock().unwrap() >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let before = plan(&client, &base, &id).await;
+    server.kill_nine();
+    let creates_at_kill = *fake.creates.lock().unwrap();
+    assert!(creates_at_kill < LEADS, "killed mid-run: {creates_at_kill}");
+    // Restarted two minutes later on its clock: the dead runner's claim has expired.
+    let _server = start(&db, port, &crate::crash::env(&twilio, offset + 120));
+    healthy(&base).await;
+    let after = eventually(120, "the plan to finish", || async {
+        let p = plan(&client, &base, &id).await;
+        (p["status"] == "done").then_some(p)
+    })
+    .await;
+    // No step that had completed ran again: same start, same result.
+    let after_steps: HashMap<String, Value> = steps(&after)
+        .into_iter()
+        .map(|s| (s["id"].as_str().unwrap().to_owned(), s))
+        .collect();
+    let mut kept = 0;
+    for s in steps(&before).iter().filter(|s| s["status"] == "completed") {
+        let a = &after_steps[s["id"].as_str().unwrap()];
+        assert_eq!(a["started_at"], s["started_at"], "{} ran again", s["id"]);
+        assert_eq!(a["result"], s["result"]);
+        kept += 1;
+    }
+    assert!(kept >= 2, "find and tag had completed before the kill");
+    // Everyone has exactly one text, and exactly one note of it.
+    let found = after_steps["find"]["result"]["contacts"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(found.len(), LEADS);
+    for c in &found {
+        let phone = c["phone"].as_str().unwrap();
+        assert_eq!(fake.to(phone), 1, "{phone} has one text");
+        let contact = call(&client, &base, "/api/contacts/get", json!({"id": c["id"]})).await;
+        let notes = contact["notes"].as_str().unwrap();
+        assert_eq!(notes.matches("Texted a check-in").count(), 1, "{notes}");
+    }
+    assert_eq!(fake.count(), LEADS, "no text went twice");
+    println!(
+        "step plan through a SIGKILL ({backend:?}): {kept} steps completed before the kill kept, \
+         {creates_at_kill} creates at the kill, {} in all",
+        fake.count()
+    );
+}
+
+crate::on_both_databases!(a_step_plan_survives_a_sigkill_mid_run);
