@@ -5,12 +5,20 @@
 //! package) without a checkpointer and with its SQLite checkpointer. Prints each run's time per
 //! step, the overhead per step (the slope against N), the per-step cost of a wide layer (the
 //! slope against W), and peak memory, beside the goal (10× less overhead per step than LangGraph
-//! in memory).
+//! in memory), and each DAG again through the plan runner's persistence (every transition
+//! written through to the plan row) on SQLite and on PostgreSQL, beside LangGraph's SQLite
+//! checkpointer (goal: no slower).
 //!
 //! `scripts/bench_steps.sh` installs LangGraph into the tools cache and runs this.
+#[path = "common.rs"]
+mod common;
+
+use herald::plans::entity::plan;
+use herald::plans::model::PlanAction;
 use herald::plans::steps::graph::Graph;
 use herald::plans::steps::model::{PlanStep, StepMode};
 use herald::plans::steps::schedule::{run_steps, RunHooks, RunOutcome};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -20,6 +28,7 @@ const CHAINS: [usize; 3] = [10, 100, 1000];
 const WIDTHS: [usize; 3] = [5, 50, 500];
 const GRID: (usize, usize) = (10, 10);
 const REPEATS: usize = 5;
+const PERSISTED_REPEATS: usize = 3;
 
 fn step(id: &str, arguments: Value) -> PlanStep {
     PlanStep::new(id, id, "noop", arguments)
@@ -59,6 +68,120 @@ fn grid(layers: usize, width: usize) -> Vec<PlanStep> {
     steps
 }
 
+/// The no-op tool: adds one to what it reads and answers about 1 KB of JSON.
+fn noop(args: &Value, pad: &str) -> Value {
+    let v = match args.get("in") {
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_u64).sum::<u64>() + 1,
+        Some(v) => v.as_u64().unwrap_or(0) + 1,
+        None => 1,
+    };
+    json!({"v": v, "pad": pad})
+}
+
+/// A running Herald (SQLite or PostgreSQL) and the organisation's assistant, to own the plans.
+struct Persisted {
+    state: herald::server::AppState,
+    org: uuid::Uuid,
+    agent: uuid::Uuid,
+}
+
+async fn persisted_herald(postgres: bool) -> Persisted {
+    let (_, state, org) = common::start_herald(postgres, &["+14155550100"]).await;
+    use herald::ai_agent::entity::ai_agent;
+    let agent = ai_agent::Entity::find()
+        .filter(ai_agent::Column::OrganizationId.eq(org))
+        .filter(ai_agent::Column::Name.eq("Assistant"))
+        .one(&state.db)
+        .await
+        .unwrap()
+        .expect("the assistant");
+    Persisted {
+        state,
+        org,
+        agent: agent.id,
+    }
+}
+
+/// One run through the plan runner's persistence: a plan row claimed by this runner, every
+/// transition written through to it. Answers its seconds.
+async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
+    let mut steps = steps.to_vec();
+    let graph = Graph::of(&steps).expect("a valid DAG");
+    let now = h.state.clock.now();
+    let action = PlanAction::Steps {
+        mode: StepMode::Eager,
+        steps: steps.clone(),
+    };
+    let p = plan::ActiveModel {
+        id: Set(uuid::Uuid::new_v4()),
+        organization_id: Set(h.org),
+        agent_id: Set(h.agent),
+        thread_id: Set(None),
+        title: Set("bench".into()),
+        summary: Set(String::new()),
+        action_type: Set("steps".into()),
+        action_payload: Set(serde_json::to_value(&action).unwrap()),
+        approval_policy: Set("auto".into()),
+        status: Set("executing".into()),
+        decision: Set(Some("proceed".into())),
+        decision_reason: Set(None),
+        created_by: Set(None),
+        approved_by: Set(None),
+        approved_at: Set(Some(now)),
+        executed_ref: Set(None),
+        error: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        source_key: Set(None),
+        lease_owner: Set(Some("bench".into())),
+        lease_expires_at: Set(Some(now + chrono::Duration::minutes(10))),
+        revision_of: Set(None),
+        revision: Set(1),
+    }
+    .insert(&h.state.db)
+    .await
+    .unwrap();
+    let pad = "x".repeat(1000);
+    let needs = |_: &PlanStep, _: &Value| false;
+    let started = Instant::now();
+    let outcome = herald::plans::steps::run::run_written_through(
+        &h.state,
+        &p,
+        "bench",
+        StepMode::Eager,
+        &mut steps,
+        &graph,
+        &needs,
+        |_, args: Value| {
+            let out = noop(&args, &pad);
+            async move { Ok(out) }
+        },
+    )
+    .await
+    .expect("the run");
+    let secs = started.elapsed().as_secs_f64();
+    assert_eq!(outcome, RunOutcome::Finished);
+    let saved = plan::Entity::find_by_id(p.id)
+        .one(&h.state.db)
+        .await
+        .unwrap()
+        .unwrap();
+    let done = saved.action_payload["steps"]
+        .as_array()
+        .map(|a| a.iter().filter(|s| s["status"] == "completed").count());
+    assert_eq!(done, Some(steps.len()), "every step saved completed");
+    secs
+}
+
+fn persisted(rt: &tokio::runtime::Runtime, h: &Persisted, steps: &[PlanStep]) -> f64 {
+    rt.block_on(persisted_once(h, steps)); // warm-up
+    median(
+        (0..PERSISTED_REPEATS)
+            .map(|_| rt.block_on(persisted_once(h, steps)))
+            .collect(),
+    )
+}
+
 /// One run of Herald's executor in memory, eager; answers its seconds.
 fn herald_once(rt: &tokio::runtime::Runtime, steps: &[PlanStep]) -> f64 {
     let mut steps = steps.to_vec();
@@ -77,12 +200,7 @@ fn herald_once(rt: &tokio::runtime::Runtime, steps: &[PlanStep]) -> f64 {
             concurrency: 1024,
             needs_confirmation: &confirm,
             run: |_, args: Value| {
-                let v = match args.get("in") {
-                    Some(Value::Array(a)) => a.iter().filter_map(Value::as_u64).sum::<u64>() + 1,
-                    Some(v) => v.as_u64().unwrap_or(0) + 1,
-                    None => 1,
-                };
-                let out = json!({"v": v, "pad": pad});
+                let out = noop(&args, &pad);
                 async move { Ok(out) }
             },
             save: &mut save,
@@ -177,12 +295,29 @@ fn main() {
 
     let ours: Vec<f64> = shapes.iter().map(|(_, _, s)| herald(&rt, s)).collect();
     let herald_peak = peak_rss_kib();
+    let mut saved: Vec<(&str, Vec<f64>)> = Vec::new();
+    for (name, postgres) in [("sqlite", false), ("postgres", true)] {
+        let h = rt.block_on(persisted_herald(postgres));
+        saved.push((
+            name,
+            shapes
+                .iter()
+                .map(|(_, _, s)| persisted(&rt, &h, s))
+                .collect(),
+        ));
+    }
     let theirs = langgraph();
 
     println!("step_plan_bench: no-op tool answering ~1 KB of JSON, eager, release build");
     println!(
-        "  {:<14} {:>6}  {:>18}  {:>18}  {:>18}",
-        "shape", "steps", "Herald, memory", "LangGraph, memory", "LangGraph, SQLite"
+        "  {:<14} {:>6}  {:>18}  {:>18}  {:>18}  {:>18}  {:>18}",
+        "shape",
+        "steps",
+        "Herald, memory",
+        "LangGraph, memory",
+        "Herald, SQLite",
+        "Herald, PostgreSQL",
+        "LangGraph, SQLite"
     );
     let lg = |shape: &str, size: usize, mode: &str| -> Option<f64> {
         theirs
@@ -190,15 +325,17 @@ fn main() {
             .ok()
             .and_then(|(f, _)| f.get(&(shape.to_owned(), size, mode.to_owned())).copied())
     };
-    for ((shape, size, steps), secs) in shapes.iter().zip(&ours) {
+    for (k, ((shape, size, steps), secs)) in shapes.iter().zip(&ours).enumerate() {
         let n = steps.len();
         let cell = |v: Option<f64>| v.map(|s| us(s, n)).unwrap_or_else(|| "—".into());
         println!(
-            "  {:<14} {:>6}  {:>15}/st  {:>15}/st  {:>15}/st",
+            "  {:<14} {:>6}  {:>15}/st  {:>15}/st  {:>15}/st  {:>15}/st  {:>15}/st",
             format!("{shape} {size}"),
             n,
             us(*secs, n),
             cell(lg(shape, *size, "memory")),
+            us(saved[0].1[k], n),
+            us(saved[1].1[k], n),
             cell(lg(shape, *size, "sqlite"))
         );
     }
@@ -218,6 +355,29 @@ fn main() {
     let ours_wide = slope(ours_at("fanout", w0), ours_at("fanout", w1));
     println!("  overhead per step (slope over chains {c0}→{c1}):   Herald {ours_chain:.2} µs");
     println!("  per step in a wide layer (slope over W {w0}→{w1}): Herald {ours_wide:.2} µs");
+    let saved_slopes: Vec<(&str, f64, f64)> = saved
+        .iter()
+        .map(|(name, times)| {
+            let at = |shape: &str, size: usize| {
+                shapes
+                    .iter()
+                    .zip(times)
+                    .find(|((s, z, _), _)| s == shape && *z == size)
+                    .map(|((_, _, st), t)| (st.len(), *t))
+                    .unwrap()
+            };
+            (
+                *name,
+                slope(at("chain", c0), at("chain", c1)),
+                slope(at("fanout", w0), at("fanout", w1)),
+            )
+        })
+        .collect();
+    for (name, chain, wide) in &saved_slopes {
+        println!(
+            "  Herald persisted ({name}): per step {chain:.2} µs, per step in a wide layer {wide:.2} µs"
+        );
+    }
     match &theirs {
         Ok((_, lg_peak)) => {
             let at = |shape: &str, size: usize, mode: &str| {
@@ -240,6 +400,14 @@ fn main() {
                         chain / ours_chain,
                         wide / ours_wide
                     );
+                } else {
+                    for (name, ours_c, ours_w) in &saved_slopes {
+                        println!(
+                            "  goal: persisted no slower than LangGraph's SQLite checkpointer — Herald on {name}: chains {:.1}× faster, wide layers {:.1}× faster",
+                            chain / ours_c,
+                            wide / ours_w
+                        );
+                    }
                 }
             }
             println!(

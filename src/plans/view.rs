@@ -50,14 +50,18 @@ fn decision_of(d: &str) -> Decision {
 
 /// A step plan's steps as the card shows them: layer, whether each writes, and the arguments
 /// each would run with once its inputs are there.
-fn step_views(action: &PlanAction) -> Vec<crate::plans::steps::model::StepView> {
+/// The step catalog is built once per page of plans, and only if a step plan is on it.
+fn step_views(
+    action: &PlanAction,
+    catalog: &std::cell::OnceCell<crate::plans::steps::validate::ToolCatalog>,
+) -> Vec<crate::plans::steps::model::StepView> {
     use crate::ai_agent::tools::{step_catalog, step_tools};
     use crate::plans::steps::{graph::Graph, model::StepView, run::arguments_hash, schedule};
     let steps = action.steps();
     if steps.is_empty() {
         return Vec::new();
     }
-    let catalog = step_catalog(&step_tools());
+    let catalog = catalog.get_or_init(|| step_catalog(&step_tools()));
     let graph = Graph::of(steps).ok();
     let layer_of = |i: usize| {
         graph
@@ -147,6 +151,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         .map(|u| (u.id, u.name))
         .collect();
     let user_name = |id: Option<Uuid>| id.and_then(|u| users.get(&u).cloned());
+    let catalog = std::cell::OnceCell::new();
     // Plans already revised (one revision each), and by which plan.
     let mut revised: HashMap<Uuid, Uuid> = HashMap::new();
     for part in rows.chunks(CHUNK) {
@@ -213,7 +218,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 title: p.title,
                 summary: p.summary,
                 estimated_cost: action.sends_messages().then(|| action.estimated_cost()),
-                step_views: step_views(&action),
+                step_views: step_views(&action, &catalog),
                 from_number,
                 contacts,
                 action,

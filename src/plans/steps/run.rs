@@ -256,6 +256,58 @@ async fn write_through(
     }
 }
 
+/// Runs the steps with every transition written through to the plan as it happens (batched
+/// when transitions come together, with heartbeats on the claim), then saves the end state.
+/// This is the runner's persistence; the step plan bench measures it with a no-op tool.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_written_through<Run, Fut>(
+    state: &AppState,
+    p: &plan::Model,
+    owner: &str,
+    mode: StepMode,
+    steps: &mut [PlanStep],
+    graph: &Graph,
+    needs: &(dyn Fn(&PlanStep, &Value) -> bool + Sync),
+    run: Run,
+) -> AppResult<RunOutcome>
+where
+    Run: Fn(usize, Value) -> Fut,
+    Fut: std::future::Future<Output = Result<Value, String>>,
+{
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<PlanStep>();
+    let writer = tokio::spawn(write_through(
+        state.clone(),
+        p.clone(),
+        owner.to_owned(),
+        mode,
+        steps.to_vec(),
+        rx,
+    ));
+    let mut on_save = |s: &PlanStep| {
+        let _ = tx.send(s.clone());
+    };
+    let now = || state.clock.now();
+    let ran = run_steps(
+        steps,
+        graph,
+        RunHooks {
+            mode,
+            concurrency: CONCURRENCY,
+            needs_confirmation: needs,
+            run,
+            save: &mut on_save,
+            now: &now,
+        },
+    )
+    .await;
+    drop(tx);
+    writer
+        .await
+        .map_err(|e| AppError::Internal(format!("step writer: {e}")))??;
+    save(state, p, owner, mode, steps).await?;
+    Ok(ran)
+}
+
 /// Runs the plan's steps until they finish or wait for a person.
 pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResult<StepsOutcome> {
     let PlanAction::Steps { mode, mut steps } = crate::plans::service::action_of(p)? else {
@@ -289,18 +341,6 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
             crate::plans::announce::steps_ended(state, p, &steps).await;
             return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
         }
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<PlanStep>();
-        let writer = tokio::spawn(write_through(
-            state.clone(),
-            p.clone(),
-            owner.to_owned(),
-            mode,
-            steps.clone(),
-            rx,
-        ));
-        let mut on_save = |s: &PlanStep| {
-            let _ = tx.send(s.clone());
-        };
         let needs = |s: &PlanStep, args: &Value| {
             let confirmed = s.confirmation.as_ref().map(|c| c.arguments_hash.as_str());
             catalog.get(&s.tool).is_some_and(|t| t.mutates)
@@ -330,25 +370,8 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
                 tool.call(ctx, &key, args).await.map_err(|e| e.to_string())
             }
         };
-        let now = || state.clock.now();
-        let ran = run_steps(
-            &mut steps,
-            &graph,
-            RunHooks {
-                mode,
-                concurrency: CONCURRENCY,
-                needs_confirmation: &needs,
-                run,
-                save: &mut on_save,
-                now: &now,
-            },
-        )
-        .await;
-        drop(tx);
-        writer
-            .await
-            .map_err(|e| AppError::Internal(format!("step writer: {e}")))??;
-        save(state, p, owner, mode, &steps).await?;
+        let ran =
+            run_written_through(state, p, owner, mode, &mut steps, &graph, &needs, run).await?;
         crate::plans::announce::steps_ended(state, p, &steps).await;
         if ran == RunOutcome::Finished {
             return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
