@@ -347,6 +347,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         member: owner,
         reply: t.reply.clone(),
         scope,
+        plan_id: None,
     };
     for _ in 0..state.runtime.max_steps {
         if lease.is_lost() {

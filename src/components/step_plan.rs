@@ -6,7 +6,7 @@
 //! Re-plan asks the agent for a revision (what completed stays frozen).
 use crate::components::ErrorBanner;
 use crate::plans::api::{decide_plan_steps, replan_plan, simulate_plan};
-use crate::plans::model::{PlanStatus, PlanView, SEND_TOOL};
+use crate::plans::model::{texts_people, PlanStatus, PlanView};
 use crate::plans::steps::model::{
     PlanStep, Simulation, StepAction, StepMode, StepPrediction, StepStatus, StepView,
 };
@@ -71,7 +71,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let owner = crate::components::use_is_owner();
     let texts_remaining = steps
         .iter()
-        .any(|s| !s.status.is_final() && s.tool == SEND_TOOL);
+        .any(|s| !s.status.is_final() && texts_people(&s.tool));
     let send = move |action: StepAction| async move {
         match decide_plan_steps(id, action).await {
             Ok(_) => {
@@ -100,7 +100,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 div { key: "{layer}", class: "step-layer",
                     span { class: "step-layer-label muted small", "Step {layer + 1}" }
                     for (step , view , prediction) in rows.iter().filter(|(_, v, _)| v.layer == layer).cloned() {
-                        StepBox { key: "{step.id}", may_confirm: owner || step.tool != SEND_TOOL, step, view, prediction, running, on_decide: send }
+                        StepBox { key: "{step.id}", may_confirm: owner || !texts_people(&step.tool), step, view, prediction, running, on_decide: send }
                     }
                 }
             }
@@ -199,7 +199,7 @@ fn StepBox(
                     if may_confirm {
                         button { class: "primary step-confirm", onclick: move |_| on_decide.call(StepAction::Confirm { step: sid.clone(), arguments_hash: hash.clone() }), "Confirm" }
                     } else {
-                        span { class: "muted small", "An owner confirms texts." }
+                        span { class: "muted small", "An owner confirms texts and campaigns." }
                     }
                     button { class: "secondary step-skip", onclick: move |_| on_decide.call(StepAction::Skip { step: skip_id.clone() }), "Skip" }
                 }

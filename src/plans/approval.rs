@@ -1,5 +1,5 @@
 //! `resolve_approval` and `assess_risk`: whether a plan waits for a person, and why.
-use crate::plans::model::{dollars, ApprovalPolicy, Decision, PlanAction, SEND_TOOL};
+use crate::plans::model::{dollars, texts_people, ApprovalPolicy, Decision, PlanAction};
 use crate::plans::steps::model::{PlanStep, StepMode};
 
 /// Plans changing more rows than this gate under RiskGated (`PLAN_RISK_MAX_ROWS`, default 25).
@@ -79,7 +79,7 @@ pub fn step_waived(
     resolved: &serde_json::Value,
     limits: RiskLimits,
 ) -> bool {
-    if policy != Some(ApprovalPolicy::RiskGated) || step.tool == SEND_TOOL {
+    if policy != Some(ApprovalPolicy::RiskGated) || texts_people(&step.tool) {
         return false;
     }
     let mut one = step.as_planned();
@@ -316,7 +316,7 @@ mod tests {
             !step_waived(gated, &tag, &many, rows(25)),
             "30 contacts is not low-risk"
         );
-        let text = PlanStep::new("s", "text", SEND_TOOL, json!({}));
+        let text = PlanStep::new("s", "text", crate::plans::model::SEND_TOOL, json!({}));
         assert!(!step_waived(
             gated,
             &text,

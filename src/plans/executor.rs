@@ -194,6 +194,16 @@ enum Dispatched {
     Failed(String),
 }
 
+/// The campaign a step plan started, if it did: the plan's card shows it.
+async fn started_campaign(state: &AppState, plan_id: Uuid) -> AppResult<Option<Uuid>> {
+    use crate::bulk_operation::entity::operation;
+    Ok(operation::Entity::find()
+        .filter(operation::Column::PlanId.eq(plan_id))
+        .one(&state.db)
+        .await?
+        .map(|o| o.id))
+}
+
 /// One handler per action.
 async fn dispatch(
     state: &AppState,
@@ -208,7 +218,7 @@ async fn dispatch(
             StepsOutcome::Finished {
                 failed: 0,
                 blocked: 0,
-            } => Dispatched::Done(None),
+            } => Dispatched::Done(started_campaign(state, p.id).await?),
             StepsOutcome::Finished { failed, blocked } => Dispatched::Failed(format!(
                 "{failed} step(s) failed and {blocked} could not run because of it."
             )),

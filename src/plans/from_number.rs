@@ -36,7 +36,7 @@ pub async fn with_default(
         }
         PlanAction::Steps { steps, .. } => {
             let texts = steps.iter_mut().filter(|s| {
-                s.tool == crate::plans::model::SEND_TOOL
+                crate::plans::model::texts_people(&s.tool)
                     && s.arguments.get("phone_number_id").is_none()
             });
             let mut default = None;

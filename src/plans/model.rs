@@ -7,6 +7,14 @@ use uuid::Uuid;
 
 /// The step tool that texts a contact: a plan with one always waits for a person.
 pub const SEND_TOOL: &str = "send_sms";
+/// The step tool that starts a campaign (drafts, a review sheet, then sending).
+pub const CAMPAIGN_TOOL: &str = "start_campaign";
+
+/// Whether a step tool texts people (a text or a campaign): never low-risk, an owner's call.
+pub fn texts_people(tool: &str) -> bool {
+    tool == SEND_TOOL || tool == CAMPAIGN_TOOL
+}
+
 /// The step tools that write to contacts' records.
 pub const WRITE_TOOLS: [&str; 3] = ["tag_contacts", "set_custom_field", "add_note"];
 
@@ -188,7 +196,7 @@ impl PlanAction {
             // A re-plan's frozen texts have gone already: only the texts still to send count.
             PlanAction::Steps { steps, .. } => steps
                 .iter()
-                .any(|s| s.tool == SEND_TOOL && !s.status.is_final()),
+                .any(|s| texts_people(&s.tool) && !s.status.is_final()),
             PlanAction::TagContacts { .. } => false,
         }
     }
@@ -224,11 +232,29 @@ impl PlanAction {
                             .unwrap_or("")
                     })
                     .collect();
-                let segments = bodies
+                let mut segments: usize = bodies
                     .iter()
                     .map(|b| crate::bulk_operation::segments::segments(b).count.max(1))
                     .sum();
-                CostEstimate::of(bodies.len(), segments)
+                let mut texts = bodies.len();
+                // A campaign step: its audience as written (a reference counts as one) times its
+                // concept's segments.
+                for s in steps
+                    .iter()
+                    .filter(|s| s.tool == CAMPAIGN_TOOL && !s.status.is_final())
+                {
+                    let people = match s.arguments.get("contacts") {
+                        Some(serde_json::Value::Array(l)) => l.len().max(1),
+                        _ => 1,
+                    };
+                    let concept = s.arguments["message_concept"].as_str().unwrap_or("");
+                    texts += people;
+                    segments += people
+                        * crate::bulk_operation::segments::segments(concept)
+                            .count
+                            .max(1);
+                }
+                CostEstimate::of(texts, segments)
             }
             PlanAction::BulkSmsCampaign {
                 audience,

@@ -106,7 +106,17 @@ pub(crate) async fn validate_action(
 pub fn checked_steps(steps: &[PlanStep]) -> AppResult<Vec<PlanStep>> {
     use crate::ai_agent::tools::{step_catalog, step_tools};
     let steps: Vec<PlanStep> = steps.iter().map(PlanStep::as_planned).collect();
-    let issues = crate::plans::steps::validate::validate(&steps, &step_catalog(&step_tools()));
+    let mut issues = crate::plans::steps::validate::validate(&steps, &step_catalog(&step_tools()));
+    let campaigns = steps
+        .iter()
+        .filter(|s| s.tool == crate::plans::model::CAMPAIGN_TOOL)
+        .count();
+    if campaigns > 1 {
+        issues.push(crate::plans::steps::validate::StepIssue {
+            step: String::new(),
+            message: format!("a plan starts at most one campaign, and this one starts {campaigns}"),
+        });
+    }
     if issues.is_empty() {
         return Ok(steps);
     }

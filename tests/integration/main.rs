@@ -44,6 +44,7 @@ mod plan_support;
 mod plan_unreadable;
 mod plans;
 mod roles;
+mod step_campaign;
 mod step_continuity;
 mod step_crash;
 mod step_plan_support;

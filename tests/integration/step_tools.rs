@@ -28,6 +28,7 @@ fn operator_ctx(app: &TestApp, agent: &ai_agent::Model) -> ToolCtx {
         }),
         reply: None,
         scope: TurnScope::Operator,
+        plan_id: None,
     }
 }
 
@@ -48,7 +49,16 @@ async fn every_step_tool_answers_its_output_schema(backend: Backend) {
     };
     let c = crm(&app).await;
     let agent = assistant_agent(&app, c.org.org_id).await;
-    let ctx = operator_ctx(&app, &agent);
+    let mut ctx = operator_ctx(&app, &agent);
+    // A campaign starts only as a plan's step: this context runs for a plan.
+    let owner_plan = crate::step_plan_support::present(
+        &app,
+        c.org.org_id,
+        vec![crate::step_plan_support::step("t", "list_tags", json!({}))],
+    )
+    .await
+    .unwrap();
+    ctx.plan_id = Some(owner_plan.id);
     let number = phone_number::Entity::find()
         .filter(phone_number::Column::OrganizationId.eq(c.org.org_id))
         .one(&app.state.db)
@@ -82,6 +92,10 @@ async fn every_step_tool_answers_its_output_schema(backend: Backend) {
         (
             "send_sms",
             json!({"contact_id": c.katherine, "body": "Checking in", "phone_number_id": number}),
+        ),
+        (
+            "start_campaign",
+            json!({"contacts": [c.katherine, {"id": c.linus}], "message_concept": "Checking in on the quote", "phone_number_id": number}),
         ),
     ];
     let catalog = step_catalog(&step_tools());

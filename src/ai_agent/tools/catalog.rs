@@ -3,14 +3,14 @@
 //! mutates (from the registry, never from the model).
 use super::{
     AddNote, AgentTool, CheckOptOut, FindContacts, FindQuietContacts, GetContact, ListTags,
-    RecentMessages, SearchContacts, SendSms, SetCustomField, TagContacts, Toolset,
+    RecentMessages, SearchContacts, SendSms, SetCustomField, StartCampaign, TagContacts, Toolset,
 };
 use crate::plans::steps::validate::{ToolCatalog, ToolSpec};
 use serde_json::Value;
 
 /// The tools a plan's steps may call: the organisation-wide reads and the writes.
 pub fn step_tools() -> Toolset {
-    let tools: [Box<dyn AgentTool>; 11] = [
+    let tools: [Box<dyn AgentTool>; 12] = [
         Box::new(GetContact),
         Box::new(SearchContacts),
         Box::new(RecentMessages),
@@ -22,6 +22,7 @@ pub fn step_tools() -> Toolset {
         Box::new(SetCustomField),
         Box::new(AddNote),
         Box::new(SendSms),
+        Box::new(StartCampaign),
     ];
     tools.into_iter().collect()
 }
@@ -70,7 +71,13 @@ mod tests {
             .collect();
         assert_eq!(
             writes,
-            ["add_note", "send_sms", "set_custom_field", "tag_contacts"]
+            [
+                "add_note",
+                "send_sms",
+                "set_custom_field",
+                "start_campaign",
+                "tag_contacts"
+            ]
         );
         for spec in catalog.values() {
             for schema in [&spec.arguments, &spec.output] {

@@ -1,5 +1,6 @@
 //! Agent tools: one build site (`build_domain_tools_for_agent`) and one execution path that
 //! refuses any tool not offered this turn.
+mod campaign;
 mod catalog;
 pub mod effect;
 mod escalate;
@@ -12,6 +13,7 @@ mod record;
 mod send;
 mod tags;
 
+pub use campaign::StartCampaign;
 pub use catalog::{step_catalog, step_tools};
 pub use escalate::{escalate_to_owner, EscalateToUser, Escalation};
 pub use find::FindContacts;
@@ -133,6 +135,8 @@ pub struct ToolCtx {
     pub member: Option<Member>,
     pub reply: Option<ReplyContext>,
     pub scope: TurnScope,
+    /// The approved plan a step runs for (none in a turn).
+    pub plan_id: Option<Uuid>,
 }
 
 #[derive(thiserror::Error, Debug, PartialEq)]

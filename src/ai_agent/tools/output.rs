@@ -171,6 +171,26 @@ pub struct TextPreview {
     pub cost_usd: f64,
 }
 
+/// `start_campaign`: the campaign it started (drafting; sending waits for the review sheet).
+#[derive(Serialize, JsonSchema)]
+pub struct CampaignStarted {
+    pub operation_id: Uuid,
+    pub contacts: usize,
+    pub status: String,
+}
+
+/// `start_campaign`, simulated: whom it would text (the opted out left out) and the cost.
+#[derive(Serialize, JsonSchema)]
+pub struct CampaignPreview {
+    #[serde(flatten)]
+    pub started: CampaignStarted,
+    pub from: String,
+    pub texts: usize,
+    pub left_out: usize,
+    pub segments: usize,
+    pub cost_usd: f64,
+}
+
 /// `escalate_to_user`.
 #[derive(Serialize, JsonSchema)]
 pub struct Escalated {

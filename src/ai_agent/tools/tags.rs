@@ -89,6 +89,16 @@ pub fn contact_ids(args: &Value, key: &str) -> Result<Vec<Uuid>, ToolError> {
     Ok(ids)
 }
 
+/// The schema of a `contacts` argument: ids, or the contacts another step found.
+pub fn contacts_schema(max: usize) -> Value {
+    json!({"type": "array", "minItems": 1, "maxItems": max, "items": {
+        "anyOf": [
+            {"type": "string", "format": "uuid"},
+            {"type": "object", "required": ["id"], "properties": {"id": {"type": "string", "format": "uuid"}}}
+        ]
+    }})
+}
+
 fn tag_list(args: &Value, key: &str) -> Result<Vec<String>, ToolError> {
     match args.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
@@ -134,12 +144,7 @@ impl AgentTool for TagContacts {
             name: "tag_contacts".into(),
             description: "Add and remove tags on contacts. `contacts` takes contact ids or the contacts another step found.".into(),
             parameters: json!({"type": "object", "required": ["contacts"], "properties": {
-                "contacts": {"type": "array", "minItems": 1, "maxItems": TAG_BATCH_MAX, "items": {
-                    "anyOf": [
-                        {"type": "string", "format": "uuid"},
-                        {"type": "object", "required": ["id"], "properties": {"id": {"type": "string", "format": "uuid"}}}
-                    ]
-                }},
+                "contacts": contacts_schema(TAG_BATCH_MAX),
                 "add": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 64}},
                 "remove": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 64}}
             }}),

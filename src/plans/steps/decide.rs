@@ -8,7 +8,7 @@ use super::run::{arguments_hash, takes_decisions, CONFIRMED, CONFIRMED_ALL, CONT
 use super::schedule::resolved_arguments;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::plans::model::{PlanAction, PlanView, SEND_TOOL};
+use crate::plans::model::{texts_people, PlanAction, PlanView};
 use crate::plans::service::{action_of, find_in_org, record, view};
 use crate::server::AppState;
 use serde_json::json;
@@ -98,7 +98,7 @@ pub async fn decide(
                 .is_some_and(|l| l.iter().any(|x| x == s.id.as_str())),
             _ => false,
         };
-        steps.iter().any(|s| names(s) && s.tool == SEND_TOOL)
+        steps.iter().any(|s| names(s) && texts_people(&s.tool))
     });
     if texts {
         m.require_owner()?;

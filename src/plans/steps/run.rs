@@ -220,6 +220,7 @@ pub(crate) async fn tool_ctx(state: &AppState, p: &plan::Model) -> AppResult<Too
         member: Some(owner),
         reply: None,
         scope: TurnScope::Operator,
+        plan_id: Some(p.id),
     })
 }
 

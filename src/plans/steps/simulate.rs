@@ -10,7 +10,7 @@ use super::validate::check_resolved;
 use crate::ai_agent::tools::{step_catalog, step_tools};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::plans::model::{PlanAction, SEND_TOOL};
+use crate::plans::model::{texts_people, PlanAction, CAMPAIGN_TOOL, SEND_TOOL};
 use crate::plans::service::{action_of, find_in_org};
 use crate::server::AppState;
 use serde_json::Value;
@@ -92,9 +92,10 @@ fn predictions(
         let effect = (writes && s.status == StepStatus::Completed)
             .then(|| s.result.as_ref().map(|r| effect_of(&s.tool, r)))
             .flatten();
-        if s.tool == SEND_TOOL && s.status == StepStatus::Completed && !already {
+        if texts_people(&s.tool) && s.status == StepStatus::Completed && !already {
             let r = s.result.as_ref();
-            out.texts += 1;
+            // A text is one; a campaign says how many it would send.
+            out.texts += r.and_then(|r| r["texts"].as_u64()).unwrap_or(1) as usize;
             out.segments += r.and_then(|r| r["segments"].as_u64()).unwrap_or(1) as usize;
             out.cost_usd += r.and_then(|r| r["cost_usd"].as_f64()).unwrap_or(0.0);
         }
@@ -129,6 +130,14 @@ fn effect_of(tool: &str, r: &Value) -> String {
             r["to"].as_str().unwrap_or("?"),
             r["from"].as_str().unwrap_or("?"),
             r["segments"].as_u64().unwrap_or(1),
+            r["cost_usd"].as_f64().unwrap_or(0.0)
+        ),
+        CAMPAIGN_TOOL => format!(
+            "Would start a campaign from {}: {} text(s), {} left out (opted out), {} segment(s), ${:.4}; sending waits for the review sheet",
+            r["from"].as_str().unwrap_or("?"),
+            r["texts"].as_u64().unwrap_or(0),
+            r["left_out"].as_u64().unwrap_or(0),
+            r["segments"].as_u64().unwrap_or(0),
             r["cost_usd"].as_f64().unwrap_or(0.0)
         ),
         "tag_contacts" => {
