@@ -284,10 +284,21 @@ impl Browser {
             .await
             .unwrap();
         let (scroll, client) = (v[0].as_u64().unwrap(), v[1].as_u64().unwrap());
-        assert!(
-            scroll <= client,
-            "{what} scrolls sideways: {scroll} px of content in {client} px"
-        );
+        if scroll <= client {
+            return;
+        }
+        // Name the widest offenders, innermost first, so the failure says what to fix.
+        let wide = self
+            .client
+            .execute(
+                "const w = document.scrollingElement.clientWidth; return [...document.querySelectorAll('body *')]
+                   .filter(e => e.getBoundingClientRect().right > w + 1 && ![...e.children].some(c => c.getBoundingClientRect().right > w + 1))
+                   .slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + [...e.classList].join('.') + ' ' + Math.round(e.getBoundingClientRect().right));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        panic!("{what} scrolls sideways: {scroll} px of content in {client} px; too wide: {wide}");
     }
 
     /// Clicks the element as a person would: scrolled to the middle of the screen first, so
