@@ -137,6 +137,7 @@ async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
         lease_expires_at: Set(Some(now + chrono::Duration::minutes(10))),
         revision_of: Set(None),
         revision: Set(1),
+        request: Set(None),
     }
     .insert(&h.state.db)
     .await

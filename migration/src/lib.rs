@@ -25,6 +25,7 @@ mod m20261123_000021_agent_learning;
 mod m20261123_000022_thread_archive;
 mod m20261124_000023_tool_effect;
 mod m20261124_000024_plan_revisions;
+mod m20261124_000025_scheduled_text;
 mod platform_agent;
 
 pub struct Migrator;
@@ -57,6 +58,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000022_thread_archive::Migration),
             Box::new(m20261124_000023_tool_effect::Migration),
             Box::new(m20261124_000024_plan_revisions::Migration),
+            Box::new(m20261124_000025_scheduled_text::Migration),
         ]
     }
 }

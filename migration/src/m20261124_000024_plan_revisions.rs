@@ -1,6 +1,7 @@
 //! Plan revisions: a re-plan is a new plan that names the plan it revises and its number in the
 //! line (the first plan is revision 1), so the Plans page can show the revisions side by side
-//! and the runtime can cap how many times one plan is re-planned.
+//! and the runtime can cap how many times one plan is re-planned. A plan also keeps the request
+//! it answers, in the requester's words, which every revision carries on.
 use crate::{add_column, drop_column, index};
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -17,6 +18,7 @@ impl MigrationTrait for Migration {
             integer("revision").default(1).to_owned(),
         )
         .await?;
+        add_column(manager, "ai_agent_plan", text_null("request")).await?;
         manager
             .create_index(index("ai_agent_plan", &["revision_of"], true))
             .await
@@ -31,6 +33,7 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
+        drop_column(manager, "ai_agent_plan", "request").await?;
         drop_column(manager, "ai_agent_plan", "revision").await?;
         drop_column(manager, "ai_agent_plan", "revision_of").await
     }

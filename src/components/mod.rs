@@ -5,6 +5,7 @@ mod live;
 mod message_bubble;
 mod operation_card;
 mod plan_card;
+mod scheduled_texts;
 mod step_plan;
 mod suggestions_panel;
 
@@ -14,6 +15,7 @@ pub use live::{use_attention, use_live, use_page_tick, AttentionTick, PageTick};
 pub use message_bubble::MessageBubble;
 pub use operation_card::OperationCard;
 pub use plan_card::PlanCard;
+pub use scheduled_texts::ScheduledTexts;
 pub use step_plan::StepPlan;
 pub use suggestions_panel::{Prefill, SuggestionsPanel};
 

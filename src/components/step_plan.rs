@@ -94,8 +94,26 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             (s, v, p)
         })
         .collect();
+    let meta = plan.step_meta.clone().map(|m| {
+        let c = m.counts;
+        let mut line = format!(
+            "{} of {} steps completed · {} failed · {} blocked · {} skipped",
+            c.completed, c.total, c.failed, c.blocked, c.skipped
+        );
+        if let Some(at) = m.started_at {
+            line = format!("Started {} · {line}", crate::components::short_time(at));
+        }
+        if let Some(at) = m.completed_at {
+            line = format!("{line} · ended {}", crate::components::short_time(at));
+        }
+        (m.original_request, line)
+    });
     rsx! {
         div { class: "step-plan", "data-mode": if mode == StepMode::Lazy { "lazy" } else { "eager" },
+            if let Some((request, line)) = meta {
+                if let Some(r) = request { p { class: "muted small step-request", "Asked: “{r}”" } }
+                p { class: "muted small step-meta", "{line}" }
+            }
             for layer in 0..layers {
                 div { key: "{layer}", class: "step-layer",
                     span { class: "step-layer-label muted small", "Step {layer + 1}" }

@@ -154,3 +154,25 @@ server_fn! {
         }
     }
 }
+
+server_fn! {
+    #[post("/api/scheduled/list")]
+    /// The texts agents scheduled for this contact, newest first.
+    pub async fn list_scheduled_texts(
+        contact_id: Uuid,
+    ) -> Result<Vec<crate::messaging::model::ScheduledTextView>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::messaging::scheduled::for_contact(&state, &m, contact_id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/scheduled/cancel")]
+    /// Cancels a scheduled text that has not gone yet.
+    pub async fn cancel_scheduled_text(
+        id: Uuid,
+    ) -> Result<crate::messaging::model::ScheduledTextView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::messaging::scheduled::cancel(&state, &m, id).await
+    }
+}

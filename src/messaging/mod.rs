@@ -16,6 +16,8 @@ pub mod outbound;
 #[cfg(feature = "server")]
 pub mod quiet;
 #[cfg(feature = "server")]
+pub mod scheduled;
+#[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]
 pub mod signature;

@@ -21,6 +21,18 @@ impl Direction {
     }
 }
 
+/// A text an agent scheduled for later, as the conversation shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScheduledTextView {
+    pub id: Uuid,
+    pub contact_id: Uuid,
+    pub body: String,
+    pub send_at: chrono::DateTime<chrono::Utc>,
+    /// scheduled, sending, sent, canceled or failed.
+    pub status: String,
+    pub error: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MessageView {
     pub id: Uuid,

@@ -37,6 +37,9 @@ pub mod plan {
         pub revision_of: Option<Uuid>,
         /// Its number in its line of revisions; the first plan is 1.
         pub revision: i32,
+        /// The request it answers, in the requester's words (the thread's last message then).
+        #[sea_orm(column_type = "Text", nullable)]
+        pub request: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

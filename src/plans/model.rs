@@ -10,9 +10,13 @@ pub const SEND_TOOL: &str = "send_sms";
 /// The step tool that starts a campaign (drafts, a review sheet, then sending).
 pub const CAMPAIGN_TOOL: &str = "start_campaign";
 
-/// Whether a step tool texts people (a text or a campaign): never low-risk, an owner's call.
+/// The step tool that schedules a text for later.
+pub const SCHEDULE_TOOL: &str = "schedule_text";
+
+/// Whether a step tool texts people (a text, now or later, or a campaign): never low-risk, an
+/// owner's call.
 pub fn texts_people(tool: &str) -> bool {
-    tool == SEND_TOOL || tool == CAMPAIGN_TOOL
+    tool == SEND_TOOL || tool == CAMPAIGN_TOOL || tool == SCHEDULE_TOOL
 }
 
 /// The step tools that write to contacts' records.
@@ -224,7 +228,9 @@ impl PlanAction {
             PlanAction::Steps { steps, .. } => {
                 let bodies: Vec<&str> = steps
                     .iter()
-                    .filter(|s| s.tool == SEND_TOOL && !s.status.is_final())
+                    .filter(|s| {
+                        (s.tool == SEND_TOOL || s.tool == SCHEDULE_TOOL) && !s.status.is_final()
+                    })
                     .map(|s| {
                         s.arguments
                             .get("body")
@@ -403,6 +409,9 @@ pub struct PlanView {
     /// The plan that revised this one, if any.
     #[serde(default)]
     pub revised_by: Option<Uuid>,
+    /// A step plan's request, start and end, and counts.
+    #[serde(default)]
+    pub step_meta: Option<crate::plans::steps::model::StepPlanMeta>,
     /// Whether a person may ask its agent to re-plan it now.
     #[serde(default)]
     pub replannable: bool,

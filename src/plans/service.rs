@@ -243,6 +243,10 @@ pub async fn present_plan(
         lease_expires_at: Set(None),
         revision_of: Set(old.as_ref().map(|o| o.id)),
         revision: Set(old.as_ref().map_or(1, |o| o.revision + 1)),
+        request: Set(match &old {
+            Some(o) => o.request.clone(),
+            None => original_request(state, thread_id).await?,
+        }),
     };
     // A revision replaces its plan in the same transaction; a second revision of the same plan
     // is refused by the unique `revision_of`.
@@ -278,6 +282,23 @@ pub async fn present_plan(
         crate::plans::executor::spawn_execution(state, id);
     }
     Ok(row)
+}
+
+/// The request a plan answers: the newest message a person wrote in its thread.
+async fn original_request(state: &AppState, thread_id: Option<Uuid>) -> AppResult<Option<String>> {
+    use crate::ai_agent::entity::ai_thread_event as event;
+    let Some(thread_id) = thread_id else {
+        return Ok(None);
+    };
+    let row = event::Entity::find()
+        .filter(event::Column::ThreadId.eq(thread_id))
+        .filter(event::Column::Kind.eq("user_message"))
+        .order_by_desc(event::Column::Seq)
+        .one(&state.db)
+        .await?;
+    Ok(row
+        .and_then(|e| e.payload["text"].as_str().map(str::to_owned))
+        .map(|t| t.chars().take(2_000).collect()))
 }
 
 fn decision_str(d: Decision) -> &'static str {

@@ -203,6 +203,9 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                     at: a.created_at,
                 })
                 .collect();
+            let step_meta = matches!(action, PlanAction::Steps { .. }).then(|| {
+                crate::plans::steps::model::StepPlanMeta::of(p.request.clone(), action.steps())
+            });
             let replannable = crate::plans::replan::replannable(
                 &p.status,
                 p.revision,
@@ -239,6 +242,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 revision: p.revision,
                 revision_of: p.revision_of,
                 revised_by: revised.get(&p.id).copied(),
+                step_meta,
             }
         })
         .collect())

@@ -22,6 +22,12 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
         Ok(n) => tracing::info!(texts = n, "reconciled or sent texts left in the ledger"),
         Err(e) => tracing::error!(error = %e, "could not sweep the send ledger"),
     }
+    // Texts agents scheduled for now (and any a dead process left mid-send).
+    match crate::messaging::scheduled::send_due(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(texts = n, "sent scheduled texts"),
+        Err(e) => tracing::error!(error = %e, "could not send scheduled texts"),
+    }
     // Engines for every active campaign, and plans whose worker died.
     if let Err(e) = crate::bulk_operation::engines::resume(state).await {
         tracing::error!(error = %e, "could not resume bulk operations");

@@ -1,9 +1,11 @@
 //! One conversation at `/messaging/{contact_id}`: the history, live; tap an inbound text for its
-//! suggested replies; the composer.
+//! suggested replies; texts an agent scheduled; the composer.
 use crate::app::Route;
 use crate::components::use_attention;
 use crate::components::use_live;
-use crate::components::{Composer, ErrorBanner, MessageBubble, Prefill, SuggestionsPanel};
+use crate::components::{
+    Composer, ErrorBanner, MessageBubble, Prefill, ScheduledTexts, SuggestionsPanel,
+};
 use crate::contacts::model::can_text;
 use crate::messaging::api::get_conversation;
 use crate::messaging::model::Direction;
@@ -84,6 +86,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                             }
                         }
                     }
+                    ScheduledTexts { key: "{conv.messages.len()}", contact_id }
                     if conv.contact.phone.as_deref().is_some_and(|p| !can_text(p)) {
                         p { class: "notice cannot-reply", id: "cannot-reply",
                             "{conv.contact.phone.clone().unwrap_or_default()} is a short code or sender name. Herald keeps its texts, but nobody can text it back."

@@ -32,6 +32,8 @@ impl Drop for Proc {
 /// The dx web build's server, on its own port and database, with the demo organisation.
 pub struct WebServer {
     pub base: String,
+    /// The server's database, for a test that puts a record in place first.
+    pub db_url: String,
     _proc: Proc,
     _db: DbGuard,
 }
@@ -41,6 +43,7 @@ pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
     let (base, proc) = start_web_server_at(&url, true, &format!("{backend:?}")).await;
     Some(WebServer {
         base,
+        db_url: url,
         _proc: proc,
         _db: guard,
     })

@@ -14,6 +14,7 @@ mod messaging;
 mod notifications;
 mod phone;
 mod plans;
+mod scheduled;
 mod step_plans;
 mod suggesters;
 mod suggestions;

@@ -18,6 +18,7 @@ pub struct Alpha {
     pub notification: Value,
     pub lesson: Value,
     pub suggester: Value,
+    pub scheduled: Value,
     pub secrets: Vec<String>,
 }
 
@@ -101,6 +102,19 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         .await
         .unwrap();
     }
+    let scheduled = herald::messaging::scheduled::schedule(
+        &app.state,
+        uuid::Uuid::new_v4(),
+        a.org_id,
+        c.katherine,
+        numbers[0]["id"].as_str().unwrap().parse().unwrap(),
+        "Alpha later text",
+        chrono::Utc::now() + chrono::Duration::hours(48),
+        None,
+    )
+    .await
+    .unwrap()
+    .id;
     let alpha = Alpha {
         number: id("number", &numbers[0]["id"]),
         message: id("message", &conversation["messages"][0]["id"]),
@@ -112,11 +126,13 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         notification: json!(notice),
         lesson: json!(lesson),
         suggester: id("suggester", &suggester["id"]),
+        scheduled: json!(scheduled),
         alan,
         secrets: vec![],
     };
     let mut secrets: Vec<String> = [
         "Campaign Co",
+        "Alpha later text",
         "Katherine",
         "Linus",
         "Boris",

@@ -322,6 +322,19 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Member,
         ),
+        // Texts an agent scheduled: listed per contact, cancelled by any member.
+        row(
+            "/api/scheduled/list",
+            json!({"contact_id": a.alan}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/scheduled/cancel",
+            json!({"id": a.scheduled}),
+            NotFound,
+            Member,
+        ),
         // Campaigns (bulk operations): approving the review sheet is an owner's power.
         row("/api/operations", Value::Null, Own, Member),
         row("/api/operations/get", json!({"id": a.op}), NotFound, Member),

@@ -44,6 +44,7 @@ mod plan_support;
 mod plan_unreadable;
 mod plans;
 mod roles;
+mod scheduled_texts;
 mod step_campaign;
 mod step_continuity;
 mod step_crash;

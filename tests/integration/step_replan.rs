@@ -52,6 +52,24 @@ async fn a_failed_plan_is_revised_with_its_completed_steps_frozen(backend: Backe
         .clone();
     let new_id: uuid::Uuid = new["id"].as_str().unwrap().parse().unwrap();
     assert_eq!(new["revision"], 2);
+    // The plan's metadata: the request in the requester's words, start and end, the counts.
+    let request = "find the quote leads, tag them follow-up and text each a check-in";
+    let meta = &old["step_meta"];
+    assert_eq!(meta["original_request"], request, "{meta}");
+    assert!(meta["started_at"].is_string() && meta["completed_at"].is_string());
+    assert_eq!(
+        (
+            &meta["counts"]["completed"],
+            &meta["counts"]["failed"],
+            &meta["counts"]["blocked"]
+        ),
+        (&json!(8), &json!(1), &json!(1))
+    );
+    assert_eq!(
+        new["step_meta"]["original_request"], request,
+        "a revision keeps it"
+    );
+    assert!(new["step_meta"]["completed_at"].is_null(), "not ended yet");
     // Completed steps are frozen: same ids, same results, same start; the failed text is gone
     // and the note it blocked now records why.
     let mut frozen = 0;

@@ -94,6 +94,10 @@ async fn every_step_tool_answers_its_output_schema(backend: Backend) {
             json!({"contact_id": c.katherine, "body": "Checking in", "phone_number_id": number}),
         ),
         (
+            "schedule_text",
+            json!({"contact_id": c.linus, "body": "Following up", "in_hours": 48, "phone_number_id": number}),
+        ),
+        (
             "start_campaign",
             json!({"contacts": [c.katherine, {"id": c.linus}], "message_concept": "Checking in on the quote", "phone_number_id": number}),
         ),

@@ -3,14 +3,15 @@
 //! mutates (from the registry, never from the model).
 use super::{
     AddNote, AgentTool, CheckOptOut, FindContacts, FindQuietContacts, GetContact, ListTags,
-    RecentMessages, SearchContacts, SendSms, SetCustomField, StartCampaign, TagContacts, Toolset,
+    RecentMessages, ScheduleText, SearchContacts, SendSms, SetCustomField, StartCampaign,
+    TagContacts, Toolset,
 };
 use crate::plans::steps::validate::{ToolCatalog, ToolSpec};
 use serde_json::Value;
 
 /// The tools a plan's steps may call: the organisation-wide reads and the writes.
 pub fn step_tools() -> Toolset {
-    let tools: [Box<dyn AgentTool>; 12] = [
+    let tools: [Box<dyn AgentTool>; 13] = [
         Box::new(GetContact),
         Box::new(SearchContacts),
         Box::new(RecentMessages),
@@ -23,6 +24,7 @@ pub fn step_tools() -> Toolset {
         Box::new(AddNote),
         Box::new(SendSms),
         Box::new(StartCampaign),
+        Box::new(ScheduleText),
     ];
     tools.into_iter().collect()
 }
@@ -73,6 +75,7 @@ mod tests {
             writes,
             [
                 "add_note",
+                "schedule_text",
                 "send_sms",
                 "set_custom_field",
                 "start_campaign",

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod propose;
 mod read;
 mod record;
+mod schedule;
 mod send;
 mod tags;
 
@@ -21,6 +22,7 @@ pub use plan::{EnterPlanMode, PresentPlan, PLAN_SUBMITTED};
 pub use propose::ProposeSmsReplies;
 pub use read::{CheckOptOut, FindQuietContacts, GetContact, RecentMessages, SearchContacts};
 pub use record::{AddNote, SetCustomField};
+pub use schedule::ScheduleText;
 pub use send::SendSms;
 pub use tags::{contact_ids, ListTags, TagContacts};
 

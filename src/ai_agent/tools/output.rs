@@ -191,6 +191,15 @@ pub struct CampaignPreview {
     pub cost_usd: f64,
 }
 
+/// `schedule_text`: the text waiting for its time.
+#[derive(Serialize, JsonSchema)]
+pub struct TextScheduled {
+    pub scheduled_id: Uuid,
+    pub contact_id: Uuid,
+    pub send_at: DateTime<Utc>,
+    pub status: String,
+}
+
 /// `escalate_to_user`.
 #[derive(Serialize, JsonSchema)]
 pub struct Escalated {

@@ -131,15 +131,33 @@ impl PlanStep {
     }
 }
 
-/// What the plan records about itself beside its steps.
+/// What the plan records about itself beside its steps: the request it answers, when its first
+/// step started and its last ended (once every step has), and its steps by outcome.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepPlanMeta {
     /// The request the plan answers, in the requester's words.
-    pub original_request: String,
+    #[serde(default)]
+    pub original_request: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<DateTime<Utc>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub counts: StepCounts,
+}
+
+impl StepPlanMeta {
+    pub fn of(request: Option<String>, steps: &[PlanStep]) -> Self {
+        let done = !steps.is_empty() && steps.iter().all(|s| s.status.is_final());
+        StepPlanMeta {
+            original_request: request,
+            started_at: steps.iter().filter_map(|s| s.started_at).min(),
+            completed_at: done
+                .then(|| steps.iter().filter_map(|s| s.ended_at).max())
+                .flatten(),
+            counts: StepCounts::of(steps),
+        }
+    }
 }
 
 /// A person's decision about a running step plan.

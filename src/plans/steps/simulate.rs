@@ -140,6 +140,10 @@ fn effect_of(tool: &str, r: &Value) -> String {
             r["segments"].as_u64().unwrap_or(0),
             r["cost_usd"].as_f64().unwrap_or(0.0)
         ),
+        crate::plans::model::SCHEDULE_TOOL => format!(
+            "Would schedule the text for {} (held to the recipient's daytime hours)",
+            r["send_at"].as_str().unwrap_or("?")
+        ),
         "tag_contacts" => {
             let first = &r["contacts"][0]["tags"];
             format!(
