@@ -94,20 +94,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             (s, v, p)
         })
         .collect();
-    let meta = plan.step_meta.clone().map(|m| {
-        let c = m.counts;
-        let mut line = format!(
-            "{} of {} steps completed · {} failed · {} blocked · {} skipped",
-            c.completed, c.total, c.failed, c.blocked, c.skipped
-        );
-        if let Some(at) = m.started_at {
-            line = format!("Started {} · {line}", crate::components::short_time(at));
-        }
-        if let Some(at) = m.completed_at {
-            line = format!("{line} · ended {}", crate::components::short_time(at));
-        }
-        (m.original_request, line)
-    });
+    let meta = plan.step_meta.clone().map(|m| (m.original_request, m.line));
     rsx! {
         div { class: "step-plan", "data-mode": if mode == StepMode::Lazy { "lazy" } else { "eager" },
             if let Some((request, line)) = meta {
@@ -123,7 +110,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 }
             }
             if let Some(s) = sim.read().as_ref() {
-                p { class: "step-sim-totals small", "{s.summary()}" }
+                p { class: "step-sim-totals small", "{s.summary}" }
             }
             ErrorBanner { message: error() }
             if open || replannable {

@@ -144,8 +144,12 @@ pub struct StepPlanMeta {
     pub completed_at: Option<DateTime<Utc>>,
     #[serde(default)]
     pub counts: StepCounts,
+    /// Start, counts and end in a line, as the card shows them (written by the server).
+    #[serde(default)]
+    pub line: String,
 }
 
+#[cfg(feature = "server")]
 impl StepPlanMeta {
     pub fn of(request: Option<String>, steps: &[PlanStep]) -> Self {
         let done = !steps.is_empty() && steps.iter().all(|s| s.status.is_final());
@@ -156,7 +160,26 @@ impl StepPlanMeta {
                 .then(|| steps.iter().filter_map(|s| s.ended_at).max())
                 .flatten(),
             counts: StepCounts::of(steps),
+            line: String::new(),
         }
+        .with_line()
+    }
+
+    fn with_line(mut self) -> Self {
+        let c = self.counts;
+        let at = |t: DateTime<Utc>| t.format("%b %-d, %H:%M").to_string();
+        let mut line = format!(
+            "{} of {} steps completed · {} failed · {} blocked · {} skipped",
+            c.completed, c.total, c.failed, c.blocked, c.skipped
+        );
+        if let Some(t) = self.started_at {
+            line = format!("Started {} · {line}", at(t));
+        }
+        if let Some(t) = self.completed_at {
+            line = format!("{line} · ended {}", at(t));
+        }
+        self.line = line;
+        self
     }
 }
 
@@ -221,8 +244,12 @@ pub struct Simulation {
     pub writes: usize,
     pub refused: usize,
     pub blocked: usize,
+    /// The totals in a line, as the card shows them (written by the server).
+    #[serde(default)]
+    pub summary: String,
 }
 
+#[cfg(feature = "server")]
 impl Simulation {
     /// The totals in a line, as the card shows them.
     pub fn summary(&self) -> String {

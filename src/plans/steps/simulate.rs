@@ -108,6 +108,7 @@ fn predictions(
             error: s.error.clone(),
         });
     }
+    out.summary = out.summary();
     out
 }
 
