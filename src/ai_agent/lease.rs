@@ -12,45 +12,58 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
-/// The threads this process is running now. A wake-up for one of them needs no claim (which
-/// would only fail against the held lease): its worker looks for pending inputs once more after
-/// it has left this set, so an input queued meanwhile is never missed.
-#[derive(Default)]
-pub struct LocalRuns(Mutex<HashSet<Uuid>>);
+/// The threads this process is running now, or about to (woken, waiting for a turn slot). A
+/// wake-up for one of them needs no claim (which would only fail against the held lease): its
+/// worker looks for pending inputs once more after it has left this set, so an input queued
+/// meanwhile is never missed.
+#[derive(Default, Clone)]
+pub struct LocalRuns(Arc<Mutex<HashSet<Uuid>>>);
 
-/// This process runs the thread while the guard lives.
-pub struct Running<'a> {
-    runs: &'a LocalRuns,
+/// This process runs (or is about to run) the thread while the guard lives.
+pub struct Running {
+    runs: LocalRuns,
     thread_id: Uuid,
 }
 
 impl LocalRuns {
-    pub fn contains(&self, thread_id: Uuid) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&thread_id)
+    fn set(&self) -> std::sync::MutexGuard<'_, HashSet<Uuid>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn enter(&self, thread_id: Uuid) -> Running<'_> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(thread_id);
+    pub fn contains(&self, thread_id: Uuid) -> bool {
+        self.set().contains(&thread_id)
+    }
+
+    /// Marks the thread as this process's, even if it already was.
+    pub fn enter(&self, thread_id: Uuid) -> Running {
+        self.set().insert(thread_id);
         Running {
-            runs: self,
+            runs: self.clone(),
             thread_id,
         }
     }
+
+    /// Marks the thread as this process's unless it already is.
+    pub fn try_enter(&self, thread_id: Uuid) -> Option<Running> {
+        self.set().insert(thread_id).then(|| Running {
+            runs: self.clone(),
+            thread_id,
+        })
+    }
+
+    /// How many threads this process is running or about to run.
+    pub fn len(&self) -> usize {
+        self.set().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
-impl Drop for Running<'_> {
+impl Drop for Running {
     fn drop(&mut self) {
-        self.runs
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.thread_id);
+        self.runs.set().remove(&self.thread_id);
     }
 }
 

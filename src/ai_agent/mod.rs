@@ -26,6 +26,8 @@ pub mod operator;
 #[cfg(feature = "server")]
 pub mod prompt;
 #[cfg(feature = "server")]
+pub mod route_batch;
+#[cfg(feature = "server")]
 pub mod routing;
 #[cfg(feature = "server")]
 pub mod runtime;

@@ -35,7 +35,10 @@ pub enum Route {
 }
 
 /// The agents' side of the inbound path: messaging hands stored texts up through this.
-pub struct AgentRouter;
+#[derive(Default)]
+pub struct AgentRouter {
+    queue: crate::ai_agent::route_batch::RouteQueue,
+}
 
 #[async_trait::async_trait]
 impl InboundSink for AgentRouter {
@@ -44,10 +47,15 @@ impl InboundSink for AgentRouter {
     }
 
     async fn route_stored(&self, state: &AppState, stored: StoredInbound) {
-        let message_id = stored.message.id;
-        let route = route_message(state, stored.message, Some(stored.number), stored.sender).await;
-        log_route(message_id, route);
+        self.queue.route(state, stored).await;
     }
+}
+
+/// Routes one text the webhook stored, on its own (not batched).
+pub async fn route_stored_one(state: &AppState, stored: StoredInbound) {
+    let message_id = stored.message.id;
+    let route = route_message(state, stored.message, Some(stored.number), stored.sender).await;
+    log_route(message_id, route);
 }
 
 fn log_route(message_id: Uuid, route: AppResult<Route>) {
@@ -59,12 +67,21 @@ fn log_route(message_id: Uuid, route: AppResult<Route>) {
 }
 
 async fn mark_routed<C: ConnectionTrait>(db: &C, state: &AppState, id: Uuid) -> AppResult<u64> {
+    mark_routed_all(db, state, [id]).await
+}
+
+/// Marks the texts routed (those not already).
+pub async fn mark_routed_all<C: ConnectionTrait>(
+    db: &C,
+    state: &AppState,
+    ids: impl IntoIterator<Item = Uuid>,
+) -> AppResult<u64> {
     Ok(message::Entity::update_many()
         .col_expr(
             message::Column::RoutedAt,
             Expr::value(Some(state.clock.now())),
         )
-        .filter(message::Column::Id.eq(id))
+        .filter(message::Column::Id.is_in(ids))
         .filter(message::Column::RoutedAt.is_null())
         .exec(db)
         .await?
@@ -101,23 +118,7 @@ async fn route_message(
     phone: Option<phone_number::Model>,
     sender: Option<String>,
 ) -> AppResult<Route> {
-    let skip = if phone.is_none() {
-        Some(Route::Nobody)
-    } else if opt_out::sms_opt_out(&state.db, msg.contact_id)
-        .await?
-        .is_some()
-    {
-        tracing::info!("routing skipped: the contact opted out");
-        Some(Route::SkippedOptedOut)
-    } else if !sender.is_some_and(|p| crate::contacts::phone::can_text(&p)) {
-        tracing::info!("routing skipped: the sender cannot be texted back");
-        Some(Route::SkippedCannotReply)
-    } else if msg.body.trim().is_empty() {
-        tracing::info!("routing skipped: empty or media-only text");
-        Some(Route::SkippedEmpty)
-    } else {
-        None
-    };
+    let skip = skip_reason(state, &msg, phone.as_ref(), sender.as_deref()).await?;
     let Some(phone) = phone.filter(|_| skip.is_none()) else {
         mark_routed(&state.db, state, msg.id).await?;
         return Ok(skip.unwrap_or(Route::Nobody));
@@ -168,6 +169,33 @@ async fn route_message(
             Ok(route)
         }
     }
+}
+
+/// Why a stored text starts no responder, if it does not: no number, an opted-out contact, a
+/// sender nobody can text back, or an empty or media-only text.
+async fn skip_reason(
+    state: &AppState,
+    msg: &message::Model,
+    phone: Option<&phone_number::Model>,
+    sender: Option<&str>,
+) -> AppResult<Option<Route>> {
+    Ok(if phone.is_none() {
+        Some(Route::Nobody)
+    } else if opt_out::sms_opt_out(&state.db, msg.contact_id)
+        .await?
+        .is_some()
+    {
+        tracing::info!("routing skipped: the contact opted out");
+        Some(Route::SkippedOptedOut)
+    } else if !sender.is_some_and(crate::contacts::phone::can_text) {
+        tracing::info!("routing skipped: the sender cannot be texted back");
+        Some(Route::SkippedCannotReply)
+    } else if msg.body.trim().is_empty() {
+        tracing::info!("routing skipped: empty or media-only text");
+        Some(Route::SkippedEmpty)
+    } else {
+        None
+    })
 }
 
 /// Routes texts that were stored but never routed (the process died in between); answers how

@@ -46,26 +46,31 @@ pub async fn find_or_spawn_contact_thread(
     Ok(id)
 }
 
-/// Runs the thread now if nobody holds it (and it is not waiting to retry). A thread this process
-/// is already running needs nothing: its worker drains the new input.
+/// Runs the thread now if nobody holds it (and it is not waiting to retry), once one of this
+/// process's turn slots is free. A thread this process is already running, or about to, needs
+/// nothing: its worker drains the new input.
 pub fn wake(state: &AppState, thread_id: Uuid) {
-    if state.local_runs.contains(thread_id) {
+    let Some(running) = state.local_runs.try_enter(thread_id) else {
         return;
-    }
+    };
     let bg = state.clone();
-    state.tasks.spawn(async move {
+    state.work.spawn(&state.tasks, async move {
+        let Ok(slot) = bg.work.turn_slots.clone().acquire_owned().await else {
+            return;
+        };
         match lease::claim(&bg, thread_id).await {
-            Ok(Some(lease)) => run_claimed_thread(bg, lease).await,
+            Ok(Some(lease)) => run_claimed_thread(bg, lease, running).await,
             Ok(None) => {}
             Err(e) => tracing::error!(error = %e, %thread_id, "could not claim a thread"),
         }
+        drop(slot);
     });
 }
 
 /// Tries again after `delay`: the thread's retry time has come by then.
 fn wake_after(state: &AppState, thread_id: Uuid, delay: Duration) {
     let bg = state.clone();
-    state.tasks.spawn(async move {
+    state.work.spawn(&state.tasks, async move {
         bg.clock.sleep(delay).await;
         wake(&bg, thread_id);
     });
@@ -96,11 +101,14 @@ fn heartbeat(state: &AppState, lease: &Lease) -> CancellationToken {
 }
 
 /// Runs a thread this worker has claimed until no input is pending, then releases it.
-#[tracing::instrument(skip(state, lease), fields(thread = %lease.thread_id))]
-pub async fn run_claimed_thread(state: AppState, lease: Lease) {
+#[tracing::instrument(skip(state, lease, running), fields(thread = %lease.thread_id))]
+pub async fn run_claimed_thread(state: AppState, lease: Lease, running: lease::Running) {
     let mut lease = lease;
+    let mut first = Some(running);
     loop {
-        let running = state.local_runs.enter(lease.thread_id);
+        let running = first
+            .take()
+            .unwrap_or_else(|| state.local_runs.enter(lease.thread_id));
         let beat = heartbeat(&state, &lease);
         let outcome = drain(&state, &lease).await;
         beat.cancel();
@@ -289,12 +297,20 @@ async fn set_aside(
 pub async fn sweep(state: &AppState) -> AppResult<usize> {
     let mut started = 0;
     for thread_id in lease::due_threads(state, 500).await? {
+        // Every slot busy: the next sweep picks up the rest.
+        let Ok(slot) = state.work.turn_slots.clone().try_acquire_owned() else {
+            break;
+        };
+        let Some(running) = state.local_runs.try_enter(thread_id) else {
+            continue;
+        };
         if let Some(l) = lease::claim(state, thread_id).await? {
             tracing::info!(%thread_id, "sweeper picked up a thread");
             let bg = state.clone();
-            state
-                .tasks
-                .spawn(async move { run_claimed_thread(bg, l).await });
+            state.work.spawn(&state.tasks, async move {
+                run_claimed_thread(bg, l, running).await;
+                drop(slot);
+            });
             started += 1;
         }
     }

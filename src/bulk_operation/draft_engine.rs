@@ -1,6 +1,8 @@
 //! `spawn_draft_engine`: claims pending items in batches (FOR UPDATE SKIP LOCKED on PostgreSQL,
-//! one UPDATE … RETURNING on SQLite), drafts up to N at once with heartbeats, and hands the
-//! operation to review when every item is drafted. A reaper returns items whose worker died.
+//! one UPDATE … RETURNING on SQLite) with their contacts, drafts up to N at once while
+//! `draft_writer` records them, and hands the operation to review when every item is drafted. A
+//! reaper returns items whose worker died.
+use crate::bulk_operation::draft_writer::{heartbeat, Finished, Writer};
 use crate::bulk_operation::drafter::DraftRequest;
 use crate::bulk_operation::entity::{item, operation};
 use crate::bulk_operation::model::{item_status, OperationStatus};
@@ -104,12 +106,48 @@ pub async fn reap_stale(state: &AppState, stale_after: Duration) -> AppResult<u6
     Ok(res.rows_affected)
 }
 
-async fn context_for(state: &AppState, contact_id: Uuid) -> AppResult<(String, String)> {
-    let c = contact::Entity::find_by_id(contact_id)
-        .one(&state.db)
-        .await?;
+/// A claimed item with what its draft needs to know of the contact.
+struct Claimed {
+    item_id: Uuid,
+    first_name: String,
+    context: String,
+}
+
+/// Claims a batch and reads its contacts in one query.
+async fn claim_with_contacts(
+    state: &AppState,
+    operation_id: Uuid,
+    worker: &str,
+    limit: u64,
+) -> AppResult<Vec<Claimed>> {
+    let batch = claim_batch(state, operation_id, worker, limit).await?;
+    if batch.is_empty() {
+        return Ok(vec![]);
+    }
+    let contacts: std::collections::HashMap<Uuid, contact::Model> = contact::Entity::find()
+        .filter(contact::Column::Id.is_in(batch.iter().map(|(_, c)| *c)))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c))
+        .collect();
+    Ok(batch
+        .into_iter()
+        .map(|(item_id, contact_id)| {
+            let (first_name, context) = context_of(contacts.get(&contact_id));
+            Claimed {
+                item_id,
+                first_name,
+                context,
+            }
+        })
+        .collect())
+}
+
+/// The contact's first name (or "there") and a line about them for the drafter.
+fn context_of(c: Option<&contact::Model>) -> (String, String) {
     let Some(c) = c else {
-        return Ok((String::new(), String::new()));
+        return (String::new(), String::new());
     };
     let first = c
         .name
@@ -119,7 +157,7 @@ async fn context_for(state: &AppState, contact_id: Uuid) -> AppResult<(String, S
         .unwrap_or("there")
         .to_owned();
     let tags: Vec<String> = serde_json::from_value(c.tags.clone()).unwrap_or_default();
-    Ok((
+    (
         first,
         format!(
             "Contact: {} · tags: {} · notes: {}",
@@ -127,27 +165,18 @@ async fn context_for(state: &AppState, contact_id: Uuid) -> AppResult<(String, S
             tags.join(", "),
             c.notes
         ),
-    ))
+    )
 }
 
-/// Drafts one claimed item; a failure leaves it pending for another attempt (at most 3).
+/// Drafts one claimed item and hands the outcome to the writer; a failure goes back to pending
+/// for another attempt (at most 3).
 async fn draft_item(
     state: &AppState,
     op: &operation::Model,
     (org, lessons): (&crate::auth::entity::organization::Model, &[String]),
-    item_id: Uuid,
-    contact_id: Uuid,
-) -> AppResult<()> {
-    // The heartbeat says this worker is alive and on this item.
-    item::Entity::update_many()
-        .col_expr(
-            item::Column::HeartbeatAt,
-            Expr::value(Some(state.clock.now())),
-        )
-        .filter(item::Column::Id.eq(item_id))
-        .exec(&state.db)
-        .await?;
-    let (first_name, contact_context) = context_for(state, contact_id).await?;
+    claimed: Claimed,
+    writer: &Writer,
+) {
     let req = DraftRequest {
         organization: org.name.clone(),
         rules: org.rules.clone().unwrap_or_default(),
@@ -155,41 +184,14 @@ async fn draft_item(
         persona: op.persona.clone(),
         concept: op.message_concept.clone(),
         instruction: "Follow up personally and briefly.".into(),
-        contact_context,
-        first_name,
+        contact_context: claimed.context,
+        first_name: claimed.first_name,
     };
-    let result = state.drafter.draft(&req).await;
-    let now = state.clock.now();
-    let mut update =
-        item::Entity::update_many().col_expr(item::Column::UpdatedAt, Expr::value(now));
-    update = match result {
-        Ok(text) => update
-            .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
-            .col_expr(item::Column::Draft, Expr::value(Some(text)))
-            .col_expr(item::Column::DraftedAt, Expr::value(Some(now))),
-        Err(e) => {
-            tracing::warn!(error = %e, %item_id, "draft failed");
-            let attempts = item::Entity::find_by_id(item_id)
-                .one(&state.db)
-                .await?
-                .map(|i| i.attempts)
-                .unwrap_or(0);
-            let next = if attempts >= 3 {
-                item_status::FAILED
-            } else {
-                item_status::PENDING
-            };
-            update
-                .col_expr(item::Column::Status, Expr::value(next))
-                .col_expr(item::Column::Error, Expr::value(Some(e.to_string())))
-        }
-    };
-    update
-        .filter(item::Column::Id.eq(item_id))
-        .filter(item::Column::Status.eq(item_status::DRAFTING))
-        .exec(&state.db)
-        .await?;
-    Ok(())
+    let result = state.drafter.draft(&req).await.map_err(|e| e.to_string());
+    writer.record(Finished {
+        item_id: claimed.item_id,
+        result,
+    });
 }
 
 /// Recounts the operation's counters from its items and publishes progress.
@@ -301,42 +303,42 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
                 .collect();
         state.faults.check(crate::server::faults::DRAFT_LOOP)?;
         reap_stale(state, cfg.stale_after).await?;
-        // Batches are claimed as the pipeline needs them, so `concurrency` drafts stay in flight
-        // across batch boundaries.
+        // A claimer keeps one batch ahead of the drafts (the channel holds a batch), so no draft
+        // waits for a claim; the writer records finished drafts meanwhile.
         let batch_size = cfg.batch_size;
-        let claims =
-            futures::stream::unfold((state.clone(), worker.clone()), move |(st, w)| async move {
-                match claim_batch(&st, op_id, &w, batch_size).await {
-                    Ok(batch) if !batch.is_empty() => Some((futures::stream::iter(batch), (st, w))),
-                    Ok(_) => None,
-                    Err(e) => {
-                        tracing::error!(error = %e, "claim failed");
-                        None
+        let (tx, claims) = tokio::sync::mpsc::channel::<Claimed>(batch_size.max(1) as usize);
+        let claimer = {
+            let (st, w) = (state.clone(), worker.clone());
+            tokio::spawn(async move {
+                loop {
+                    match claim_with_contacts(&st, op_id, &w, batch_size).await {
+                        Ok(batch) if !batch.is_empty() => {
+                            for claimed in batch {
+                                if tx.send(claimed).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        Ok(_) => return,
+                        Err(e) => {
+                            tracing::error!(error = %e, "claim failed");
+                            return;
+                        }
                     }
                 }
             })
-            .flatten();
-        let drafted = std::sync::atomic::AtomicUsize::new(0);
+        };
+        let claims = tokio_stream::wrappers::ReceiverStream::new(claims);
+        let writer = Writer::start(state, op_id);
+        let beat = heartbeat(state, &worker, cfg.stale_after);
         claims
-            .map(|(item_id, contact_id)| {
-                let (op, org, lessons, drafted) = (&op, &org, &lessons, &drafted);
-                async move {
-                    if let Err(e) = draft_item(state, op, (org, lessons), item_id, contact_id).await
-                    {
-                        tracing::error!(error = %e, %item_id, "could not record a draft");
-                    }
-                    // Live progress every `concurrency` drafts.
-                    if (drafted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1)
-                        % cfg.concurrency.max(1)
-                        == 0
-                    {
-                        let _ = refresh_counters(state, op_id).await;
-                    }
-                }
+            .for_each_concurrent(cfg.concurrency.max(1), |claimed| {
+                draft_item(state, &op, (&org, &lessons), claimed, &writer)
             })
-            .buffer_unordered(cfg.concurrency)
-            .collect::<Vec<()>>()
             .await;
+        let _ = claimer.await;
+        writer.finish().await;
+        beat.cancel();
         refresh_counters(state, op_id).await?;
         let busy = item::Entity::find()
             .filter(item::Column::OperationId.eq(op_id))

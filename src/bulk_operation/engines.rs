@@ -37,7 +37,7 @@ pub fn start(state: &AppState, op: Uuid, engine: Engine) {
         return;
     }
     let bg = state.clone();
-    state.tasks.spawn(async move {
+    state.work.spawn(&state.tasks, async move {
         let mut backoff = Duration::from_millis(50);
         loop {
             let outcome = match engine {

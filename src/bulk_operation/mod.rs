@@ -5,10 +5,11 @@ pub mod model;
 pub mod segments;
 
 #[cfg(feature = "server")]
-#[cfg(feature = "server")]
 pub mod create;
 #[cfg(feature = "server")]
 pub mod draft_engine;
+#[cfg(feature = "server")]
+pub mod draft_writer;
 #[cfg(feature = "server")]
 pub mod drafter;
 #[cfg(feature = "server")]

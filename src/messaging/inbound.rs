@@ -9,7 +9,7 @@ use crate::messaging::model::{Direction, LiveEvent};
 use crate::phone_numbers::service as numbers;
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, Set, TransactionTrait};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -117,20 +117,13 @@ pub async fn persist_inbound(
     // shown as one that cannot be texted back.
     let from = crate::contacts::phone::sender(&sms.from, region)
         .map_err(|e| WebhookError::BadRequest(format!("From: {e}")))?;
-    let already = message::Entity::find()
-        .filter(message::Column::ProviderSid.eq(&sms.message_sid))
-        .one(&state.ack_db)
-        .await?;
-    if already.is_some() {
-        return Ok(InboundOutcome::Duplicate);
-    }
     let org_id = number.organization_id;
     let now = state.clock.now();
     let contact = contacts::find_or_create_by_phone(&state.ack_db, org_id, &from, now).await?;
     let keyword = classify(&sms.body);
     let message_id = Uuid::new_v4();
-    let txn = state.ack_db.begin().await?;
-    let inserted = message::ActiveModel {
+    // A redelivery (the same MessageSid) is refused by the unique index: no read beforehand.
+    let row = message::ActiveModel {
         id: Set(message_id),
         organization_id: Set(org_id),
         contact_id: Set(contact.id),
@@ -154,26 +147,11 @@ pub async fn persist_inbound(
         attempt_started_at: Set(None),
         send_attempts: Set(0),
         reconcile_failures: Set(0),
-    }
-    .insert(&txn)
-    .await;
-    let message = match inserted {
-        Ok(m) => m,
-        Err(e) if is_unique_violation(&e) => return Ok(InboundOutcome::Duplicate),
-        Err(e) => return Err(e.into()),
     };
-    match keyword {
-        Some(Keyword::OptOut) => {
-            opt_out::record_opt_out(&txn, contact.id, OptOutSource::Keyword, now).await?
-        }
-        Some(Keyword::OptIn) => {
-            if !opt_out::clear_keyword_opt_out(&txn, contact.id).await? {
-                tracing::info!("opt-in keyword left a manual or carrier opt-out in place");
-            }
-        }
-        Some(Keyword::Help) | None => {}
-    }
-    txn.commit().await?;
+    let message = match store(state, row, keyword, contact.id, now).await? {
+        Some(m) => m,
+        None => return Ok(InboundOutcome::Duplicate),
+    };
     state.metrics.inbound_messages.inc();
     let bg = state.clone();
     let contact_id = contact.id;
@@ -182,6 +160,8 @@ pub async fn persist_inbound(
         number,
         sender: contact.phone,
     };
+    // Routing is short and mostly waits on the database: it stays on the request runtime, ahead
+    // of the agents' turns (which it hands to the work runtime).
     state.tasks.spawn(async move {
         // Tests only: a window in which to kill the process between storing and routing.
         if let Some(delay) = bg.config.test_route_delay {
@@ -193,6 +173,42 @@ pub async fn persist_inbound(
         message_id,
         contact_id,
     })
+}
+
+/// Inserts the text; an opt-out or opt-in keyword is recorded in the same transaction. None: the
+/// MessageSid was already stored. A plain text is one statement (no transaction round trips).
+async fn store(
+    state: &AppState,
+    row: message::ActiveModel,
+    keyword: Option<Keyword>,
+    contact_id: Uuid,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<message::Model>, WebhookError> {
+    let duplicate = |e: sea_orm::DbErr| match is_unique_violation(&e) {
+        true => Ok(None),
+        false => Err(WebhookError::from(e)),
+    };
+    let Some(keyword) = keyword.filter(|k| *k != Keyword::Help) else {
+        return row.insert(&state.ack_db).await.map(Some).or_else(duplicate);
+    };
+    let txn = state.ack_db.begin().await?;
+    let message = match row.insert(&txn).await {
+        Ok(m) => m,
+        Err(e) => return duplicate(e),
+    };
+    match keyword {
+        Keyword::OptOut => {
+            opt_out::record_opt_out(&txn, contact_id, OptOutSource::Keyword, now).await?
+        }
+        Keyword::OptIn => {
+            if !opt_out::clear_keyword_opt_out(&txn, contact_id).await? {
+                tracing::info!("opt-in keyword left a manual or carrier opt-out in place");
+            }
+        }
+        Keyword::Help => {}
+    }
+    txn.commit().await?;
+    Ok(Some(message))
 }
 
 /// A text just stored, with what routing needs, handed up so that routing need not read it again.

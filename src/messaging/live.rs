@@ -70,16 +70,22 @@ impl LiveHub {
         }
         let pool = db.get_postgres_connection_pool().clone();
         let sender = pool.clone();
+        // Whatever gathered while the last batch was sent goes in one statement: a burst of
+        // texts costs a few round trips, not one per event, and PostgreSQL delivers identical
+        // payloads of one transaction once.
         tokio::spawn(async move {
-            while let Some(json) = outgoing.recv().await {
-                if let Err(e) = sea_orm::sqlx::query("SELECT pg_notify($1, $2)")
-                    .bind(CHANNEL)
-                    .bind(&json)
-                    .execute(&sender)
-                    .await
+            let mut batch = Vec::with_capacity(RELAY_BATCH);
+            while outgoing.recv_many(&mut batch, RELAY_BATCH).await > 0 {
+                if let Err(e) =
+                    sea_orm::sqlx::query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
+                        .bind(CHANNEL)
+                        .bind(&batch)
+                        .execute(&sender)
+                        .await
                 {
-                    tracing::warn!(error = %e, "could not relay a live event");
+                    tracing::warn!(error = %e, events = batch.len(), "could not relay live events");
                 }
+                batch.clear();
             }
         });
         let (tx, me) = (self.tx.clone(), self.instance.clone());
@@ -98,6 +104,9 @@ impl LiveHub {
         });
     }
 }
+
+/// Live events relayed in one statement, at most.
+const RELAY_BATCH: usize = 256;
 
 async fn listen(
     pool: &sea_orm::sqlx::PgPool,

@@ -16,9 +16,10 @@ const PLAN_TRIES: u32 = 5;
 
 pub fn spawn_execution(state: &AppState, plan_id: Uuid) {
     let bg = state.clone();
-    state
-        .tasks
-        .spawn(async move { execute_plan(&bg, plan_id).await });
+    state.work.spawn(
+        &state.tasks,
+        async move { execute_plan(&bg, plan_id).await },
+    );
 }
 
 /// Plans a restart left Approved, or Executing under a lease that expired, run again (every

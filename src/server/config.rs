@@ -69,6 +69,9 @@ pub struct Config {
     pub draft_concurrency: usize,
     /// Send workers per campaign per instance (`SEND_CONCURRENCY`, default 4).
     pub send_concurrency: usize,
+    /// Agent threads this instance runs at once (`TURN_CONCURRENCY`, default 32); the others wait
+    /// their turn, holding no lease.
+    pub turn_concurrency: usize,
     /// Items claimed per batch (`DRAFT_BATCH_SIZE`, default 50).
     pub draft_batch_size: u64,
     /// `LLM_PROVIDER`: `offline` (default, built in and deterministic).
@@ -249,6 +252,10 @@ impl Config {
                 .and_then(|v| v.parse().ok())
                 .filter(|n: &usize| *n > 0)
                 .unwrap_or(4),
+            turn_concurrency: var("TURN_CONCURRENCY")
+                .and_then(|v| v.parse().ok())
+                .filter(|n: &usize| *n > 0)
+                .unwrap_or(32),
             draft_batch_size: var("DRAFT_BATCH_SIZE")
                 .and_then(|v| v.parse().ok())
                 .filter(|n: &u64| *n > 0)
@@ -305,6 +312,7 @@ impl Config {
             draft_concurrency: 20,
             draft_batch_size: 50,
             send_concurrency: 4,
+            turn_concurrency: 32,
             llm_provider: "offline".into(),
             llm: crate::ai_agent::llm::rig::RigSettings {
                 provider: "offline".into(),

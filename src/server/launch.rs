@@ -33,10 +33,17 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         .await
         .map_err(|e| format!("database: {e}"))?;
     let ack_size = crate::server::db::ack_pool_size(&config.database_url);
-    let ack_db = crate::server::db::connect(&config.database_url, ack_size)
-        .await
-        .map_err(|e| format!("database: {e}"))?;
-    let state = AppState::with_parts(db, ack_db, config, services);
+    let ack_db = crate::server::db::connect(
+        &config.database_url,
+        ack_size,
+        crate::server::db::Role::Acknowledgement,
+    )
+    .await
+    .map_err(|e| format!("database: {e}"))?;
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let work = crate::server::work::WorkRuntime::new(threads, config.turn_concurrency)
+        .map_err(|e| format!("background runtime: {e}"))?;
+    let state = AppState::with_parts(db, ack_db, config, services, work);
     state.live.bridge(&state.db, state.shutdown.clone());
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);

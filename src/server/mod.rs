@@ -9,7 +9,9 @@ pub mod launch;
 pub mod origin;
 pub mod router;
 pub mod seed;
+pub mod sqlite_busy;
 pub mod state;
+pub mod work;
 
 pub use config::Config;
 pub use state::AppState;

@@ -13,8 +13,9 @@ use tokio_util::task::TaskTracker;
 
 pub struct Inner {
     pub db: DatabaseConnection,
-    /// A pool of its own for the webhook's acknowledgement (storing an inbound text): agent
-    /// turns and engines busy on `db` never make a carrier's request wait for a connection.
+    /// A pool of its own for the webhook's acknowledgement (storing an inbound text) and for
+    /// routing it onto its thread: agent turns and engines busy on `db` never make a carrier's
+    /// request, or the queueing of its text, wait for a connection.
     pub ack_db: DatabaseConnection,
     pub config: Config,
     pub transport: Arc<dyn SmsTransport>,
@@ -29,6 +30,8 @@ pub struct Inner {
     pub sign_up_limiter: SignInLimiter,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
+    /// Where background work runs: routing, agent turns, plans and campaign engines.
+    pub work: crate::server::work::WorkRuntime,
     /// Names this process in leases: `host-pid-random`.
     pub instance_id: String,
     /// Test-armed failure points (empty in production).
@@ -117,6 +120,7 @@ impl AppState {
         ack_db: DatabaseConnection,
         config: Config,
         services: Services,
+        work: crate::server::work::WorkRuntime,
     ) -> Self {
         let drafter = services.drafter.clone().unwrap_or_else(|| {
             Arc::new(crate::bulk_operation::drafter::ModelDrafter(
@@ -141,9 +145,10 @@ impl AppState {
             sign_in_limiter,
             sign_up_limiter,
             tasks: TaskTracker::new(),
+            work,
             instance_id,
             faults: Default::default(),
-            inbound: Arc::new(crate::ai_agent::routing::AgentRouter),
+            inbound: Arc::new(crate::ai_agent::routing::AgentRouter::default()),
             shutdown: Default::default(),
             engines: Default::default(),
             local_runs: Default::default(),

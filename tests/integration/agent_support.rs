@@ -32,15 +32,37 @@ pub async fn setup_with(
     transport: impl FnOnce(Arc<OutboxTransport>) -> Arc<dyn herald::messaging::transport::SmsTransport>,
 ) -> Option<Setup> {
     let outbox = Arc::new(OutboxTransport::default());
-    let app = spawn_app_with(
-        backend,
-        Options {
-            transport: Some(transport(outbox.clone())),
-            model,
-            ..Default::default()
-        },
-    )
-    .await?;
+    let options = Options {
+        transport: Some(transport(outbox.clone())),
+        model,
+        ..Default::default()
+    };
+    setup_on(backend, mode, outbox, options).await
+}
+
+/// Like `setup`, with any model and the server's options adjusted by `adjust`.
+pub async fn setup_with_options(
+    backend: Backend,
+    mode: &str,
+    model: Arc<dyn herald::ai_agent::llm::ChatModel>,
+    adjust: impl FnOnce(Options) -> Options,
+) -> Option<Setup> {
+    let outbox = Arc::new(OutboxTransport::default());
+    let options = adjust(Options {
+        transport: Some(outbox.clone()),
+        model: Some(model),
+        ..Default::default()
+    });
+    setup_on(backend, mode, outbox, options).await
+}
+
+async fn setup_on(
+    backend: Backend,
+    mode: &str,
+    outbox: Arc<OutboxTransport>,
+    options: Options,
+) -> Option<Setup> {
+    let app = spawn_app_with(backend, options).await?;
     let org = app.new_org("Agent Co").await;
     let n1 = app.add_number(&org, "+14155550100").await;
     let n2 = app.add_number(&org, "+14155550101").await;

@@ -155,6 +155,10 @@ pub struct Options {
     pub public_dir: Option<std::path::PathBuf>,
     /// Plans estimated to spend more than this (US dollars) wait for a person.
     pub plan_risk_max_cost: f64,
+    /// Agent threads run at once (`TURN_CONCURRENCY`).
+    pub turn_concurrency: usize,
+    /// How old a drafting item's heartbeat may get before the reaper takes it back.
+    pub draft_stale_after: Option<std::time::Duration>,
 }
 
 impl Default for Options {
@@ -173,6 +177,8 @@ impl Default for Options {
             trusted_proxy_header: None,
             public_dir: None,
             plan_risk_max_cost: herald::plans::approval::DEFAULT_MAX_COST,
+            turn_concurrency: 32,
+            draft_stale_after: None,
         }
     }
 }
@@ -197,6 +203,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.sign_ups_per_minute = opts.sign_ups_per_minute;
     config.trusted_proxy_header = opts.trusted_proxy_header;
     config.public_dir = opts.public_dir;
+    config.turn_concurrency = opts.turn_concurrency;
     let mut services = Services::from_config(&config).expect("services");
     if let Some(t) = opts.transport {
         services.transport = t;
@@ -215,6 +222,9 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
         .unwrap_or_else(|| Arc::new(herald::clock::ShiftedClock::starting_at(test_daytime())));
     services.engine.sends_per_second = opts.sends_per_second;
     services.engine.send_concurrency = opts.send_concurrency;
+    if let Some(stale) = opts.draft_stale_after {
+        services.engine.stale_after = stale;
+    }
     let running = start_with(config, services).await.expect("server starts");
     Some(TestApp {
         base: format!("http://{}", running.addr),

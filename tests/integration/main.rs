@@ -29,6 +29,7 @@ mod cross_org_table;
 mod csrf;
 mod engines;
 mod learning_loop;
+mod load_isolation;
 mod messaging;
 mod migrations;
 mod offline_model;

@@ -7,6 +7,7 @@ use crate::helpers::*;
 use crate::on_both_databases;
 use crate::step_plan_support::*;
 use herald::plans::model::{ApprovalPolicy, StepMode};
+use sea_orm::EntityTrait;
 use serde_json::{json, Value};
 
 fn step_of<'a>(p: &'a Value, id: &str) -> Option<&'a Value> {
@@ -217,6 +218,18 @@ async fn revisions_are_checked_capped_and_single(backend: Backend) {
         status_of(p, "note") == "awaiting_confirmation"
     })
     .await;
+    // The runner has stopped at the confirmation: the step waits first, then the lease goes.
+    for _ in 0..200 {
+        let row = herald::plans::entity::plan::Entity::find_by_id(second)
+            .one(&app.state.db)
+            .await
+            .unwrap()
+            .unwrap();
+        if row.lease_owner.is_none() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let mut changed = steps();
     changed[0].arguments = json!({});
     changed[0].tool = "find_contacts".into();
@@ -230,7 +243,7 @@ async fn revisions_are_checked_capped_and_single(backend: Backend) {
     let third = revise(&app, &c, thread, second, steps()).await.unwrap();
     assert_eq!(third.revision, 3);
     use herald::plans::entity::plan;
-    use sea_orm::{sea_query::Expr, ColumnTrait, EntityTrait, QueryFilter};
+    use sea_orm::{sea_query::Expr, ColumnTrait, QueryFilter};
     plan::Entity::update_many()
         .col_expr(plan::Column::Revision, Expr::value(4))
         .filter(plan::Column::Id.eq(third.id))
