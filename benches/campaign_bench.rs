@@ -146,11 +146,12 @@ fn main() {
         let l = Duration::from_millis(latency_ms);
         let with_latency = drafting(postgres, items, l).await;
         let limit = 20.0 / l.as_secs_f64();
-        println!("  drafting, model latency {latency_ms} ms   {with_latency:>9.1} items/s   limit 20/L = {limit:.1}/s   ratio {:.2}", with_latency / limit);
+        println!("  drafting, model latency {latency_ms} ms   {with_latency:>9.1} items/s   limit 20/L = {limit:.1}/s   ratio {:.3}   goal >= 0.95", with_latency / limit);
         let overhead = drafting(postgres, items, Duration::ZERO).await;
-        println!("  engine overhead, zero-latency model {overhead:>9.1} items/s");
+        println!("  engine overhead, zero-latency model {overhead:>9.1} items/s   goal >= 2000/s");
         let rate = 10.0;
         let (mean, p50, p99, effective) = pacing(postgres, 40, rate).await;
         println!("  send pacing at {rate}/s: mean gap {:.1} ms (target {:.1}), |error| p50 {p50:.2} ms p99 {p99:.2} ms, effective {effective:.2}/s", mean * 1e3, 1e3 / rate);
+        println!("  peak RSS {:.0} MiB (the bench process, server included)", peak_rss_mib());
     });
 }

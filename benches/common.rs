@@ -53,6 +53,7 @@ pub async fn start_herald_with(
     let mut config = Config::for_database(database_url(postgres, "herald").await);
     config.webhook_auth_token = Some(TOKEN.into());
     config.public_url = PUBLIC_URL.into();
+    config.turn_concurrency = arg("--turns", config.turn_concurrency);
     let mut services = herald::server::state::Services::from_config(&config).expect("services");
     // Daytime for the server whatever the hour here: quiet hours must not stall the send bench.
     services.clock = std::sync::Arc::new(herald::clock::ShiftedClock::starting_at(daytime()));
@@ -169,7 +170,32 @@ pub async fn fire(
 /// Open loop: request `i` leaves at `i / rate` seconds, whether or not earlier ones were
 /// answered, and its latency counts from that scheduled moment (a server that falls behind is
 /// charged for the wait, not forgiven by a slower sender).
+///
+/// The sender runs on a thread and runtime of its own, as a carrier would on another machine:
+/// the server's runtime schedules only the server's work, and a busy server cannot delay the
+/// moment a request leaves.
 pub async fn fire_at_rate(
+    base: &str,
+    label: &str,
+    texts: Vec<(String, String, String)>,
+    rate: f64,
+) -> Figures {
+    let (base, label) = (base.to_owned(), label.to_owned());
+    let (done, figures) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("load-generator".into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let _ = done.send(rt.block_on(send_paced(&base, &label, texts, rate)));
+        })
+        .unwrap();
+    figures.await.expect("the load generator finished")
+}
+
+async fn send_paced(
     base: &str,
     label: &str,
     texts: Vec<(String, String, String)>,
@@ -180,38 +206,85 @@ pub async fn fire_at_rate(
         .build()
         .unwrap();
     let started = tokio::time::Instant::now();
-    let tasks: Vec<_> = texts
-        .into_iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let client = client.clone();
-            let request = signed(base, label, i, text);
-            let at = started + Duration::from_secs_f64(i as f64 / rate);
-            tokio::spawn(async move {
-                tokio::time::sleep_until(at).await;
-                let ok = post(&client, request).await;
-                (at.elapsed(), ok)
-            })
-        })
-        .collect();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, text) in texts.into_iter().enumerate() {
+        let at = started + Duration::from_secs_f64(i as f64 / rate);
+        tokio::time::sleep_until(at).await;
+        let request = signed(base, label, i, text);
+        let client = client.clone();
+        tasks.spawn(async move {
+            let ok = post(&client, request).await;
+            (at.elapsed(), ok)
+        });
+    }
     let mut results = Vec::with_capacity(tasks.len());
-    for t in tasks {
-        results.push(t.await.unwrap_or((Duration::MAX, false)));
+    while let Some(r) = tasks.join_next().await {
+        results.push(r.unwrap_or((Duration::MAX, false)));
     }
     figures(results, started.elapsed())
 }
 
-/// The process's peak resident memory (the bench runs the server in-process).
-pub fn peak_rss_mib() -> f64 {
+/// Samples the process's resident memory every `every` until dropped, to show that it levels
+/// off under a sustained load instead of growing with it.
+pub struct RssSampler {
+    samples: std::sync::Arc<std::sync::Mutex<Vec<(Duration, f64)>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl RssSampler {
+    pub fn start(every: Duration) -> Self {
+        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (s, st) = (samples.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            while !st.load(std::sync::atomic::Ordering::Relaxed) {
+                s.lock().unwrap().push((t.elapsed(), rss_mib()));
+                std::thread::sleep(every);
+            }
+        });
+        Self { samples, stop }
+    }
+
+    /// "10 s 41 MiB · 20 s 42 MiB · …": one figure per `step` of the run.
+    pub fn line(&self, step: Duration) -> String {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let samples = self.samples.lock().unwrap();
+        let mut out = Vec::new();
+        let mut next = step;
+        for (at, mib) in samples.iter() {
+            if *at >= next {
+                out.push(format!("{:.0} s {mib:.0} MiB", at.as_secs_f64()));
+                next += step;
+            }
+        }
+        if let Some((at, mib)) = samples.last() {
+            out.push(format!("end ({:.0} s) {mib:.0} MiB", at.as_secs_f64()));
+        }
+        out.join(" · ")
+    }
+}
+
+fn status_mib(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map(|kib| kib / 1024.0)
         .unwrap_or(f64::NAN)
+}
+
+/// The process's resident memory now.
+pub fn rss_mib() -> f64 {
+    status_mib("VmRSS:")
+}
+
+/// The process's peak resident memory (the bench runs the server in-process).
+pub fn peak_rss_mib() -> f64 {
+    status_mib("VmHWM:")
 }
 
 pub fn ms(d: Duration) -> f64 {

@@ -101,6 +101,10 @@ fn main() {
             "{:<28} {:>10} {:>10} {:>12} {:>7}",
             "target", "p50 ms", "p99 ms", "req/s", "errors"
         );
+        if rate > 0.0 {
+            let goal = if postgres { 15.0 } else { 10.0 };
+            println!("goal: Herald's p99 <= {goal} ms open loop (issue 15; agent_burst_bench --rate measures it with agents busy)");
+        }
         for (name, f) in [
             ("herald /webhooks/twilio/sms", &h),
             ("bare axum insert-one-row", &b),
