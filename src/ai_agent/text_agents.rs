@@ -188,5 +188,6 @@ pub async fn bind(
         .await?;
     }
     txn.commit().await?;
+    state.numbers.forget_all();
     view(state, m, id).await
 }

@@ -6,7 +6,6 @@ use crate::error::AppError;
 use crate::messaging::entity as message;
 use crate::messaging::keywords::{classify, Keyword};
 use crate::messaging::model::{Direction, LiveEvent};
-use crate::phone_numbers::service as numbers;
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
 use sea_orm::{ActiveModelTrait, Set, TransactionTrait};
@@ -109,7 +108,7 @@ pub async fn persist_inbound(
         tracing::warn!(to = %sms.to, "inbound text to an unparseable number; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };
-    let Some(number) = numbers::find_by_number(&state.ack_db, &to).await? else {
+    let Some(number) = state.numbers.find(&state.ack_db, &to).await? else {
         tracing::warn!(%to, "inbound text to a number no organisation has; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };

@@ -119,6 +119,7 @@ pub async fn create(
     .insert(&state.db)
     .await
     .map_err(|e| taken(e, &number))?;
+    state.numbers.forget_all();
     Ok(to_view(m))
 }
 
@@ -135,7 +136,7 @@ pub async fn update(
     am.number = Set(number.clone());
     am.friendly_name = Set(name);
     am.provider_sid = Set(sid);
-    Ok(to_view(
-        am.update(&state.db).await.map_err(|e| taken(e, &number))?,
-    ))
+    let saved = am.update(&state.db).await.map_err(|e| taken(e, &number))?;
+    state.numbers.forget_all();
+    Ok(to_view(saved))
 }

@@ -65,6 +65,11 @@ pub async fn connect(url: &str, size: u32, role: Role) -> Result<DatabaseConnect
         o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
             .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
             .busy_timeout(crate::server::sqlite_busy::BUSY_TIMEOUT)
+            // A log started over (`sqlite_wal`) is cut back to this size.
+            .pragma(
+                "journal_size_limit",
+                crate::server::sqlite_wal::LOG_LIMIT_BYTES.to_string(),
+            )
     });
     let poll = role.poll();
     opts.map_sqlx_sqlite_pool_opts(move |pool| {

@@ -47,6 +47,7 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
     state.live.bridge(&state.db, state.shutdown.clone());
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);
+    crate::server::sqlite_wal::start_checkpointer(&state);
     crate::ai_agent::learning::service::start_reviews(&state, state.config.lesson_review_every);
     if let Some(public) = state.config.public_dir.clone() {
         // Compressing a release wasm takes a moment: serve it as it is until its copy is there.

@@ -10,6 +10,7 @@ pub mod origin;
 pub mod router;
 pub mod seed;
 pub mod sqlite_busy;
+pub mod sqlite_wal;
 pub mod state;
 pub mod work;
 

@@ -44,6 +44,8 @@ pub struct Inner {
     pub engines: crate::bulk_operation::engines::Running,
     /// The agent threads this process is running.
     pub local_runs: crate::ai_agent::lease::LocalRuns,
+    /// The numbers the webhook looks up (`phone_numbers::cache`).
+    pub numbers: crate::phone_numbers::cache::NumberCache,
 }
 
 /// The outside world a server talks to; tests hand in fakes.
@@ -152,6 +154,7 @@ impl AppState {
             shutdown: Default::default(),
             engines: Default::default(),
             local_runs: Default::default(),
+            numbers: Default::default(),
         }))
     }
 
