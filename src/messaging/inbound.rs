@@ -8,7 +8,7 @@ use crate::messaging::keywords::{classify, Keyword};
 use crate::messaging::model::{Direction, LiveEvent};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use sea_orm::{ActiveModelTrait, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, Set, TransactionTrait, TryIntoModel};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -175,7 +175,7 @@ pub async fn persist_inbound(
 }
 
 /// Inserts the text; an opt-out or opt-in keyword is recorded in the same transaction. None: the
-/// MessageSid was already stored. A plain text is one statement (no transaction round trips).
+/// MessageSid was already stored. A plain text is stored with others that arrive meanwhile.
 async fn store(
     state: &AppState,
     row: message::ActiveModel,
@@ -188,7 +188,16 @@ async fn store(
         false => Err(WebhookError::from(e)),
     };
     let Some(keyword) = keyword.filter(|k| *k != Keyword::Help) else {
-        return row.insert(&state.ack_db).await.map(Some).or_else(duplicate);
+        // A plain text joins the writer's next group commit (`inbound_writer`).
+        let model = row.clone().try_into_model()?;
+        return match state
+            .inbound_writer
+            .store(&state.ack_db, model.id, row)
+            .await?
+        {
+            true => Ok(Some(model)),
+            false => Ok(None),
+        };
     };
     let txn = state.ack_db.begin().await?;
     let message = match row.insert(&txn).await {

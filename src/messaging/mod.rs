@@ -8,6 +8,8 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod inbound;
 #[cfg(feature = "server")]
+pub mod inbound_writer;
+#[cfg(feature = "server")]
 pub mod ledger;
 #[cfg(feature = "server")]
 pub mod live;

@@ -21,10 +21,12 @@ pub const LOG_LIMIT_BYTES: i64 = 16 * 1024 * 1024;
 /// What one look did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Checkpoint {
-    /// The log was short enough, or readers still needed it: copied what could be.
+    /// The log was short enough: copied what no reader still needs.
     Passive { frames: i64 },
     /// The log was started over.
     Restarted { frames: i64 },
+    /// The log was long, but readers still used it when the wait ran out: tried again later.
+    Busy { frames: i64 },
 }
 
 /// Checkpoints once: PASSIVE, then RESTART when the log is still over `restart_frames`.
@@ -32,23 +34,29 @@ pub async fn checkpoint<C: ConnectionTrait>(
     db: &C,
     restart_frames: i64,
 ) -> Result<Checkpoint, sea_orm::DbErr> {
-    let frames = run(db, "PASSIVE").await?;
+    let (_, frames) = run(db, "PASSIVE").await?;
     if frames <= restart_frames {
         return Ok(Checkpoint::Passive { frames });
     }
-    run(db, "RESTART").await?;
-    Ok(Checkpoint::Restarted { frames })
+    Ok(match run(db, "RESTART").await?.0 {
+        false => Checkpoint::Restarted { frames },
+        true => Checkpoint::Busy { frames },
+    })
 }
 
-/// `PRAGMA wal_checkpoint(mode)`; answers the log's length in frames before it.
-async fn run<C: ConnectionTrait>(db: &C, mode: &str) -> Result<i64, sea_orm::DbErr> {
+/// `PRAGMA wal_checkpoint(mode)`: whether it was cut short by a busy reader or writer, and the
+/// log's length in frames.
+async fn run<C: ConnectionTrait>(db: &C, mode: &str) -> Result<(bool, i64), sea_orm::DbErr> {
     let sql = format!("PRAGMA wal_checkpoint({mode})");
     let row = db
         .query_one_raw(Statement::from_string(DbBackend::Sqlite, sql))
         .await?;
     Ok(match row {
-        Some(r) => r.try_get_by_index::<i64>(1)?,
-        None => 0,
+        Some(r) => (
+            r.try_get_by_index::<i64>(0)? != 0,
+            r.try_get_by_index::<i64>(1)?,
+        ),
+        None => (false, 0),
     })
 }
 
@@ -67,6 +75,9 @@ pub fn start_checkpointer(state: &AppState) {
             match checkpoint(&bg.db, RESTART_FRAMES).await {
                 Ok(Checkpoint::Restarted { frames }) => {
                     tracing::debug!(frames, "SQLite log started over")
+                }
+                Ok(Checkpoint::Busy { frames }) => {
+                    tracing::debug!(frames, "SQLite log still in use; starting it over later")
                 }
                 Ok(Checkpoint::Passive { .. }) => {}
                 Err(e) => tracing::warn!(error = %e, "SQLite checkpoint failed; will try again"),

@@ -46,6 +46,8 @@ pub struct Inner {
     pub local_runs: crate::ai_agent::lease::LocalRuns,
     /// The numbers the webhook looks up (`phone_numbers::cache`).
     pub numbers: crate::phone_numbers::cache::NumberCache,
+    /// Group commit for the webhook's texts (`messaging::inbound_writer`).
+    pub inbound_writer: crate::messaging::inbound_writer::InboundWriter,
 }
 
 /// The outside world a server talks to; tests hand in fakes.
@@ -155,6 +157,7 @@ impl AppState {
             engines: Default::default(),
             local_runs: Default::default(),
             numbers: Default::default(),
+            inbound_writer: Default::default(),
         }))
     }
 

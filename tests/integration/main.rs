@@ -28,6 +28,7 @@ mod cross_org_alpha;
 mod cross_org_table;
 mod csrf;
 mod engines;
+mod inbound_throughput;
 mod learning_loop;
 mod load_isolation;
 mod messaging;
