@@ -207,6 +207,7 @@ async fn send_paced(
         .unwrap();
     let started = tokio::time::Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
+    let mut results = Vec::with_capacity(texts.len());
     for (i, text) in texts.into_iter().enumerate() {
         let at = started + Duration::from_secs_f64(i as f64 / rate);
         tokio::time::sleep_until(at).await;
@@ -216,8 +217,12 @@ async fn send_paced(
             let ok = post(&client, request).await;
             (at.elapsed(), ok)
         });
+        // Finished requests are collected as they finish: the load generator's own memory must
+        // not grow with the run, or it would be read as the server's.
+        while let Some(r) = tasks.try_join_next() {
+            results.push(r.unwrap_or((Duration::MAX, false)));
+        }
     }
-    let mut results = Vec::with_capacity(tasks.len());
     while let Some(r) = tasks.join_next().await {
         results.push(r.unwrap_or((Duration::MAX, false)));
     }
