@@ -204,3 +204,72 @@ async fn queue_all(state: &AppState, items: &[(ForAgent, StoredInbound)]) -> App
     txn.commit().await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(i: usize) -> StoredInbound {
+        let at = chrono::DateTime::<chrono::Utc>::UNIX_EPOCH;
+        StoredInbound {
+            message: crate::messaging::entity::Model {
+                id: Uuid::new_v4(),
+                organization_id: Uuid::nil(),
+                contact_id: Uuid::nil(),
+                phone_number_id: Uuid::nil(),
+                direction: "inbound".into(),
+                body: format!("text {i}"),
+                media_count: 0,
+                media_urls: serde_json::json!([]),
+                provider_sid: Some(format!("SM{i}")),
+                status: "received".into(),
+                ai_origin: None,
+                keyword: None,
+                error: None,
+                idempotency_key: None,
+                read_at: None,
+                created_at: at,
+                routed_at: None,
+                send_state: None,
+                attempt_key: None,
+                attempt_started_at: None,
+                send_attempts: 0,
+                reconcile_failures: 0,
+            },
+            number: crate::phone_numbers::entity::Model {
+                id: Uuid::nil(),
+                organization_id: Uuid::nil(),
+                number: "+14155550100".into(),
+                friendly_name: String::new(),
+                provider_sid: None,
+                ai_agent_id: None,
+                text_agent_id: None,
+                created_at: at,
+            },
+            sender: Some("+14155550199".into()),
+        }
+    }
+
+    #[test]
+    fn a_full_queue_leaves_texts_to_the_sweeper() {
+        let queue = RouteQueue::default();
+        assert!(
+            queue.push(stored(0)),
+            "the first text makes its task the drainer"
+        );
+        for i in 1..QUEUE_LIMIT {
+            assert!(!queue.push(stored(i)), "one drainer at a time");
+        }
+        assert!(
+            !queue.push(stored(QUEUE_LIMIT)),
+            "past the limit, nothing to drain"
+        );
+        let queued = queue.0.lock().unwrap().0.len();
+        assert_eq!(queued, QUEUE_LIMIT, "memory stays bounded");
+        assert_eq!(
+            queue.take().len(),
+            BATCH,
+            "the drainer still gets its batches"
+        );
+    }
+}
