@@ -155,3 +155,68 @@ async fn a_long_sqlite_log_is_started_over() {
         other => panic!("a short log is left alone, not {other:?}"),
     }
 }
+
+/// PostgreSQL only (several instances share one database there): a number reassigned through
+/// one instance is answered by its new agent on another instance within the cache's TTL, though
+/// that instance was never told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_instance_sees_a_reassigned_number_within_the_ttl() {
+    let Some(s) = setup(Backend::Postgres, "suggest", None).await else {
+        return;
+    };
+    let config =
+        herald::server::config::Config::for_database(s.app.state.config.database_url.clone());
+    let mut services = herald::server::state::Services::from_config(&config).expect("services");
+    services.clock = std::sync::Arc::new(herald::clock::ShiftedClock::starting_at(test_daytime()));
+    let b = herald::server::launch::start_with(config, services)
+        .await
+        .expect("a second instance starts");
+    let text_b = |sid: &'static str, body: &'static str| {
+        let url = format!("http://{}/webhooks/twilio/sms", b.addr);
+        async move {
+            let reply = new_client()
+                .post(url)
+                .form(&sms_params(sid, "+14155557002", "+14155550100", body))
+                .send()
+                .await
+                .expect("webhook request");
+            assert!(reply.status().is_success());
+        }
+    };
+    let id = s.agent["id"].clone();
+    let assign = |numbers: Vec<uuid::Uuid>| {
+        let (app, client, id) = (&s.app, &s.org.client, id.clone());
+        async move {
+            let _: Value = app
+                .ok_as(
+                    client,
+                    "/api/agents/assign_numbers",
+                    json!({"id": id, "number_ids": numbers}),
+                )
+                .await;
+        }
+    };
+    assign(vec![s.numbers[1]]).await;
+    // Instance B looks the number up (and remembers it) while it has no agent.
+    text_b("SMsecond000000000000000000000001", "Hello?").await;
+    herald::server::state::wait_for_background(&b.state.tasks).await;
+    assert_eq!(
+        s.app.count("ai_thread").await,
+        0,
+        "no agent answers the number yet"
+    );
+    // Reassigned through instance A; B is not told, and forgets within the TTL.
+    assign(vec![s.numbers[0], s.numbers[1]]).await;
+    tokio::time::sleep(herald::phone_numbers::cache::TTL + std::time::Duration::from_millis(200))
+        .await;
+    text_b("SMsecond000000000000000000000002", "Anyone?").await;
+    herald::server::state::wait_for_background(&b.state.tasks).await;
+    assert_eq!(
+        s.app
+            .count_where("ai_thread_event", "kind = 'inbound_sms'")
+            .await,
+        1,
+        "the agent took the text sent after the TTL"
+    );
+    b.state.shutdown.cancel();
+}
