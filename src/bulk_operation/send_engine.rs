@@ -355,7 +355,10 @@ async fn send_one(
                 .exec(&state.db)
                 .await?;
         }
-        Err(e) => set_item(state, it.id, item_status::FAILED, Some(e.to_string())).await?,
+        Err(e) => {
+            tracing::warn!(error = %e, item_id = %it.id, "campaign text failed");
+            set_item(state, it.id, item_status::FAILED, Some(e.to_string())).await?
+        }
     }
     Ok(())
 }
