@@ -23,6 +23,7 @@ mod campaigns;
 mod contacts;
 mod contract;
 mod crash;
+mod crash_burst;
 mod cross_org;
 mod cross_org_alpha;
 mod cross_org_table;
