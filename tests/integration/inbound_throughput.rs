@@ -1,7 +1,8 @@
 //! What the webhook's speed-ups must not change (issue 15). Group commit: a burst in which Twilio
 //! delivers some texts two and three times at once stores each MessageSid once, acknowledges every
 //! delivery, and still records an opt-out keyword. The number cache: assigning an agent to a
-//! number takes effect on the very next text. SQLite's log: a checkpoint starts a long log over.
+//! number takes effect on the very next text. SQLite's log: a checkpoint starts a long log over,
+//! and gives way to a reader of the old log instead of blocking writers.
 //! No timings are asserted: only what happened.
 use crate::agent_support::*;
 use crate::helpers::*;
@@ -153,6 +154,47 @@ async fn a_long_sqlite_log_is_started_over() {
     match checkpoint(db, 1_000_000).await.unwrap() {
         Checkpoint::Passive { frames } => assert!(frames < 40, "a short log, got {frames} frames"),
         other => panic!("a short log is left alone, not {other:?}"),
+    }
+}
+
+/// SQLite only: a RESTART checkpoint holds SQLite's writer lock while it waits for the old log's
+/// readers, so the checkpointer's own connection gives up instead of waiting (and blocking every
+/// write meanwhile); once the reader is gone, the next look starts the log over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_checkpointer_gives_way_to_a_reader_of_the_old_log() {
+    use herald::server::db::{connect, Role};
+    use herald::server::sqlite_wal::{checkpoint, Checkpoint};
+    use sea_orm::{ConnectionTrait, DatabaseConnection, TransactionTrait};
+    // A database of its own, with no server and so no other checkpointer: every step is ours.
+    let Some((url, _guard)) = fresh_database(Backend::Sqlite).await else {
+        return;
+    };
+    let writer = connect(&url, 1, Role::Acknowledgement).await.unwrap();
+    let reader = connect(&url, 1, Role::Background).await.unwrap();
+    let checkpointer = connect(&url, 1, Role::Checkpoint).await.unwrap();
+    let write = |db: &DatabaseConnection, sql: &'static str| {
+        let db = db.clone();
+        async move { db.execute_unprepared(sql).await.unwrap() }
+    };
+    write(&writer, "CREATE TABLE note (body TEXT)").await;
+    write(&writer, "INSERT INTO note VALUES ('one')").await;
+    // A read transaction that began on the log as it is now, still open.
+    let snapshot = reader.begin().await.unwrap();
+    snapshot
+        .execute_unprepared("SELECT COUNT(*) FROM note")
+        .await
+        .unwrap();
+    write(&writer, "INSERT INTO note VALUES ('two')").await;
+    match checkpoint(&checkpointer, 0).await.unwrap() {
+        Checkpoint::Busy { frames } => assert!(frames > 0),
+        other => panic!("the old log's reader is waited for briefly, not out: {other:?}"),
+    }
+    // Writers were not held up: another row goes in while the reader still holds its view.
+    write(&writer, "INSERT INTO note VALUES ('three')").await;
+    snapshot.rollback().await.unwrap();
+    match checkpoint(&checkpointer, 0).await.unwrap() {
+        Checkpoint::Restarted { frames } => assert!(frames > 0),
+        other => panic!("with the reader gone the log starts over, not {other:?}"),
     }
 }
 
