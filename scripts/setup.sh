@@ -19,6 +19,26 @@ want_test=0
 
 say() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
 
+# Each phase's time, printed at the end of a first run (and appended to $TOOLS/timings.log).
+T0=$SECONDS
+TIMINGS=()
+timed() {
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  TIMINGS+=("$(printf '%-34s %4d s' "$name" $((SECONDS - start)))")
+}
+
+# dx and wasm-bindgen-cli are build tools: how fast they run hardly matters, how long they take to
+# compile does. A light release profile (opt-level 1, no LTO, many codegen units, no debug info)
+# compiles them in well under half the time of their own profile.
+light_install() {
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=64 CARGO_PROFILE_RELEASE_DEBUG=false \
+    CARGO_PROFILE_RELEASE_STRIP=true CARGO_PROFILE_RELEASE_INCREMENTAL=false \
+    cargo install --quiet "$@"
+}
+
 apt_install() {
   local missing=()
   for pkg in "$@"; do
@@ -33,40 +53,71 @@ apt_install() {
   fi
 }
 
-# Linker and build helpers (mold is set in .cargo/config.toml).
-apt_install mold pkg-config
+# Linker and build helpers (mold is set in .cargo/config.toml): the tools' own builds link with it.
+timed "apt: mold, pkg-config" apt_install mold pkg-config
+
+# The test packages and the npm tools download while the Rust tools compile: they need the network,
+# not the cores. Their output goes to a log; a failure fails this script after the wait.
+BG_LOG="$TOOLS/setup-background.log"
+: >"$BG_LOG"
+bg_pids=()
 if ((want_test)); then
-  apt_install chromium chromium-driver xvfb imagemagick libwebkit2gtk-4.1-dev libgtk-3-dev libxdo-dev \
-    libfaketime faketime
+  (TIMINGS=(); timed "apt: browser, desktop, faketime" apt_install chromium chromium-driver xvfb imagemagick \
+      libwebkit2gtk-4.1-dev libgtk-3-dev libxdo-dev libfaketime faketime
+    printf '%s\n' "${TIMINGS[@]}" >"$TOOLS/.timings-apt") >>"$BG_LOG" 2>&1 &
+  bg_pids+=($!)
+fi
+npm_tools=()
+[[ -x "$TOOLS/node/node_modules/.bin/esbuild" && -x "$TOOLS/node/node_modules/.bin/wasm-opt" ]] \
+  || npm_tools+=("esbuild@$ESBUILD_VERSION" "binaryen@$BINARYEN_VERSION")
+# A mock that validates requests against Twilio's OpenAPI description, for the contract test.
+((want_test)) && [[ ! -x "$TOOLS/node/node_modules/.bin/prism" ]] && npm_tools+=("@stoplight/prism-cli@5.16.0")
+if ((${#npm_tools[@]})); then
+  say "npm install ${npm_tools[*]} (in the background)"
+  (TIMINGS=(); timed "npm: ${npm_tools[*]}" bash -c "cd '$TOOLS/node' && npm install --silent --no-audit --no-fund ${npm_tools[*]}"
+    printf '%s\n' "${TIMINGS[@]}" >"$TOOLS/.timings-npm") >>"$BG_LOG" 2>&1 &
+  bg_pids+=($!)
 fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
+  timed "rustup target add wasm32" rustup target add wasm32-unknown-unknown
 fi
 
-if ! "$TOOLS/bin/dx" --version 2>/dev/null | grep -q "$DX_VERSION"; then
-  say "cargo install dioxus-cli $DX_VERSION (about 11 minutes on 2 cores, once)"
-  cargo install dioxus-cli --version "$DX_VERSION" --locked --root "$TOOLS"
-fi
-
+# dx and wasm-bindgen-cli compile side by side: each has long single-threaded stretches (big
+# crates, the final link) that the other fills.
 WB_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
+wb_pid=""
 if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "$WB_VERSION"; then
-  say "cargo install wasm-bindgen-cli $WB_VERSION"
+  say "cargo install wasm-bindgen-cli $WB_VERSION (in the background)"
   # Its own lockfile can name a yanked crate; then resolve afresh.
-  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked --root "$TOOLS" \
-    || cargo install wasm-bindgen-cli --version "$WB_VERSION" --root "$TOOLS"
+  (TIMINGS=(); timed "cargo install wasm-bindgen-cli" bash -c "$(declare -f light_install); \
+      light_install wasm-bindgen-cli --version '$WB_VERSION' --locked --root '$TOOLS' \
+      || light_install wasm-bindgen-cli --version '$WB_VERSION' --root '$TOOLS'"
+    printf '%s\n' "${TIMINGS[@]}" >"$TOOLS/.timings-wb") >>"$BG_LOG" 2>&1 &
+  wb_pid=$!
+fi
+if ! "$TOOLS/bin/dx" --version 2>/dev/null | grep -q "$DX_VERSION"; then
+  say "cargo install dioxus-cli $DX_VERSION (a light profile; about 10 minutes on 2 cores, once)"
+  timed "cargo install dioxus-cli" light_install dioxus-cli --version "$DX_VERSION" --locked --root "$TOOLS"
 fi
 
-if [[ ! -x "$TOOLS/node/node_modules/.bin/esbuild" || ! -x "$TOOLS/node/node_modules/.bin/wasm-opt" ]]; then
-  say "npm install esbuild@$ESBUILD_VERSION binaryen@$BINARYEN_VERSION"
-  (cd "$TOOLS/node" && npm install --silent --no-audit --no-fund "esbuild@$ESBUILD_VERSION" "binaryen@$BINARYEN_VERSION")
+failed=0
+for pid in $wb_pid "${bg_pids[@]}"; do
+  wait "$pid" || failed=1
+done
+for f in "$TOOLS"/.timings-*; do
+  [[ -f "$f" ]] && mapfile -t -O "${#TIMINGS[@]}" TIMINGS <"$f" && rm -f "$f"
+done
+if ((failed)); then
+  echo "setup: a background install failed; its log:" >&2
+  cat "$BG_LOG" >&2
+  exit 1
 fi
-
-# A mock that validates requests against Twilio's OpenAPI description, for the contract test.
-if ((want_test)) && [[ ! -x "$TOOLS/node/node_modules/.bin/prism" ]]; then
-  say "npm install @stoplight/prism-cli@5.16.0"
-  (cd "$TOOLS/node" && npm install --silent --no-audit --no-fund "@stoplight/prism-cli@5.16.0")
+if ((${#TIMINGS[@]})); then
+  say "set-up took $((SECONDS - T0)) s:"
+  printf '    %s\n' "${TIMINGS[@]}" >&2
+  { date -u +%FT%TZ; printf '    %s\n' "${TIMINGS[@]}"; } >>"$TOOLS/timings.log"
 fi
 
 # Callers source the PATH line this prints.

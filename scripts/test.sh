@@ -5,13 +5,31 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-eval "$(bash scripts/setup.sh --test)"
 # CI runs in a fresh clone: keep its build cache between runs, as a developer's target/ is.
 if [[ "${CI:-}" == "true" && -z "${CARGO_TARGET_DIR:-}" ]]; then
   export CARGO_TARGET_DIR="$HOME/.cache/herald-tools/ci-target"
 fi
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-step() { printf '\n\033[1;34m==> %s\033[0m\n' "$*"; }
+# Each stage's time, printed at the end (also when a stage fails).
+STAGES=()
+STAGE_NAME="set-up (tools)"
+STAGE_START=$SECONDS
+T0=$SECONDS
+end_stage() { STAGES+=("$(printf '%6d s  %s' $((SECONDS - STAGE_START)) "$STAGE_NAME")"); }
+step() {
+  end_stage
+  STAGE_NAME="$*"
+  STAGE_START=$SECONDS
+  printf '\n\033[1;34m==> %s\033[0m\n' "$*"
+}
+report() {
+  local rc=$?
+  end_stage
+  printf '\n\033[1;34m==> stage times (%d s in all, exit %d)\033[0m\n' $((SECONDS - T0)) "$rc"
+  printf '  %s\n' "${STAGES[@]}"
+}
+trap report EXIT
+eval "$(bash scripts/setup.sh --test)"
 
 step "PostgreSQL on 127.0.0.1:5432"
 if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
@@ -37,16 +55,17 @@ cargo check --features mobile
 step "unit and integration tests (SQLite and PostgreSQL)"
 cargo test --workspace --features server
 
-step "dx web build"
-dx build --platform web
-step "dx web build, release (the first-load budget measures what users download)"
+# One web build serves every browser test: the release build, which the first-load budget must
+# measure anyway. (A debug build as well compiled the whole server a second time, under dx's
+# server-dev profile: about 10 minutes on a cold cache.)
+step "dx web build, release (browser tests and the first-load budget)"
 dx build --platform web --release --debug-symbols=false
 step "desktop build"
 CARGO_TARGET_DIR="$TARGET/desktop" cargo build --features desktop
 
 step "browser and desktop tests"
 rm -rf test-output/screenshots
-HERALD_WEB_DIR="$TARGET/dx/herald/debug/web" \
+HERALD_WEB_DIR="$TARGET/dx/herald/release/web" \
 HERALD_DESKTOP_BIN="$TARGET/desktop/debug/herald" \
   cargo test --features server,browser-tests --test browser -- --test-threads=1 --skip first_load
 
@@ -57,7 +76,7 @@ HERALD_RELEASE_WEB_DIR="$TARGET/dx/herald/release/web" \
 # The suite must pass whatever the hour: the sending tests again with the machine's clock pinned
 # to 03:00 (quiet hours) and to 14:00 in the test organisation's zone (UTC), in odd time zones.
 step "sending tests with the machine clock pinned to 03:00 UTC (TZ=Pacific/Kiritimati)"
-HERALD_WEB_DIR="$TARGET/dx/herald/debug/web" bash scripts/pinned_clock.sh 03 Pacific/Kiritimati
+HERALD_WEB_DIR="$TARGET/dx/herald/release/web" bash scripts/pinned_clock.sh 03 Pacific/Kiritimati
 step "sending tests with the machine clock pinned to 14:00 UTC (TZ=America/Los_Angeles)"
-HERALD_WEB_DIR="$TARGET/dx/herald/debug/web" bash scripts/pinned_clock.sh 14 America/Los_Angeles
+HERALD_WEB_DIR="$TARGET/dx/herald/release/web" bash scripts/pinned_clock.sh 14 America/Los_Angeles
 echo "Screenshots: $ROOT/test-output/screenshots"
