@@ -28,6 +28,10 @@ async fn campaign(
         let input = herald::contacts::model::ContactInput {
             name: format!("Lead {i}"),
             phone: format!("+1415559{i:04}"),
+            consent: Some(herald::compliance::model::ConsentInput {
+                source: herald::compliance::model::ConsentSource::WebForm,
+                note: "bench".into(),
+            }),
             ..Default::default()
         };
         let c = herald::contacts::service::create(&state, org, &input)

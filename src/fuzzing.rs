@@ -4,10 +4,10 @@
 //! a result or a typed error. The unit tests run each target briefly; `fuzz_bench` runs them
 //! for as long as it is asked.
 use crate::bulk_operation::segments::{segments, Encoding};
+use crate::compliance::detector::{detect, Verdict};
 use crate::contacts::phone::{can_text, normalize_phone, sender, MAX_SENDER_CHARS};
 use crate::error::AppError;
 use crate::messaging::inbound::InboundSms;
-use crate::messaging::keywords::{classify, Keyword};
 use crate::messaging::signature::{compute_signature, verify_signature};
 use crate::plans::edit::{Editable, MAX_TITLE_CHARS};
 use crate::plans::model::{ContactChange, PlanAction, PlanEdit};
@@ -153,20 +153,26 @@ fn webhook_signature(r: &mut TestRunner) -> Result<(), TestError<String>> {
 
 fn keywords(r: &mut TestRunner) -> Result<(), TestError<String>> {
     r.run(&text(), |body| {
-        let k = classify(&body);
-        let word = body
-            .trim()
-            .trim_end_matches(['.', '!'])
-            .trim()
+        // Any text reads without panicking, and a carrier keyword alone, in any case and with
+        // any punctuation around it, is always an opt-out.
+        let _ = detect(&body, &[]);
+        let word: String = body
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
             .to_uppercase();
-        if k == Some(Keyword::OptOut) {
+        if word == "STOP" && !body.chars().any(char::is_whitespace) {
             check(
-                crate::messaging::keywords::OPT_OUT_WORDS.contains(&word.as_str()),
-                format!("{body:?} read as STOP"),
+                matches!(detect(&body, &[]), Verdict::OptOut { .. }),
+                format!("{body:?} missed"),
             )?;
         }
-        if word == "STOP" {
-            check(k == Some(Keyword::OptOut), format!("{body:?} missed"))?;
+        for w in crate::compliance::detector::OPT_OUT_WORDS {
+            let dressed = format!("  {}!! ", w.to_lowercase());
+            check(
+                matches!(detect(&dressed, &[]), Verdict::OptOut { .. }),
+                format!("{dressed:?} missed"),
+            )?;
         }
         Ok(())
     })

@@ -7,6 +7,7 @@ pub mod app;
 pub mod attention;
 pub mod auth;
 pub mod bulk_operation;
+pub mod compliance;
 pub mod components;
 pub mod contacts;
 pub mod error;

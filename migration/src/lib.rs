@@ -26,6 +26,8 @@ mod m20261123_000022_thread_archive;
 mod m20261124_000023_tool_effect;
 mod m20261124_000024_plan_revisions;
 mod m20261124_000025_scheduled_text;
+mod m20261125_000026_suppression;
+mod m20261125_000027_compliance;
 mod platform_agent;
 
 pub struct Migrator;
@@ -59,6 +61,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000023_tool_effect::Migration),
             Box::new(m20261124_000024_plan_revisions::Migration),
             Box::new(m20261124_000025_scheduled_text::Migration),
+            Box::new(m20261125_000026_suppression::Migration),
+            Box::new(m20261125_000027_compliance::Migration),
         ]
     }
 }

@@ -143,6 +143,7 @@ pub async fn suggest_replies(
                 best,
                 Some(origin),
                 Some(key.uuid()),
+                crate::compliance::model::Purpose::Reply,
             )
             .await?;
         }

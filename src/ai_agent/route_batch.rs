@@ -89,6 +89,7 @@ async fn route_batch(state: &AppState, batch: Vec<StoredInbound>) {
                 .as_deref()
                 .is_some_and(crate::contacts::phone::can_text)
             && !s.message.body.trim().is_empty()
+            && !crate::compliance::inbound::kept_from_agents(s.message.keyword.as_deref())
     });
     for stored in alone {
         route_stored_one(state, stored).await;
@@ -235,6 +236,7 @@ mod tests {
                 attempt_started_at: None,
                 send_attempts: 0,
                 reconcile_failures: 0,
+                purpose: None,
             },
             number: crate::phone_numbers::entity::Model {
                 id: Uuid::nil(),

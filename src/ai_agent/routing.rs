@@ -26,6 +26,9 @@ pub enum Route {
     },
     Legacy,
     SkippedOptedOut,
+    /// The detector kept it from agents: HELP (answered by Herald) or a possible opt-out (a
+    /// person decides first).
+    SkippedCompliance,
     SkippedEmpty,
     /// A short code or sender name: nobody can text it back, so no agent starts a turn.
     SkippedCannotReply,
@@ -181,6 +184,9 @@ async fn skip_reason(
 ) -> AppResult<Option<Route>> {
     Ok(if phone.is_none() {
         Some(Route::Nobody)
+    } else if crate::compliance::inbound::kept_from_agents(msg.keyword.as_deref()) {
+        tracing::info!(keyword = ?msg.keyword, "routing skipped: the detector kept it from agents");
+        Some(Route::SkippedCompliance)
     } else if opt_out::sms_opt_out(&state.db, msg.contact_id)
         .await?
         .is_some()

@@ -9,4 +9,7 @@ pub struct Attention {
     pub plans_awaiting_approval: u64,
     /// The member's own unread notifications.
     pub unread_notifications: u64,
+    /// Texts that might be opt-outs, waiting for a person to decide.
+    #[serde(default)]
+    pub possible_opt_outs: u64,
 }

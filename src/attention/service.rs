@@ -31,9 +31,11 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
         .filter(notification::Column::ReadAt.is_null())
         .count(&state.db)
         .await?;
+    let possible_opt_outs = crate::compliance::review::open_count(state, org).await?;
     Ok(Attention {
         unread_conversations,
         plans_awaiting_approval,
         unread_notifications,
+        possible_opt_outs,
     })
 }

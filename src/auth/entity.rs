@@ -13,6 +13,19 @@ pub mod organization {
         /// The organisation's rules: the org-rules tier of every agent's prompt.
         #[sea_orm(column_type = "Text", nullable)]
         pub rules: Option<String>,
+        /// The answer to HELP or INFO; None: the default, naming the organisation.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub help_text: Option<String>,
+        /// The one confirmation an opt-out gets; None: the default.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub opt_out_reply: Option<String>,
+        /// Whether an autonomous agent's first reply in a conversation says it is automated.
+        pub ai_disclosure: bool,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub ai_disclosure_text: Option<String>,
+        /// The organisation's own extra opt-out words and phrases, one per line.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub opt_out_phrases: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -39,6 +39,11 @@ pub async fn create_organization_with_owner(
         time_zone: Set("UTC".into()),
         created_at: Set(state.clock.now()),
         rules: Set(None),
+        help_text: Set(None),
+        opt_out_reply: Set(None),
+        ai_disclosure: Set(true),
+        ai_disclosure_text: Set(None),
+        opt_out_phrases: Set(None),
     }
     .insert(&txn)
     .await?;

@@ -32,6 +32,11 @@ pub fn skip_reason(
     if opted_out {
         return Some("opted out");
     }
+    let consent =
+        crate::compliance::model::ConsentSource::parse(&c.consent_source).unwrap_or_default();
+    if !consent.allows_marketing() {
+        return Some("no marketing consent on record");
+    }
     if !seen_phones.insert(phone.to_owned()) {
         return Some("duplicate phone number");
     }
@@ -206,6 +211,9 @@ mod tests {
             time_zone: None,
             created_at: chrono::Utc::now(),
             updated_at: chrono::Utc::now(),
+            consent_source: "web_form".into(),
+            consent_at: None,
+            consent_note: None,
         }
     }
 
@@ -235,6 +243,14 @@ mod tests {
         assert_eq!(
             skip_reason(Some(&c(Some("ACME"))), false, &mut seen),
             Some("cannot be texted (a short code or sender name)")
+        );
+        let verbal = contact::Model {
+            consent_source: "verbal".into(),
+            ..c(Some("+14155550003"))
+        };
+        assert_eq!(
+            skip_reason(Some(&verbal), false, &mut seen),
+            Some("no marketing consent on record")
         );
     }
 }

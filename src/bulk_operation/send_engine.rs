@@ -10,7 +10,7 @@ use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::ledger::send_state;
-use crate::messaging::quiet::{next_allowed, zone_of};
+use crate::messaging::quiet::next_allowed_for;
 use crate::server::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
@@ -227,7 +227,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
         let mut earliest: Option<DateTime<Utc>> = None;
         for it in &queue {
             let at = match people.get(&it.contact_id) {
-                Some(c) => next_allowed(now, zone_of(c, &org_zone)),
+                Some(c) => next_allowed_for(now, c, &org_zone),
                 None => now,
             };
             if at > now {
@@ -257,7 +257,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
             // The walk takes time (pacing): someone may have entered their quiet hours.
             if let Some(c) = people.get(&it.contact_id) {
                 let now = clock.now();
-                if next_allowed(now, zone_of(c, &org_zone)) > now {
+                if next_allowed_for(now, c, &org_zone) > now {
                     continue;
                 }
             }
@@ -317,7 +317,7 @@ async fn send_one(
     // The window is checked again at the moment of sending: the pacing wait may have carried the
     // send past 21:00. The item goes back to the queue; the sleep until morning happens there.
     let now = state.clock.now();
-    if next_allowed(now, zone_of(c, org_zone)) > now {
+    if next_allowed_for(now, c, org_zone) > now {
         item::Entity::update_many()
             .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
             .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
@@ -334,6 +334,7 @@ async fn send_one(
         it.draft.as_deref().unwrap_or_default(),
         Some("campaign"),
         Some(it.idempotency_key),
+        crate::compliance::model::Purpose::Outreach,
     )
     .await;
     match result {

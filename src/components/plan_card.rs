@@ -186,6 +186,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                             span { class: "muted small", " · {c.change.reason}" }
                             if !c.change.add_tags.is_empty() { span { class: "tag", "+{c.change.add_tags.join(\", +\")}" } }
                             if c.opted_out { span { class: "badge keyword", "opted out" } }
+                            if c.no_marketing_consent && c.change.include { span { class: "badge keyword", "no marketing consent: left out" } }
                         }
                     }
                 }

@@ -38,9 +38,13 @@ server_fn! {
 
 server_fn! {
     #[post("/api/contacts/opt_out")]
-    pub async fn set_contact_opt_out(id: Uuid, opted_out: bool) -> Result<ContactView, AppError> {
+    pub async fn set_contact_opt_out(
+        id: Uuid,
+        opted_out: bool,
+        reason: Option<String>,
+    ) -> Result<ContactView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::contacts::service::set_opted_out(&state, &m, id, opted_out).await
+        crate::contacts::service::set_opted_out(&state, &m, id, opted_out, reason).await
     }
 }
 

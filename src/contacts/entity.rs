@@ -1,4 +1,4 @@
-//! Tables behind contacts: the contact and its per-channel opt-outs.
+//! Tables behind contacts: the contact, and the suppression list of numbers that opted out.
 pub mod contact {
     use sea_orm::entity::prelude::*;
 
@@ -18,6 +18,11 @@ pub mod contact {
         pub time_zone: Option<String>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// Where consent came from (`compliance::model::ConsentSource`), when, and the evidence.
+        pub consent_source: String,
+        pub consent_at: Option<DateTimeUtc>,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub consent_note: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -26,17 +31,50 @@ pub mod contact {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-pub mod opt_out {
+/// An opt-out, keyed by the number (organisation, E.164 phone), not by the contact row.
+pub mod suppression {
     use sea_orm::entity::prelude::*;
 
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
-    #[sea_orm(table_name = "contact_channel_opt_out")]
+    #[sea_orm(table_name = "suppression")]
     pub struct Model {
         #[sea_orm(primary_key, auto_increment = false)]
         pub id: Uuid,
-        pub contact_id: Uuid,
-        pub channel: String,
+        pub organization_id: Uuid,
+        pub phone: String,
+        /// keyword, phrase, reviewed, manual or carrier.
         pub source: String,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub reason: Option<String>,
+        /// The inbound text that opted out, if one did.
+        pub message_id: Option<Uuid>,
+        pub created_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// Every opt-out and every clearing, with who and why; rows are only ever added.
+pub mod suppression_audit {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "suppression_audit")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub phone: String,
+        /// opted_out or cleared.
+        pub action: String,
+        pub source: String,
+        pub actor_user_id: Option<Uuid>,
+        #[sea_orm(column_type = "Text", nullable)]
+        pub reason: Option<String>,
+        pub message_id: Option<Uuid>,
         pub created_at: DateTimeUtc,
     }
 

@@ -1,4 +1,5 @@
 //! CSV import (name, phone, email, tags): every row is checked first, then all go in one transaction or none do.
+use crate::compliance::model::ConsentSource;
 use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactInput, ImportReport, ImportRowError};
 use crate::contacts::service::{self, CleanContact};
@@ -30,6 +31,10 @@ pub fn parse_csv(
     };
     let col = |name: &str| headers.iter().position(|h| h == name);
     let (name_i, phone_i, email_i, tags_i) = (col("name"), col("phone"), col("email"), col("tags"));
+    // Consent columns: `consent` (web_form, imported, verbal, texted_first, none; "yes" means
+    // imported with consent), `consent_at` (RFC 3339 or YYYY-MM-DD) and `consent_note`.
+    let (consent_i, consent_at_i, consent_note_i) =
+        (col("consent"), col("consent_at"), col("consent_note"));
     if name_i.is_none() && phone_i.is_none() {
         return Err(vec![ImportRowError {
             line: 1,
@@ -66,8 +71,16 @@ pub fn parse_csv(
             tags: vec![get(tags_i)],
             ..Default::default()
         };
+        let consent = match read_consent(&get(consent_i), &get(consent_at_i), get(consent_note_i)) {
+            Ok(c) => c,
+            Err(message) => {
+                errors.push(ImportRowError { line, message });
+                continue;
+            }
+        };
         match service::clean(&input, region) {
-            Ok(c) => {
+            Ok(mut c) => {
+                c.consent = consent;
                 if let Some(p) = &c.phone {
                     if let Some(first) = seen.insert(p.clone(), line) {
                         errors.push(ImportRowError {
@@ -90,6 +103,39 @@ pub fn parse_csv(
     } else {
         Err(errors)
     }
+}
+
+/// A row's consent columns; an empty `consent` is none on record.
+fn read_consent(source: &str, at: &str, note: String) -> Result<service::CleanConsent, String> {
+    let source = match source.trim().to_lowercase().as_str() {
+        "" | "no" | "false" => ConsentSource::None,
+        "yes" | "true" | "y" => ConsentSource::Imported,
+        other => ConsentSource::parse(other).ok_or_else(|| {
+            format!("\"{other}\" is not a consent; use web_form, imported, verbal, texted_first or none.")
+        })?,
+    };
+    let at = at.trim();
+    let at = if at.is_empty() {
+        None
+    } else {
+        Some(
+            chrono::DateTime::parse_from_rfc3339(at)
+                .map(|t| t.with_timezone(&chrono::Utc))
+                .or_else(|_| {
+                    chrono::NaiveDate::parse_from_str(at, "%Y-%m-%d")
+                        .map(|d| d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
+                })
+                .map_err(|_| {
+                    format!("consent_at \"{at}\" is not a date (YYYY-MM-DD or RFC 3339).")
+                })?,
+        )
+    };
+    let note = note.trim().to_owned();
+    Ok(service::CleanConsent {
+        source,
+        at,
+        note: (!note.is_empty()).then_some(note),
+    })
 }
 
 /// Imports the file into the organisation, or nothing with a report of every row's error.
@@ -170,5 +216,18 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].1.phone.as_deref(), Some("+14155552671"));
         assert_eq!(rows[0].1.tags, vec!["vip", "lead"]);
+        assert_eq!(rows[0].1.consent.source, ConsentSource::None);
+    }
+
+    #[test]
+    fn consent_columns_are_read_and_checked() {
+        let csv = "name,phone,consent,consent_at,consent_note\nAda,+14155552671,web_form,2026-03-01,signup form #12\nBob,+14155552672,yes,,\nCy,+14155552673,maybe,,\nDi,+14155552674,verbal,March,\n";
+        let errs = parse_csv(csv, "US").err().expect("errors");
+        assert_eq!(errs.iter().map(|e| e.line).collect::<Vec<_>>(), vec![4, 5]);
+        let rows = parse_csv(&csv.lines().take(3).collect::<Vec<_>>().join("\n"), "US").unwrap();
+        assert_eq!(rows[0].1.consent.source, ConsentSource::WebForm);
+        assert_eq!(rows[0].1.consent.note.as_deref(), Some("signup form #12"));
+        assert!(rows[0].1.consent.at.is_some());
+        assert_eq!(rows[1].1.consent.source, ConsentSource::Imported);
     }
 }

@@ -1,4 +1,5 @@
 //! Contact types shared by the contacts page and the server.
+use crate::compliance::model::{ConsentInput, ConsentSource};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -14,6 +15,13 @@ pub struct ContactView {
     pub time_zone: Option<String>,
     pub opted_out: bool,
     pub opt_out_source: Option<String>,
+    /// Consent on record: its source (and words for it), when, and the evidence note.
+    pub consent_source: ConsentSource,
+    pub consent_label: String,
+    pub consent_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub consent_note: String,
+    /// Without a zone of its own: the zone its area code suggests, said as inferred.
+    pub inferred_zone: Option<String>,
 }
 
 /// What the contact form sends; the phone may be in any common format.
@@ -29,6 +37,9 @@ pub struct ContactInput {
     pub notes: String,
     #[serde(default)]
     pub time_zone: String,
+    /// None: leave the consent on record as it is (a new contact gets none).
+    #[serde(default)]
+    pub consent: Option<ConsentInput>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

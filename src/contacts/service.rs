@@ -1,5 +1,6 @@
 //! Contact queries and changes, always scoped to one organisation.
 use crate::auth::session::Member;
+use crate::compliance::model::ConsentSource;
 use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactInput, ContactView};
 use crate::contacts::opt_out::{self, OptOutSource};
@@ -18,7 +19,26 @@ use uuid::Uuid;
 const SEARCH_LIMIT: u64 = 500;
 
 pub fn to_view(c: contact::Model, opt_out_source: Option<String>) -> ContactView {
+    let consent = ConsentSource::parse(&c.consent_source).unwrap_or_default();
+    let inferred_zone = match &c.time_zone {
+        Some(_) => None,
+        None => c
+            .phone
+            .as_deref()
+            .and_then(crate::compliance::area_codes::lookup)
+            .map(|a| {
+                format!(
+                    "{} (inferred from area code {}, {})",
+                    a.zone, a.npa, a.state
+                )
+            }),
+    };
     ContactView {
+        consent_source: consent,
+        consent_label: consent.label().to_owned(),
+        consent_at: c.consent_at,
+        consent_note: c.consent_note.clone().unwrap_or_default(),
+        inferred_zone,
         id: c.id,
         name: c.name,
         phone: c.phone,
@@ -103,6 +123,15 @@ pub struct CleanContact {
     pub custom_fields: serde_json::Map<String, serde_json::Value>,
     pub notes: String,
     pub time_zone: Option<String>,
+    pub consent: CleanConsent,
+}
+
+/// Consent as it will be stored: the source, when it was given (None: now), the evidence.
+#[derive(Clone, Debug, Default)]
+pub struct CleanConsent {
+    pub source: ConsentSource,
+    pub at: Option<chrono::DateTime<Utc>>,
+    pub note: Option<String>,
 }
 
 pub fn clean(input: &ContactInput, region: &str) -> AppResult<CleanContact> {
@@ -151,6 +180,15 @@ pub fn clean(input: &ContactInput, region: &str) -> AppResult<CleanContact> {
         custom_fields: input.custom_fields.clone(),
         notes: input.notes.clone(),
         time_zone: (!tz.is_empty()).then(|| tz.to_owned()),
+        consent: CleanConsent {
+            source: input.consent.as_ref().map(|c| c.source).unwrap_or_default(),
+            at: None,
+            note: input
+                .consent
+                .as_ref()
+                .map(|c| c.note.trim().to_owned())
+                .filter(|n| !n.is_empty()),
+        },
     })
 }
 
@@ -185,6 +223,11 @@ pub async fn insert<C: ConnectionTrait>(
         time_zone: Set(c.time_zone),
         created_at: Set(now),
         updated_at: Set(now),
+        consent_source: Set(c.consent.source.as_str().to_owned()),
+        consent_at: Set(
+            (c.consent.source != ConsentSource::None).then(|| c.consent.at.unwrap_or(now))
+        ),
+        consent_note: Set(c.consent.note),
     }
     .insert(db)
     .await
@@ -197,10 +240,9 @@ pub async fn create(
     input: &ContactInput,
 ) -> AppResult<ContactView> {
     let c = clean(input, &state.config.default_region)?;
-    Ok(to_view(
-        insert(&state.db, org_id, c, state.clock.now()).await?,
-        None,
-    ))
+    let created = insert(&state.db, org_id, c, state.clock.now()).await?;
+    // A number on the suppression list stays there: the new contact shows it.
+    view(state, org_id, created.id).await
 }
 
 pub async fn update(
@@ -220,6 +262,13 @@ pub async fn update(
     am.custom_fields = Set(serde_json::Value::Object(c.custom_fields));
     am.notes = Set(c.notes);
     am.time_zone = Set(c.time_zone);
+    // Consent changes only when the form says so, and is stamped when it does.
+    if input.consent.is_some() {
+        am.consent_source = Set(c.consent.source.as_str().to_owned());
+        am.consent_at = Set((c.consent.source != ConsentSource::None)
+            .then(|| c.consent.at.unwrap_or_else(|| state.clock.now())));
+        am.consent_note = Set(c.consent.note);
+    }
     am.updated_at = Set(state.clock.now());
     am.update(&state.db)
         .await
@@ -228,20 +277,41 @@ pub async fn update(
 }
 
 /// Manual opt-out or opt-in from the contacts page. Anyone may opt a contact out; only an
-/// owner may clear an opt-out (a contact who texted STOP clears their own by texting START).
+/// owner may clear an opt-out, and only with a reason (a contact who opted out by text clears
+/// their own by texting START). Both are audited on the number.
 pub async fn set_opted_out(
     state: &AppState,
     member: &Member,
     id: Uuid,
     opted_out: bool,
+    reason: Option<String>,
 ) -> AppResult<ContactView> {
     let org_id = member.organization_id;
-    find_in_org(&state.db, org_id, id).await?;
+    let c = find_in_org(&state.db, org_id, id).await?;
+    let reason = reason
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    let why = opt_out::Because {
+        actor_user_id: Some(member.user_id),
+        reason: reason.clone(),
+        message_id: None,
+    };
     if opted_out {
-        opt_out::record_opt_out(&state.db, id, OptOutSource::Manual, state.clock.now()).await?;
-    } else if opt_out::sms_opt_out(&state.db, id).await?.is_some() {
-        member.require_owner()?;
-        opt_out::clear_opt_out(&state.db, id).await?;
+        opt_out::record_opt_out(&state.db, id, OptOutSource::Manual, &why, state.clock.now())
+            .await?;
+    } else if let Some(phone) = c.phone.as_deref() {
+        if opt_out::suppression_of(&state.db, org_id, phone)
+            .await?
+            .is_some()
+        {
+            member.require_owner()?;
+            if reason.is_none() {
+                return Err(AppError::validation(
+                    "Say why the opt-out may be cleared (for example, the written consent you hold); it is kept in the audit.",
+                ));
+            }
+            opt_out::lift(&state.db, org_id, phone, false, &why, state.clock.now()).await?;
+        }
     }
     view(state, org_id, id).await
 }
@@ -271,6 +341,12 @@ pub async fn find_or_create_by_phone<C: ConnectionTrait>(
         custom_fields: Default::default(),
         notes: String::new(),
         time_zone: None,
+        // They texted first: they may be answered (not marketed to).
+        consent: CleanConsent {
+            source: ConsentSource::TextedFirst,
+            at: Some(now),
+            note: Some("texted us first".into()),
+        },
     };
     match insert(db, org_id, fresh, now).await {
         Ok(c) => Ok(c),

@@ -34,6 +34,9 @@ pub struct Model {
     pub send_attempts: i32,
     /// Lookups with the provider that failed while the text was in doubt.
     pub reconcile_failures: i32,
+    /// Outbound: why it is sent (`compliance::Purpose`): reply, outreach or compliance. It decides
+    /// which rules the send ledger checks at the moment the text leaves.
+    pub purpose: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,10 +1,10 @@
-//! Persisting an inbound text exactly once, applying opt-out keywords, then routing off the request path.
-use crate::contacts::opt_out::{self, OptOutSource};
+//! Persisting an inbound text exactly once, with what the opt-out detector read in it, then
+//! routing off the request path.
+use crate::compliance::inbound::Reading;
 use crate::contacts::phone::normalize_phone;
 use crate::contacts::service as contacts;
 use crate::error::AppError;
 use crate::messaging::entity as message;
-use crate::messaging::keywords::{classify, Keyword};
 use crate::messaging::model::{Direction, LiveEvent};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
@@ -51,6 +51,8 @@ pub struct InboundSms {
     pub to: String,
     pub body: String,
     pub media_urls: Vec<String>,
+    /// Twilio's Advanced Opt-Out: STOP, START or HELP when Twilio acted on the text itself.
+    pub opt_out_type: Option<String>,
 }
 
 impl InboundSms {
@@ -92,6 +94,10 @@ impl InboundSms {
             to: req("To")?,
             body: map.get("Body").map(|b| b.to_string()).unwrap_or_default(),
             media_urls,
+            opt_out_type: map
+                .get("OptOutType")
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty()),
         })
     }
 }
@@ -119,7 +125,9 @@ pub async fn persist_inbound(
     let org_id = number.organization_id;
     let now = state.clock.now();
     let contact = contacts::find_or_create_by_phone(&state.ack_db, org_id, &from, now).await?;
-    let keyword = classify(&sms.body);
+    // The detector reads every text first, before any agent, suggester or campaign can.
+    let phrases = state.phrases.get(&state.ack_db, org_id).await?;
+    let reading = Reading::of(&sms.body, sms.opt_out_type.as_deref(), &phrases);
     let message_id = Uuid::new_v4();
     // A redelivery (the same MessageSid) is refused by the unique index: no read beforehand.
     let row = message::ActiveModel {
@@ -134,7 +142,7 @@ pub async fn persist_inbound(
         provider_sid: Set(Some(sms.message_sid.clone())),
         status: Set("received".into()),
         ai_origin: Set(None),
-        keyword: Set(keyword.map(|k| k.as_str().to_owned())),
+        keyword: Set(reading.keyword().map(str::to_owned)),
         error: Set(None),
         idempotency_key: Set(None),
         read_at: Set(None),
@@ -146,8 +154,9 @@ pub async fn persist_inbound(
         attempt_started_at: Set(None),
         send_attempts: Set(0),
         reconcile_failures: Set(0),
+        purpose: Set(None),
     };
-    let message = match store(state, row, keyword, contact.id, now).await? {
+    let message = match store(state, row, &reading, &from, now).await? {
         Some(m) => m,
         None => return Ok(InboundOutcome::Duplicate),
     };
@@ -174,20 +183,22 @@ pub async fn persist_inbound(
     })
 }
 
-/// Inserts the text; an opt-out or opt-in keyword is recorded in the same transaction. None: the
+/// Inserts the text; what its reading does (an opt-out, an opt-in, HELP, a possible opt-out) is
+/// recorded in the same transaction, and the compliance texts it queued are delivered once that
+/// has committed (the ledger's sweeper delivers them if this process dies first). None: the
 /// MessageSid was already stored. A plain text is stored with others that arrive meanwhile.
 async fn store(
     state: &AppState,
     row: message::ActiveModel,
-    keyword: Option<Keyword>,
-    contact_id: Uuid,
+    reading: &Reading,
+    phone: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<message::Model>, WebhookError> {
     let duplicate = |e: sea_orm::DbErr| match is_unique_violation(&e) {
         true => Ok(None),
         false => Err(WebhookError::from(e)),
     };
-    let Some(keyword) = keyword.filter(|k| *k != Keyword::Help) else {
+    if *reading == Reading::Plain {
         // A plain text joins the writer's next group commit (`inbound_writer`).
         let model = row.clone().try_into_model()?;
         return match state
@@ -198,24 +209,25 @@ async fn store(
             true => Ok(Some(model)),
             false => Ok(None),
         };
-    };
+    }
     let txn = state.ack_db.begin().await?;
     let message = match row.insert(&txn).await {
         Ok(m) => m,
         Err(e) => return duplicate(e),
     };
-    match keyword {
-        Keyword::OptOut => {
-            opt_out::record_opt_out(&txn, contact_id, OptOutSource::Keyword, now).await?
-        }
-        Keyword::OptIn => {
-            if !opt_out::clear_keyword_opt_out(&txn, contact_id).await? {
-                tracing::info!("opt-in keyword left a manual or carrier opt-out in place");
-            }
-        }
-        Keyword::Help => {}
-    }
+    let queued = crate::compliance::inbound::apply(&txn, reading, &message, phone, now).await?;
     txn.commit().await?;
+    if matches!(reading, Reading::OptOut { .. }) {
+        state.metrics.opt_outs.inc();
+    }
+    for id in queued {
+        let bg = state.clone();
+        state.tasks.spawn(async move {
+            if let Err(e) = crate::messaging::ledger::deliver(&bg, id).await {
+                tracing::warn!(error = %e, %id, "a compliance text was not delivered yet; the sweeper will");
+            }
+        });
+    }
     Ok(Some(message))
 }
 

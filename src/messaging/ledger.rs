@@ -2,7 +2,8 @@
 //! with its start time) → sent (with the provider's SID) | failed | unknown. A text found in
 //! `sending` without a SID is never resent blindly: it is reconciled with the provider's list
 //! first. If the provider has it, its SID is recorded; if the provider surely does not, it is
-//! sent again; if Herald cannot tell, it becomes `unknown` and waits for a person.
+//! sent again; if Herald cannot tell, it becomes `unknown` and waits for a person. Every attempt
+//! first passes `compliance::gate`, the one point where the law is checked as a text leaves.
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
@@ -69,6 +70,17 @@ pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
         .await?;
     let row = reload(state, id).await?;
     if claimed.rows_affected == 0 {
+        return Ok(row);
+    }
+    // The law is checked as the text leaves, every time: an opt-out, a possible opt-out, consent,
+    // quiet hours and the state rules may have changed since it was queued. A refused text is
+    // failed with its reason, and no retry ever sends it.
+    if let Some(why) = crate::compliance::gate::refusal(state, &row).await? {
+        tracing::info!(%id, reason = %why, "a text was refused as it left");
+        state.metrics.refused_messages.inc();
+        settle_failed(state, id, &attempt, &format!("Not sent: {why}.")).await?;
+        let row = reload(state, id).await?;
+        publish(state, &row);
         return Ok(row);
     }
     let sms = outbound_of(state, &row, attempt.clone()).await?;

@@ -1,6 +1,5 @@
 //! Messaging: the inbox, conversations, the SMS transports, the Twilio webhooks and live updates.
 pub mod api;
-pub mod keywords;
 pub mod model;
 
 #[cfg(feature = "server")]

@@ -71,6 +71,8 @@ pub struct ConversationView {
     pub numbers: Vec<PhoneNumberView>,
     /// The number the contact last texted, which the composer picks first.
     pub default_number_id: Option<Uuid>,
+    /// A text of theirs that might be an opt-out, waiting for a person (automated texts pause).
+    pub possible_opt_out: Option<crate::compliance::model::OptOutReviewView>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,4 +1,5 @@
 //! `send_sms`: the one path every outbound text takes, with the opt-out check before any send.
+use crate::compliance::model::Purpose;
 use crate::contacts::{opt_out, service as contacts};
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
@@ -10,7 +11,8 @@ use crate::server::AppState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use uuid::Uuid;
 
-/// Sends `body` to the contact from one of the organisation's numbers, recording the message.
+/// A person's text from the composer: a reply when the contact has texted the organisation,
+/// else outreach (consent, quiet hours and the state rules apply).
 #[tracing::instrument(skip(state, body), fields(org = %org_id))]
 pub async fn send_sms(
     state: &AppState,
@@ -20,6 +22,7 @@ pub async fn send_sms(
     body: &str,
     ai_origin: Option<&str>,
 ) -> AppResult<MessageView> {
+    let purpose = purpose_for(state, org_id, contact_id).await?;
     send_sms_keyed(
         state,
         org_id,
@@ -28,13 +31,73 @@ pub async fn send_sms(
         body,
         ai_origin,
         None,
+        purpose,
     )
     .await
 }
 
-/// `send_sms` under a caller's idempotency key: a second call with the same key is the same
+/// Reply when the contact started a conversation with the organisation (has texted it), else
+/// outreach.
+pub async fn purpose_for(state: &AppState, org_id: Uuid, contact_id: Uuid) -> AppResult<Purpose> {
+    let texted = message::Entity::find()
+        .filter(message::Column::OrganizationId.eq(org_id))
+        .filter(message::Column::ContactId.eq(contact_id))
+        .filter(message::Column::Direction.eq(Direction::Inbound.as_str()))
+        .one(&state.db)
+        .await?
+        .is_some();
+    Ok(if texted {
+        Purpose::Reply
+    } else {
+        Purpose::Outreach
+    })
+}
+
+/// A queued outbound row, as every path records one before the ledger delivers it.
+#[allow(clippy::too_many_arguments)]
+pub fn queued_row(
+    id: Uuid,
+    org_id: Uuid,
+    contact_id: Uuid,
+    phone_number_id: Uuid,
+    body: String,
+    ai_origin: Option<&str>,
+    key: String,
+    purpose: Purpose,
+    now: chrono::DateTime<chrono::Utc>,
+) -> message::ActiveModel {
+    message::ActiveModel {
+        id: Set(id),
+        organization_id: Set(org_id),
+        contact_id: Set(contact_id),
+        phone_number_id: Set(phone_number_id),
+        direction: Set(Direction::Outbound.as_str().into()),
+        body: Set(body),
+        media_count: Set(0),
+        media_urls: Set(serde_json::json!([])),
+        provider_sid: Set(None),
+        status: Set("queued".into()),
+        ai_origin: Set(ai_origin.map(str::to_owned)),
+        keyword: Set(None),
+        error: Set(None),
+        idempotency_key: Set(Some(key)),
+        read_at: Set(None),
+        created_at: Set(now),
+        routed_at: Set(None),
+        send_state: Set(Some(send_state::QUEUED.into())),
+        attempt_key: Set(None),
+        attempt_started_at: Set(None),
+        send_attempts: Set(0),
+        reconcile_failures: Set(0),
+        purpose: Set(Some(purpose.as_str().into())),
+    }
+}
+
+/// `send_sms` under a caller's idempotency key, for a `purpose` that decides which rules the
+/// ledger checks as the text leaves: a second call with the same key is the same
 /// message. It is attempted again only while it is queued (surely not sent); a text in doubt is
 /// left to the ledger, which asks the provider before anything is resent.
+#[allow(clippy::too_many_arguments)]
 #[tracing::instrument(skip(state, body), fields(org = %org_id))]
 pub async fn send_sms_keyed(
     state: &AppState,
@@ -44,6 +107,7 @@ pub async fn send_sms_keyed(
     body: &str,
     ai_origin: Option<&str>,
     key: Option<Uuid>,
+    purpose: Purpose,
 ) -> AppResult<MessageView> {
     if let Some(k) = key {
         let existing = message::Entity::find()
@@ -63,30 +127,17 @@ pub async fn send_sms_keyed(
     let Sendable { number, body, .. } =
         check_sendable(state, org_id, contact_id, phone_number_id, body).await?;
     let id = Uuid::new_v4();
-    let row = message::ActiveModel {
-        id: Set(id),
-        organization_id: Set(org_id),
-        contact_id: Set(contact_id),
-        phone_number_id: Set(number.id),
-        direction: Set(Direction::Outbound.as_str().into()),
-        body: Set(body),
-        media_count: Set(0),
-        media_urls: Set(serde_json::json!([])),
-        provider_sid: Set(None),
-        status: Set("queued".into()),
-        ai_origin: Set(ai_origin.map(str::to_owned)),
-        keyword: Set(None),
-        error: Set(None),
-        idempotency_key: Set(Some(key.unwrap_or(id).to_string())),
-        read_at: Set(None),
-        created_at: Set(state.clock.now()),
-        routed_at: Set(None),
-        send_state: Set(Some(send_state::QUEUED.into())),
-        attempt_key: Set(None),
-        attempt_started_at: Set(None),
-        send_attempts: Set(0),
-        reconcile_failures: Set(0),
-    }
+    let row = queued_row(
+        id,
+        org_id,
+        contact_id,
+        number.id,
+        body,
+        ai_origin,
+        key.unwrap_or(id).to_string(),
+        purpose,
+        state.clock.now(),
+    )
     .insert(&state.db)
     .await?;
     state.live.publish(

@@ -249,6 +249,7 @@ async fn send_one(state: &AppState, r: &scheduled::Model) -> AppResult<()> {
         &r.body,
         Some("scheduled by an agent"),
         Some(r.id),
+        crate::compliance::model::Purpose::Outreach,
     )
     .await;
     match sent {

@@ -162,5 +162,7 @@ pub async fn conversation(
             .map(numbers::to_view)
             .collect(),
         default_number_id: default_number_for(state, org_id, contact_id).await?,
+        possible_opt_out: crate::compliance::review::open_for_contact(state, org_id, contact_id)
+            .await?,
     })
 }

@@ -84,13 +84,23 @@ async fn after_status(state: &AppState, sid: &str, error_code: Option<&str>) -> 
         return Ok(());
     };
     if error_code == Some("21610") {
-        opt_out::record_opt_out(
+        // The carrier says the number opted out: it goes on the same suppression list.
+        let why = opt_out::Because {
+            actor_user_id: None,
+            reason: Some("the carrier refused a text with 21610 (the recipient opted out)".into()),
+            message_id: Some(row.id),
+        };
+        if opt_out::record_opt_out(
             &state.db,
             row.contact_id,
             OptOutSource::Carrier,
+            &why,
             state.clock.now(),
         )
-        .await?;
+        .await?
+        {
+            state.metrics.opt_outs.inc();
+        }
     }
     state.live.publish(
         row.organization_id,

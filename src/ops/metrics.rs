@@ -30,6 +30,8 @@ pub struct Metrics {
     pub latency: Family<RouteLabels, Histogram>,
     pub inbound_messages: Counter,
     pub outbound_messages: Counter,
+    pub refused_messages: Counter,
+    pub opt_outs: Counter,
 }
 
 impl Default for Metrics {
@@ -47,6 +49,18 @@ impl Metrics {
         });
         let inbound_messages = Counter::default();
         let outbound_messages = Counter::default();
+        let refused_messages = Counter::default();
+        let opt_outs = Counter::default();
+        registry.register(
+            "refused_messages",
+            "Outbound texts the compliance gate refused as they left",
+            refused_messages.clone(),
+        );
+        registry.register(
+            "opt_outs",
+            "Numbers put on a suppression list",
+            opt_outs.clone(),
+        );
         registry.register("http_requests", "HTTP requests handled", requests.clone());
         registry.register(
             "http_request_duration_seconds",
@@ -69,6 +83,8 @@ impl Metrics {
             latency,
             inbound_messages,
             outbound_messages,
+            refused_messages,
+            opt_outs,
         }
     }
 

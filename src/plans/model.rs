@@ -320,6 +320,9 @@ pub struct PlanContact {
     pub change: ContactChange,
     pub name: String,
     pub opted_out: bool,
+    /// No written consent on record: a campaign leaves them out.
+    #[serde(default)]
+    pub no_marketing_consent: bool,
 }
 
 /// A plan's estimated spend.

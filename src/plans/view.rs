@@ -19,6 +19,15 @@ const CHUNK: usize = 1_000;
 
 /// Contact names by id, read in chunks.
 pub(crate) async fn names(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, String>> {
+    Ok(people(state, ids)
+        .await?
+        .into_iter()
+        .map(|(id, (name, _))| (id, name))
+        .collect())
+}
+
+/// Contact names by id, with whether each has written (marketing) consent on record.
+async fn people(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<Uuid, (String, bool)>> {
     let mut out = HashMap::new();
     for part in ids.chunks(CHUNK) {
         for c in contact::Entity::find()
@@ -26,7 +35,9 @@ pub(crate) async fn names(state: &AppState, ids: &[Uuid]) -> AppResult<HashMap<U
             .all(&state.db)
             .await?
         {
-            out.insert(c.id, c.name);
+            let consent = crate::compliance::model::ConsentSource::parse(&c.consent_source)
+                .unwrap_or_default();
+            out.insert(c.id, (c.name, consent.allows_marketing()));
         }
     }
     Ok(out)
@@ -103,7 +114,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let names = names(state, &contact_ids).await?;
+    let names = people(state, &contact_ids).await?;
     let outs = opted_out(state, &contact_ids).await?;
     let agent_ids: BTreeSet<Uuid> = rows.iter().map(|p| p.agent_id).collect();
     let agents: HashMap<Uuid, String> = ai_agent::Entity::find()
@@ -173,13 +184,19 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         .into_iter()
         .zip(decoded)
         .map(|(p, (action, unreadable))| {
+            let campaign = matches!(action, PlanAction::BulkSmsCampaign { .. });
             let contacts = action
                 .changes()
                 .iter()
                 .map(|c| PlanContact {
                     change: c.clone(),
-                    name: names.get(&c.contact_id).cloned().unwrap_or_default(),
+                    name: names
+                        .get(&c.contact_id)
+                        .map(|p| p.0.clone())
+                        .unwrap_or_default(),
                     opted_out: outs.contains_key(&c.contact_id),
+                    no_marketing_consent: campaign
+                        && names.get(&c.contact_id).is_some_and(|p| !p.1),
                 })
                 .collect();
             let from_number = action

@@ -97,13 +97,18 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
                 phone: phone.into(),
                 email: email.into(),
                 tags: vec![tags.into()],
+                // The demo's customers signed up on the business's web form.
+                consent: Some(crate::compliance::model::ConsentInput {
+                    source: crate::compliance::model::ConsentSource::WebForm,
+                    note: "demo: signed up on the booking form".into(),
+                }),
                 ..Default::default()
             },
         )
         .await?;
         // Boris opted out: plans and campaigns must leave him out.
         if name == "Boris Becker" {
-            contacts::set_opted_out(state, &owner, created.id, true).await?;
+            contacts::set_opted_out(state, &owner, created.id, true, None).await?;
         }
     }
     for (i, (from, to, body)) in [
@@ -127,6 +132,7 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
             to: to.into(),
             body: body.into(),
             media_urls: vec![],
+            opt_out_type: None,
         };
         persist_inbound(state, sms)
             .await

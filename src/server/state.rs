@@ -46,6 +46,8 @@ pub struct Inner {
     pub local_runs: crate::ai_agent::lease::LocalRuns,
     /// The numbers the webhook looks up (`phone_numbers::cache`).
     pub numbers: crate::phone_numbers::cache::NumberCache,
+    /// Each organisation's own opt-out phrases, for the webhook's detector.
+    pub phrases: crate::compliance::wording::PhraseCache,
     /// Group commit for the webhook's texts (`messaging::inbound_writer`).
     pub inbound_writer: crate::messaging::inbound_writer::InboundWriter,
 }
@@ -157,6 +159,7 @@ impl AppState {
             engines: Default::default(),
             local_runs: Default::default(),
             numbers: Default::default(),
+            phrases: Default::default(),
             inbound_writer: Default::default(),
         }))
     }

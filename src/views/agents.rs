@@ -175,6 +175,9 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
                     }
                 }
             }
+            if form.read().send_mode == SendMode::Autonomous {
+                Disclosure {}
+            }
             div { class: "planning-box",
                 label { class: "check",
                     input {
@@ -283,6 +286,29 @@ fn NumberAssignment(
                 button { id: "agent-assign", class: "secondary", onclick: save, "Save numbers" }
             } else {
                 p { class: "muted small", "An organisation owner decides which agent answers a number." }
+            }
+        }
+    }
+}
+
+/// What an autonomous agent's first reply in a conversation starts with (Settings → Texting law).
+#[component]
+fn Disclosure() -> Element {
+    let settings = use_resource(crate::compliance::api::compliance_settings);
+    let Some(Ok(v)) = settings.read().clone() else {
+        return rsx! {};
+    };
+    let text = if v.settings.ai_disclosure_text.trim().is_empty() {
+        v.default_ai_disclosure_text.clone()
+    } else {
+        v.settings.ai_disclosure_text.clone()
+    };
+    rsx! {
+        p { class: "muted small", id: "agent-disclosure",
+            if v.settings.ai_disclosure {
+                "Its first reply in a conversation (and the first after 30 days) starts with: \u{201c}{text}\u{201d} Change the wording in Settings → Texting law."
+            } else {
+                "AI disclosure is off for this organisation (Settings → Texting law). California, Utah and Colorado require it."
             }
         }
     }

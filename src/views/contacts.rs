@@ -1,4 +1,5 @@
 //! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
+use crate::compliance::model::{ConsentInput, ConsentSource};
 use crate::components::{use_is_owner, ErrorBanner};
 use crate::contacts::api::{
     create_contact, import_contacts_csv, search_contacts, set_contact_opt_out, update_contact,
@@ -16,6 +17,10 @@ fn input_from(c: &ContactView) -> ContactInput {
         custom_fields: c.custom_fields.clone(),
         notes: c.notes.clone(),
         time_zone: c.time_zone.clone().unwrap_or_default(),
+        consent: Some(ConsentInput {
+            source: c.consent_source,
+            note: c.consent_note.clone(),
+        }),
     }
 }
 
@@ -33,6 +38,7 @@ pub fn Contacts() -> Element {
     let mut editing = use_signal(|| None::<ContactView>);
     let mut error = use_signal(|| None::<String>);
     let mut show_form = use_signal(|| false);
+    let mut clear_reason = use_signal(String::new);
 
     let save = move |e: FormEvent| async move {
         e.prevent_default();
@@ -51,8 +57,10 @@ pub fn Contacts() -> Element {
         }
     };
     let toggle_opt_out = move |id: Uuid, opted_out: bool| async move {
-        match set_contact_opt_out(id, opted_out).await {
+        let reason = (!opted_out).then(|| clear_reason.read().clone());
+        match set_contact_opt_out(id, opted_out, reason).await {
             Ok(updated) => {
+                clear_reason.set(String::new());
                 editing.set(Some(updated));
                 contacts.restart();
             }
@@ -114,6 +122,30 @@ pub fn Contacts() -> Element {
                         label { "Tags (comma-separated)" input { id: "contact-tags", value: "{form.read().tags.join(\", \")}", oninput: move |e| form.write().tags = vec![e.value()] } }
                         label { "Time zone" input { id: "contact-tz", placeholder: "America/Los_Angeles", value: "{form.read().time_zone}", oninput: move |e| form.write().time_zone = e.value() } }
                         label { "Notes" textarea { rows: "3", value: "{form.read().notes}", oninput: move |e| form.write().notes = e.value() } }
+                        label { "Consent to texts"
+                            select { id: "contact-consent",
+                                onchange: move |e| {
+                                    let source = ConsentSource::parse(&e.value()).unwrap_or_default();
+                                    let note = form.read().consent.clone().unwrap_or_default().note;
+                                    form.write().consent = Some(ConsentInput { source, note });
+                                },
+                                for c in ConsentSource::ALL {
+                                    option { value: c.as_str(), selected: form.read().consent.as_ref().map(|x| x.source).unwrap_or_default() == c, "{c.label()}" }
+                                }
+                            }
+                        }
+                        label { "Consent evidence"
+                            input { id: "contact-consent-note", placeholder: "Signed up on the booking form, 3 March",
+                                value: "{form.read().consent.clone().unwrap_or_default().note}",
+                                oninput: move |e| {
+                                    let source = form.read().consent.clone().unwrap_or_default().source;
+                                    form.write().consent = Some(ConsentInput { source, note: e.value() });
+                                } }
+                        }
+                        p { class: "muted small", "Campaigns and other texts the business starts need written consent (a web form, or an import whose file records it). A contact who texted first may be answered." }
+                        if let Some(z) = editing().and_then(|c| c.inferred_zone) {
+                            p { class: "muted small", id: "contact-inferred-zone", "Without a time zone, texts follow {z}." }
+                        }
                         div { class: "row",
                             button { id: "contact-save", class: "primary", r#type: "submit", "Save" }
                             button { class: "secondary", r#type: "button", onclick: move |_| show_form.set(false), "Close" }
@@ -123,7 +155,11 @@ pub fn Contacts() -> Element {
                                 if c.opted_out {
                                     p { "Opted out of SMS ({c.opt_out_source.clone().unwrap_or_default()})." }
                                     if is_owner {
-                                        button { id: "opt-in", class: "secondary", r#type: "button", onclick: move |_| toggle_opt_out(c.id, false), "Opt back in" }
+                                        label { "Why may they be texted again?"
+                                            input { id: "opt-in-reason", placeholder: "They signed a new consent form on 3 March",
+                                                value: "{clear_reason}", oninput: move |e| clear_reason.set(e.value()) }
+                                        }
+                                        button { id: "opt-in", class: "secondary", r#type: "button", disabled: clear_reason.read().trim().is_empty(), onclick: move |_| toggle_opt_out(c.id, false), "Opt back in" }
                                     } else {
                                         p { class: "muted small", id: "opt-in-owner-only", "Only an owner can opt them back in; a contact who texted STOP can text START." }
                                     }
@@ -162,7 +198,7 @@ fn ImportPanel(on_imported: EventHandler<()>) -> Element {
     rsx! {
         details { class: "card import",
             summary { "Import contacts from CSV" }
-            p { class: "muted small", "Columns: name, phone, email, tags. If any row has a problem, nothing is imported and each problem is listed." }
+            p { class: "muted small", "Columns: name, phone, email, tags, and consent (web_form, imported, verbal, texted_first or none), consent_at and consent_note. If any row has a problem, nothing is imported and each problem is listed." }
             input { r#type: "file", accept: ".csv,text/csv", onchange: move |evt| async move {
                 if let Some(file) = evt.files().into_iter().next() {
                     match file.read_string().await {

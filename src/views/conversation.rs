@@ -4,7 +4,7 @@ use crate::app::Route;
 use crate::components::use_attention;
 use crate::components::use_live;
 use crate::components::{
-    Composer, ErrorBanner, MessageBubble, Prefill, ScheduledTexts, SuggestionsPanel,
+    Composer, ErrorBanner, MessageBubble, PossibleOptOut, Prefill, ScheduledTexts, SuggestionsPanel,
 };
 use crate::contacts::model::can_text;
 use crate::messaging::api::get_conversation;
@@ -55,6 +55,9 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                         h1 { id: "conversation-title", "{conv.contact.name}" }
                         span { class: "muted", "{conv.contact.phone.clone().unwrap_or_default()}" }
                         if conv.contact.opted_out { span { class: "badge keyword", "Opted out" } }
+                    }
+                    if let Some(item) = conv.possible_opt_out.clone() {
+                        PossibleOptOut { key: "{item.id}", item, on_decided: move |_| conversation.restart() }
                     }
                     div { class: "history", id: "history",
                         if conv.messages.is_empty() {

@@ -1,5 +1,8 @@
-//! The organisation settings page: name, time zone and the rules every agent follows. The owner
-//! edits them; a member sees them read-only.
+//! The organisation settings page: name, time zone and the rules every agent follows, and the
+//! texting-law wording (HELP, the opt-out confirmation, AI disclosure, extra opt-out phrases).
+//! The owner edits them; a member sees them read-only.
+use crate::compliance::api::{compliance_settings, update_compliance_settings};
+use crate::compliance::model::{ComplianceSettingsView, MAX_WORDING_CHARS};
 use crate::components::{use_is_owner, ErrorBanner};
 use crate::organization::api::{org_settings, update_org_settings};
 use crate::organization::model::{OrgSettings, MAX_NAME_CHARS, MAX_RULES_CHARS};
@@ -8,6 +11,7 @@ use dioxus::prelude::*;
 #[component]
 pub fn Settings() -> Element {
     let settings = use_resource(org_settings);
+    let compliance = use_resource(compliance_settings);
     let loaded = settings.read().clone();
     rsx! {
         div { class: "page",
@@ -16,6 +20,11 @@ pub fn Settings() -> Element {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(s)) => rsx! { SettingsForm { settings: s } },
+            }
+            match compliance.read().clone() {
+                None => rsx! {},
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(v)) => rsx! { ComplianceForm { view: v } },
             }
         }
     }
@@ -68,6 +77,65 @@ fn SettingsForm(settings: OrgSettings) -> Element {
             if is_owner {
                 div { class: "row",
                     button { id: "settings-save", class: "primary", r#type: "submit", "Save settings" }
+                    if saved() { span { class: "ok", "Saved." } }
+                }
+            }
+        }
+    }
+}
+
+/// Texting law: the wording Herald sends on the organisation's behalf, and its own opt-out words.
+#[component]
+fn ComplianceForm(view: ComplianceSettingsView) -> Element {
+    let is_owner = use_is_owner();
+    let mut form = use_signal(|| view.settings.clone());
+    let mut error = use_signal(|| None::<String>);
+    let mut saved = use_signal(|| false);
+    let save = move |e: FormEvent| async move {
+        e.prevent_default();
+        saved.set(false);
+        match update_compliance_settings(form()).await {
+            Ok(v) => {
+                error.set(None);
+                saved.set(true);
+                form.set(v.settings);
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    rsx! {
+        form { class: "card settings-form", id: "compliance-form", onsubmit: save,
+            h2 { "Texting law" }
+            p { class: "muted small", "Herald honours an opt-out in any words, answers HELP, and checks consent, quiet hours and state rules as every text leaves. Leave a text empty to use the default shown." }
+            ErrorBanner { message: error() }
+            label { "Answer to HELP"
+                textarea { id: "compliance-help", rows: "2", maxlength: MAX_WORDING_CHARS as i64, disabled: !is_owner,
+                    placeholder: "{view.default_help_text}",
+                    value: "{form.read().help_text}", oninput: move |e| form.write().help_text = e.value() }
+            }
+            label { "Opt-out confirmation (one text, no marketing)"
+                textarea { id: "compliance-opt-out-reply", rows: "2", maxlength: MAX_WORDING_CHARS as i64, disabled: !is_owner,
+                    placeholder: "{view.default_opt_out_reply}",
+                    value: "{form.read().opt_out_reply}", oninput: move |e| form.write().opt_out_reply = e.value() }
+            }
+            label { class: "check",
+                input { r#type: "checkbox", id: "compliance-disclose", disabled: !is_owner, checked: form.read().ai_disclosure,
+                    onchange: move |e| form.write().ai_disclosure = e.checked() }
+                "An autonomous agent says it is automated in its first reply of a conversation (and again after 30 days)"
+            }
+            label { "AI disclosure"
+                input { id: "compliance-disclosure-text", maxlength: MAX_WORDING_CHARS as i64, disabled: !is_owner,
+                    placeholder: "{view.default_ai_disclosure_text}",
+                    value: "{form.read().ai_disclosure_text}", oninput: move |e| form.write().ai_disclosure_text = e.value() }
+            }
+            label { "More opt-out words, one per line"
+                textarea { id: "compliance-phrases", rows: "3", disabled: !is_owner,
+                    placeholder: "no gracias\nplease unsubscribe my mother",
+                    value: "{form.read().opt_out_phrases}", oninput: move |e| form.write().opt_out_phrases = e.value() }
+            }
+            if is_owner {
+                div { class: "row",
+                    button { id: "compliance-save", class: "primary", r#type: "submit", "Save texting settings" }
                     if saved() { span { class: "ok", "Saved." } }
                 }
             }

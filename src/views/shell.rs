@@ -68,7 +68,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                 div { class: "brand", "Herald" }
                 div { class: "org-name", "{me.organization_name}" }
                 Link { to: Route::Inbox {}, class: "nav-link", id: "nav-inbox", "Inbox"
-                    Count { n: counts.unread_conversations, label: "unread conversations" }
+                    Count { n: counts.unread_conversations + counts.possible_opt_outs, label: "unread conversations and possible opt-outs" }
                 }
                 Link { to: Route::Assistant {}, class: "nav-link", id: "nav-assistant", "Assistant" }
                 Link { to: Route::Contacts {}, class: "nav-link", id: "nav-contacts", "Contacts" }
@@ -98,7 +98,7 @@ fn SignedIn(me: CurrentUser) -> Element {
             nav { class: "tabbar", id: "tabbar",
                 Link { to: Route::Inbox {}, class: "tab", active_class: "active", id: "tab-inbox",
                     span { class: "tab-icon", "✉" } "Inbox"
-                    TabCount { n: counts.unread_conversations }
+                    TabCount { n: counts.unread_conversations + counts.possible_opt_outs }
                 }
                 Link { to: Route::Assistant {}, class: "tab", active_class: "active", id: "tab-assistant",
                     span { class: "tab-icon", "✦" } "Assistant"

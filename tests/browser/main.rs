@@ -12,6 +12,7 @@ mod learning;
 mod live_tabs;
 mod messaging;
 mod notifications;
+mod opt_outs;
 mod phone;
 mod plans;
 mod scheduled;

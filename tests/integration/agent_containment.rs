@@ -30,7 +30,7 @@ async fn people(s: &Setup) -> People {
             .ok_as(
                 &s.org.client,
                 "/api/contacts/create",
-                json!({"input": {"name": name, "phone": phone, "email": email, "tags": ["patient"]}}),
+                json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": name, "phone": phone, "email": email, "tags": ["patient"]}}),
             )
             .await;
         ids.push(c["id"].as_str().unwrap().to_owned());

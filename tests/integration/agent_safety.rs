@@ -152,10 +152,10 @@ async fn opted_out_and_media_only_start_no_turn(backend: Backend) {
     s.app.post_webhook(&media, None).await;
     s.app.settle().await;
     assert_eq!(s.app.count("ai_thread").await, 0, "no thread, no turn");
-    assert!(
-        s.outbox.sent().is_empty(),
-        "no contact to an opted-out person"
-    );
+    // The opt-out's one confirmation, and nothing from the agent.
+    let sent = s.outbox.sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].body.contains("unsubscribed"), "{sent:?}");
 }
 
 /// A provider that fails for one turn: the turn backs off and runs again, and the contact is

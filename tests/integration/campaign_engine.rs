@@ -185,7 +185,7 @@ async fn new_york_campaign(
     let mut ids = Vec::new();
     for i in 0..n {
         let v: Value = app
-            .ok_as(&c.org.client, "/api/contacts/create", json!({"input": {"name": format!("NY {i}"), "phone": format!("+1212555{:04}", 100 + i), "email": "", "tags": ["quote"], "time_zone": "America/New_York"}}))
+            .ok_as(&c.org.client, "/api/contacts/create", json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": format!("NY {i}"), "phone": format!("+1212555{:04}", 100 + i), "email": "", "tags": ["quote"], "time_zone": "America/New_York"}}))
             .await;
         ids.push(v["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap());
     }
@@ -241,7 +241,13 @@ async fn pacing_quiet_hours_and_late_opt_outs(backend: Backend) {
         .ok_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
         .await;
     app.settle().await;
-    let sent = outbox.sent();
+    // The STOP got its one confirmation; the campaign's own texts are the rest.
+    let (confirmations, sent): (Vec<_>, Vec<_>) = outbox
+        .sent()
+        .into_iter()
+        .partition(|m| m.body.contains("unsubscribed"));
+    assert_eq!(confirmations.len(), 1, "{confirmations:?}");
+    assert_eq!(confirmations[0].to, "+12125550103");
     assert_eq!(
         sent.len(),
         3,
@@ -342,6 +348,7 @@ async fn idempotent_sends(backend: Backend) {
             "Hello",
             Some("campaign"),
             Some(key),
+            herald::compliance::model::Purpose::Outreach,
         )
     };
     let a = send().await.unwrap();

@@ -25,7 +25,7 @@ pub async fn crm(app: &TestApp) -> Crm {
                 .ok_as(
                     &client,
                     "/api/contacts/create",
-                    json!({"input": {"name": name, "phone": phone, "email": "", "tags": [tags]}}),
+                    json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": name, "phone": phone, "email": "", "tags": [tags]}}),
                 )
                 .await;
             v["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap()

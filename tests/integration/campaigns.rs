@@ -149,7 +149,7 @@ async fn audience_skips(backend: Backend) {
         .ok_as(
             &c.org.client,
             "/api/contacts/create",
-            json!({"input": {"name": "No Phone", "phone": "", "email": "np@x.test", "tags": []}}),
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "No Phone", "phone": "", "email": "np@x.test", "tags": []}}),
         )
         .await;
     let nophone: uuid::Uuid = nophone["id"].as_str().unwrap().parse().unwrap();

@@ -10,7 +10,7 @@ async fn create_search_edit(backend: Backend) {
     };
     let org = app.new_org("Contacts Co").await;
     let c: Value = app
-        .ok_as(&org.client, "/api/contacts/create", json!({"input": {"name": "Ada Lovelace", "phone": "(415) 555-2671", "email": "ada@x.test", "tags": ["VIP, patient"]}}))
+        .ok_as(&org.client, "/api/contacts/create", json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Ada Lovelace", "phone": "(415) 555-2671", "email": "ada@x.test", "tags": ["VIP, patient"]}}))
         .await;
     assert_eq!(c["phone"], "+14155552671");
     assert_eq!(c["tags"], json!(["vip", "patient"]));
@@ -21,7 +21,7 @@ async fn create_search_edit(backend: Backend) {
         .call_as(
             &org.client,
             "/api/contacts/create",
-            json!({"input": {"name": "Bad", "phone": "12345", "email": "", "tags": []}}),
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Bad", "phone": "12345", "email": "", "tags": []}}),
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -36,7 +36,7 @@ async fn create_search_edit(backend: Backend) {
         .call_as(
             &org.client,
             "/api/contacts/create",
-            json!({"input": {"name": "Dup", "phone": "+1 415 555 2671", "email": "", "tags": []}}),
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Dup", "phone": "+1 415 555 2671", "email": "", "tags": []}}),
         )
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
@@ -98,7 +98,7 @@ async fn manual_opt_out_and_in(backend: Backend) {
         .ok_as(
             &org.client,
             "/api/contacts/opt_out",
-            json!({"id": id, "opted_out": false}),
+            json!({"id": id, "opted_out": false, "reason": "a new consent form"}),
         )
         .await;
     assert_eq!(v["opted_out"], false);

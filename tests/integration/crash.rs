@@ -60,9 +60,9 @@ async fn approved_campaign(client: &reqwest::Client, base: &str) -> Value {
         json!({"input": {"number": "+14155550100", "friendly_name": "Main", "provider_sid": ""}}),
     )
     .await;
-    let mut csv = String::from("name,phone,tags\n");
+    let mut csv = String::from("name,phone,tags,consent\n");
     for i in 0..CONTACTS {
-        csv.push_str(&format!("Lead {i},+1415558{i:04},quote\n"));
+        csv.push_str(&format!("Lead {i},+1415558{i:04},quote,web_form\n"));
     }
     let report = call(client, base, "/api/contacts/import", json!({"csv": csv})).await;
     assert_eq!(report["imported"], CONTACTS);

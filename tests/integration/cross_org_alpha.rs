@@ -19,6 +19,8 @@ pub struct Alpha {
     pub lesson: Value,
     pub suggester: Value,
     pub scheduled: Value,
+    /// A possible opt-out waiting for a person.
+    pub review: Value,
     pub secrets: Vec<String>,
 }
 
@@ -76,7 +78,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         .ok_as(
             &a.client,
             "/api/text_agents/create",
-            json!({"input": {"name": "Alpha suggester", "persona": "", "auto_reply": false, "confidence_threshold": 0.9}}),
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Alpha suggester", "persona": "", "auto_reply": false, "confidence_threshold": 0.9}}),
         )
         .await;
     let lesson = uuid::Uuid::new_v4();
@@ -115,7 +117,26 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     .await
     .unwrap()
     .id;
+    app.post_webhook(
+        &crate::helpers::sms_params(
+            "SMalphareview0000000000000000001",
+            "+14155552677",
+            "+14155550100",
+            "Alpha: wrong number",
+        ),
+        None,
+    )
+    .await;
+    app.settle().await;
+    let reviews: Value = app
+        .ok_as(
+            &a.client,
+            "/api/compliance/possible_opt_outs",
+            json!({"page": 0}),
+        )
+        .await;
     let alpha = Alpha {
+        review: id("review", &reviews["items"][0]["id"]),
         number: id("number", &numbers[0]["id"]),
         message: id("message", &conversation["messages"][0]["id"]),
         agent: id("agent", &mine["id"]),
@@ -145,6 +166,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "orchard",
         "Alpha lesson",
         "Alpha suggester",
+        "Alpha: wrong number",
     ]
     .map(String::from)
     .to_vec();
@@ -160,6 +182,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         &alpha.notification,
         &alpha.lesson,
         &alpha.suggester,
+        &alpha.review,
     ] {
         secrets.push(v.as_str().unwrap().to_owned());
     }

@@ -122,7 +122,7 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         // Clearing an opt-out the contact did not text is an owner's power.
         row(
             "/api/contacts/opt_out",
-            json!({"id": c.boris, "opted_out": false}),
+            json!({"id": c.boris, "opted_out": false, "reason": "a new consent form"}),
             NotFound,
             Owner,
         ),
@@ -160,6 +160,26 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         ),
         row("/api/live/ws", Value::Null, Own, Member),
         row("/api/attention", Value::Null, Own, Member),
+        // Texting law: possible opt-outs (any member decides), and the wording (owners change).
+        row(
+            "/api/compliance/possible_opt_outs",
+            json!({"page": 0}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/compliance/possible_opt_outs/decide",
+            json!({"id": a.review, "opt_out": false}),
+            NotFound,
+            Member,
+        ),
+        row("/api/compliance/settings", Value::Null, Own, Member),
+        row(
+            "/api/compliance/settings/update",
+            json!({"settings": {"help_text": "", "opt_out_reply": "", "ai_disclosure": true, "ai_disclosure_text": "", "opt_out_phrases": "basta"}}),
+            Own,
+            Owner,
+        ),
         row("/api/notifications", Value::Null, Own, Member),
         row(
             "/api/notifications/read",
@@ -204,7 +224,7 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         row("/api/text_agents", Value::Null, Own, Member),
         row(
             "/api/text_agents/create",
-            json!({"input": {"name": "New suggester", "persona": "", "auto_reply": true, "confidence_threshold": 0.9}}),
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "New suggester", "persona": "", "auto_reply": true, "confidence_threshold": 0.9}}),
             Own,
             Owner,
         ),

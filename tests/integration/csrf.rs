@@ -13,7 +13,7 @@ async fn another_site_cannot_act_for_a_member(backend: Backend) {
     let org = app.new_org("Csrf Co").await;
     let create = |headers: Vec<(&'static str, String)>| {
         let mut req = org.client.post(app.url("/api/contacts/create")).json(
-            &json!({"input": {"name": "Forged", "phone": "+14155552699", "email": "", "tags": []}}),
+            &json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Forged", "phone": "+14155552699", "email": "", "tags": []}}),
         );
         for (k, v) in headers {
             req = req.header(k, v);

@@ -380,10 +380,26 @@ impl TestApp {
             .ok_as(
                 &org.client,
                 "/api/contacts/create",
-                json!({"input": {"name": name, "phone": phone, "email": "", "tags": []}}),
+                json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": name, "phone": phone, "email": "", "tags": []}}),
             )
             .await;
         v["id"].as_str().unwrap().parse().unwrap()
+    }
+
+    /// Records written (web form) consent for a contact, as a person would on the contact form:
+    /// a contact who only texted in may be answered, not sent a campaign.
+    pub async fn give_consent(&self, org: &Org, contact: uuid::Uuid) {
+        let c: Value = self
+            .ok_as(&org.client, "/api/contacts/get", json!({"id": contact}))
+            .await;
+        let input = json!({"name": c["name"], "phone": c["phone"].as_str().unwrap_or_default(), "email": c["email"].as_str().unwrap_or_default(), "tags": c["tags"], "custom_fields": c["custom_fields"], "notes": c["notes"], "time_zone": c["time_zone"].as_str().unwrap_or_default(), "consent": {"source": "web_form", "note": "signed up on the web form"}});
+        let _: Value = self
+            .ok_as(
+                &org.client,
+                "/api/contacts/update",
+                json!({"id": contact, "input": input}),
+            )
+            .await;
     }
 
     /// Posts a Twilio-style inbound SMS webhook.

@@ -182,7 +182,11 @@ async fn replies_through(backend: Backend, dialect: Dialect) {
             assert!(s.outbox.sent().is_empty(), "suggest mode never sends");
             assert_eq!(sets[0]["options"].as_array().unwrap().len(), 3);
         } else {
-            assert_eq!(s.outbox.sent()[0].body, "Yes, 9 to 1 on Saturdays.");
+            // The agent's first reply in the conversation says it is automated.
+            assert_eq!(
+                s.outbox.sent()[0].body,
+                "(Automated reply from Agent Co's AI assistant.) Yes, 9 to 1 on Saturdays."
+            );
             assert_eq!(s.outbox.sent()[0].from, "+14155550100");
         }
     }

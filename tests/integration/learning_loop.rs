@@ -58,7 +58,7 @@ async fn corrections_become_lessons(backend: Backend) {
         .ok_as(
             &c.org.client,
             "/api/contacts/create",
-            json!({"input": {"name": "Kim Cousin", "phone": "+14155552677", "email": "", "tags": ["lead, quote, family"]}}),
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Kim Cousin", "phone": "+14155552677", "email": "", "tags": ["lead, quote, family"]}}),
         )
         .await;
     let kim = kim["id"].clone();

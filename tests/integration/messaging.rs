@@ -102,7 +102,11 @@ async fn opted_out_contacts_are_never_texted(backend: Backend) {
             .contains("has opted out of texts"),
         "{body}"
     );
-    assert!(outbox.sent().is_empty());
+    app.settle().await;
+    // The opt-out's one confirmation, and nothing else.
+    let sent = outbox.sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].body.contains("unsubscribed"));
     let conv: Value = app
         .ok_as(
             &org.client,
@@ -112,8 +116,8 @@ async fn opted_out_contacts_are_never_texted(backend: Backend) {
         .await;
     assert_eq!(
         conv["messages"].as_array().unwrap().len(),
-        1,
-        "no outbound row for a refused send"
+        2,
+        "the STOP and its confirmation: no outbound row for a refused send"
     );
 }
 

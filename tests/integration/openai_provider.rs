@@ -116,7 +116,10 @@ async fn tool_call_round_trip(backend: Backend) {
     text_in(&r, "SMrig00000000000000000000000000001").await;
     let sent = r.outbox.sent();
     assert_eq!(sent.len(), 1);
-    assert_eq!(sent[0].body, "Yes, 9 to 1 on Saturdays.");
+    assert_eq!(
+        sent[0].body,
+        "(Automated reply from Rig Co's AI assistant.) Yes, 9 to 1 on Saturdays."
+    );
     assert_eq!(sent[0].from, "+14155550100");
     let reqs = requests(&fake).await;
     assert_eq!(reqs.len(), 2);

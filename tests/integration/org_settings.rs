@@ -118,6 +118,7 @@ async fn org_rules_reach_turns_and_drafts(backend: Backend) {
     // Campaign drafts follow them too.
     let (conv, _) = first_message(&s).await;
     let contact: uuid::Uuid = conv["contact_id"].as_str().unwrap().parse().unwrap();
+    s.app.give_consent(&s.org, contact).await;
     let agent = assistant_agent(&s.app, s.org.org_id).await;
     let plan = campaign_plan(
         &s.app,

@@ -122,7 +122,7 @@ async fn owner_only_powers(backend: Backend) {
         .ok_as(
             &owner.client,
             "/api/contacts/opt_out",
-            json!({"id": c.katherine, "opted_out": false}),
+            json!({"id": c.katherine, "opted_out": false, "reason": "a new consent form"}),
         )
         .await;
     assert_eq!(back["opted_out"], false);

@@ -129,7 +129,7 @@ async fn a_scheduled_text_waits_for_daytime_and_can_be_cancelled(backend: Backen
         .ok_as(
             &c.org.client,
             "/api/contacts/create",
-            json!({"input": {"name": "Yuki Tanaka", "phone": "+14155552690", "email": "",
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Yuki Tanaka", "phone": "+14155552690", "email": "",
                 "tags": [], "time_zone": "Asia/Tokyo"}}),
         )
         .await;

@@ -37,9 +37,9 @@ async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
         json!({"input": {"number": "+14155550100", "friendly_name": "Main", "provider_sid": ""}}),
     )
     .await;
-    let mut csv = String::from("name,phone,tags\n");
+    let mut csv = String::from("name,phone,tags,consent\n");
     for i in 0..LEADS {
-        csv.push_str(&format!("Lead {i:02},+1415558{i:04},quote\n"));
+        csv.push_str(&format!("Lead {i:02},+1415558{i:04},quote,web_form\n"));
     }
     call(&client, &base, "/api/contacts/import", json!({"csv": csv})).await;
     call(

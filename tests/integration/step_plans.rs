@@ -189,7 +189,7 @@ async fn a_failed_step_blocks_its_dependents_and_the_rest_go_on(backend: Backend
         .ok_as(
             &c.org.client,
             "/api/contacts/create",
-            json!({"input": {"name": "Nora Nophone", "phone": "", "email": "nora@example.com", "tags": []}}),
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Nora Nophone", "phone": "", "email": "nora@example.com", "tags": []}}),
         )
         .await;
     let nora = v["id"].as_str().unwrap();

@@ -26,7 +26,7 @@ async fn a_dry_run_predicts_every_step_and_writes_nothing(backend: Backend) {
         .ok_as(
             &c.org.client,
             "/api/contacts/create",
-            json!({"input": {"name": "Yuki Tanaka", "phone": "+14155552690", "email": "",
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Yuki Tanaka", "phone": "+14155552690", "email": "",
                 "tags": ["quote"], "time_zone": "Asia/Tokyo"}}),
         )
         .await;

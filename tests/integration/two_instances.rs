@@ -50,9 +50,9 @@ async fn two_instances_send_a_campaign_exactly_once() {
         json!({"input": {"number": "+14155550100", "friendly_name": "Main", "provider_sid": ""}}),
     )
     .await;
-    let mut csv = String::from("name,phone,tags\n");
+    let mut csv = String::from("name,phone,tags,consent\n");
     for i in 0..CONTACTS {
-        csv.push_str(&format!("Lead {i},+1415557{i:04},quote\n"));
+        csv.push_str(&format!("Lead {i},+1415557{i:04},quote,web_form\n"));
     }
     call(
         &client,

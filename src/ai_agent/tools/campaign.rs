@@ -135,14 +135,25 @@ impl AgentTool for StartCampaign {
             status: "drafting".into(),
         }))
     }
-    /// Who it would reach (the opted out are left out, as the engine does) and what it costs.
+    /// Who it would reach (the opted out and those without marketing consent are left out, as
+    /// the engine does) and what it costs.
     async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
         let c = checked(ctx, &args).await?;
         let ids: Vec<Uuid> = c.contacts.iter().map(|x| x.id).collect();
         let outs = opt_out::sms_opt_outs(&ctx.state.db, &ids)
             .await
             .map_err(ToolError::from)?;
-        let texts = ids.iter().filter(|id| !outs.contains_key(id)).count();
+        // Left out as the engine leaves them out: opted out, or no marketing consent on record.
+        let texts = c
+            .contacts
+            .iter()
+            .filter(|x| !outs.contains_key(&x.id))
+            .filter(|x| {
+                crate::compliance::model::ConsentSource::parse(&x.consent_source)
+                    .unwrap_or_default()
+                    .allows_marketing()
+            })
+            .count();
         let per = crate::bulk_operation::segments::segments(&c.concept)
             .count
             .max(1);

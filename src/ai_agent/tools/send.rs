@@ -4,7 +4,9 @@
 use super::output::{schema_of, to_json, TextPreview, TextSent};
 use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::ai_agent::llm::ToolDef;
+use crate::compliance::model::Purpose;
 use crate::contacts::entity::contact;
+use crate::messaging::entity as message;
 use crate::messaging::outbound::{check_sendable, send_sms_keyed, Sendable};
 use crate::messaging::quiet;
 use crate::phone_numbers::service as numbers;
@@ -134,14 +136,21 @@ impl AgentTool for SendSms {
         } else {
             "agent"
         };
+        // A reply in a conversation the contact started; anything else the business starts.
+        let purpose = match ctx.reply {
+            Some(_) => Purpose::Reply,
+            None => Purpose::Outreach,
+        };
+        let body = disclosed(ctx, ok.contact.id, number_id, &ok.body).await?;
         let sent = send_sms_keyed(
             &ctx.state,
             ctx.organization_id,
             ok.contact.id,
             number_id,
-            &ok.body,
+            &body,
             Some(origin),
             Some(key.uuid()),
+            purpose,
         )
         .await?;
         Ok(to_json(&TextSent {
@@ -171,6 +180,41 @@ impl AgentTool for SendSms {
         }))
     }
 }
+
+/// The body with the organisation's AI disclosure in front when this is the agent's first text in
+/// the conversation (the contact and this number), or its first after 30 days (California's BOT
+/// Act, the Utah and Colorado AI laws). The organisation can turn it off in Settings.
+async fn disclosed(
+    ctx: &ToolCtx,
+    contact_id: Uuid,
+    number_id: Uuid,
+    body: &str,
+) -> Result<String, ToolError> {
+    let fail = |e: sea_orm::DbErr| ToolError::Failed(e.to_string());
+    let w = crate::compliance::wording::load(&ctx.state.db, ctx.organization_id).await?;
+    if !w.disclose {
+        return Ok(body.to_owned());
+    }
+    let since = ctx.state.clock.now() - chrono::Duration::days(DISCLOSE_AGAIN_AFTER_DAYS);
+    let recent = message::Entity::find()
+        .filter(message::Column::OrganizationId.eq(ctx.organization_id))
+        .filter(message::Column::ContactId.eq(contact_id))
+        .filter(message::Column::PhoneNumberId.eq(number_id))
+        .filter(message::Column::Direction.eq("outbound"))
+        .filter(message::Column::AiOrigin.starts_with("agent"))
+        .filter(message::Column::SendState.ne(crate::messaging::ledger::send_state::FAILED))
+        .filter(message::Column::CreatedAt.gt(since))
+        .one(&ctx.state.db)
+        .await
+        .map_err(fail)?;
+    Ok(match recent {
+        Some(_) => body.to_owned(),
+        None => format!("{} {body}", w.disclosure),
+    })
+}
+
+/// A conversation the agent has not texted in for this long is disclosed to again.
+pub const DISCLOSE_AGAIN_AFTER_DAYS: i64 = 30;
 
 impl SendSms {
     /// Everything a send checks before it records the text, shared by the send and its

@@ -1,0 +1,241 @@
+//! Compliance types shared by the pages and the server: consent on record, a text's purpose, and
+//! the "possible opt-out" items a person decides.
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Where a contact's consent came from. Marketing needs prior express *written* consent (TCPA),
+/// so only a web form or an import whose file records consent allow it; a contact who texted
+/// first may be answered, and verbal consent covers informational texts only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsentSource {
+    #[default]
+    None,
+    TextedFirst,
+    WebForm,
+    Imported,
+    Verbal,
+}
+
+impl ConsentSource {
+    pub const ALL: [ConsentSource; 5] = [
+        ConsentSource::None,
+        ConsentSource::TextedFirst,
+        ConsentSource::WebForm,
+        ConsentSource::Imported,
+        ConsentSource::Verbal,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConsentSource::None => "none",
+            ConsentSource::TextedFirst => "texted_first",
+            ConsentSource::WebForm => "web_form",
+            ConsentSource::Imported => "imported",
+            ConsentSource::Verbal => "verbal",
+        }
+    }
+
+    /// Reads a stored or typed value ("web form", "Web-Form" and "web_form" alike).
+    pub fn parse(s: &str) -> Option<ConsentSource> {
+        let key: String = s
+            .trim()
+            .to_lowercase()
+            .chars()
+            .map(|c| if c == ' ' || c == '-' { '_' } else { c })
+            .collect();
+        Self::ALL.into_iter().find(|c| c.as_str() == key)
+    }
+
+    /// Words for the contact page and the review sheet.
+    pub fn label(self) -> &'static str {
+        match self {
+            ConsentSource::None => "No consent on record",
+            ConsentSource::TextedFirst => "Texted us first (replies only)",
+            ConsentSource::WebForm => "Web form (written)",
+            ConsentSource::Imported => "Imported with consent (written)",
+            ConsentSource::Verbal => "Verbal (informational texts only)",
+        }
+    }
+
+    /// Whether marketing (a campaign, a plan's text, outreach) may be sent on it.
+    pub fn allows_marketing(self) -> bool {
+        matches!(self, ConsentSource::WebForm | ConsentSource::Imported)
+    }
+}
+
+/// Consent as a form sends it: the source and an evidence note.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConsentInput {
+    pub source: ConsentSource,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// Why an outbound text is sent; it decides what the send ledger checks as the text leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// An answer in a conversation the contact started: no quiet hours, no marketing consent.
+    Reply,
+    /// A text the business starts (campaigns, plans, scheduled texts, a first text): consent,
+    /// quiet hours and the state rules apply.
+    Outreach,
+    /// The one opt-out confirmation, or the answer to HELP.
+    Compliance,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Reply => "reply",
+            Purpose::Outreach => "outreach",
+            Purpose::Compliance => "compliance",
+        }
+    }
+
+    /// A stored value; anything unknown (texts from before purposes) is held to outreach's rules.
+    pub fn parse(s: Option<&str>) -> Purpose {
+        match s {
+            Some("reply") => Purpose::Reply,
+            Some("compliance") => Purpose::Compliance,
+            _ => Purpose::Outreach,
+        }
+    }
+}
+
+/// A text the rules found might be an opt-out, waiting for a person.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OptOutReviewView {
+    pub id: Uuid,
+    pub contact_id: Uuid,
+    pub contact_name: String,
+    pub phone: String,
+    pub body: String,
+    /// The words that made it look like one.
+    pub matched: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// A page of open possible opt-outs, with the exact total.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OptOutReviewPage {
+    pub items: Vec<OptOutReviewView>,
+    pub total: u64,
+}
+
+/// Longest wording a setting may hold: a HELP answer or confirmation must fit a text or two.
+pub const MAX_WORDING_CHARS: usize = 320;
+
+/// The organisation's texting-law settings (Settings → Texting law). Empty wording means the
+/// default, which `defaults` shows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ComplianceSettings {
+    /// The answer to HELP or INFO.
+    pub help_text: String,
+    /// The one text an opt-out gets.
+    pub opt_out_reply: String,
+    /// Whether an autonomous agent's first reply in a conversation says it is automated.
+    pub ai_disclosure: bool,
+    pub ai_disclosure_text: String,
+    /// Extra words or phrases that opt a person out, one per line.
+    pub opt_out_phrases: String,
+}
+
+/// The settings with the defaults in force where the organisation has none of its own.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ComplianceSettingsView {
+    pub settings: ComplianceSettings,
+    pub default_help_text: String,
+    pub default_opt_out_reply: String,
+    pub default_ai_disclosure_text: String,
+}
+
+impl ComplianceSettings {
+    /// Trimmed and bounded, or why not.
+    pub fn cleaned(&self) -> Result<ComplianceSettings, String> {
+        let bounded = |what: &str, s: &str| {
+            let s = s.trim();
+            if s.chars().count() > MAX_WORDING_CHARS {
+                Err(format!(
+                    "The {what} is longer than {MAX_WORDING_CHARS} characters."
+                ))
+            } else {
+                Ok(s.to_owned())
+            }
+        };
+        let opt_out_reply = bounded("opt-out confirmation", &self.opt_out_reply)?;
+        let lower = opt_out_reply.to_lowercase();
+        if ["%", "sale", "offer", "discount", "deal", "http"]
+            .iter()
+            .any(|w| lower.contains(w))
+        {
+            return Err(
+                "The opt-out confirmation may carry no marketing: no offers, discounts or links."
+                    .into(),
+            );
+        }
+        let phrases: Vec<String> = self
+            .opt_out_phrases
+            .lines()
+            .map(|l| l.trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if phrases.len() > 200 || phrases.iter().any(|p| p.chars().count() > 80) {
+            return Err("Keep to 200 opt-out phrases of at most 80 characters each.".into());
+        }
+        Ok(ComplianceSettings {
+            help_text: bounded("HELP answer", &self.help_text)?,
+            opt_out_reply,
+            ai_disclosure: self.ai_disclosure,
+            ai_disclosure_text: bounded("AI disclosure", &self.ai_disclosure_text)?,
+            opt_out_phrases: phrases.join("\n"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consent_sources_round_trip_and_only_written_allows_marketing() {
+        for c in ConsentSource::ALL {
+            assert_eq!(ConsentSource::parse(c.as_str()), Some(c));
+        }
+        assert_eq!(
+            ConsentSource::parse(" Web form "),
+            Some(ConsentSource::WebForm)
+        );
+        assert_eq!(ConsentSource::parse("yes"), None);
+        let marketing: Vec<_> = ConsentSource::ALL
+            .into_iter()
+            .filter(|c| c.allows_marketing())
+            .collect();
+        assert_eq!(
+            marketing,
+            vec![ConsentSource::WebForm, ConsentSource::Imported]
+        );
+    }
+
+    #[test]
+    fn compliance_settings_refuse_marketing_in_the_confirmation() {
+        let s = ComplianceSettings {
+            opt_out_reply: "You're out. 20% off if you come back!".into(),
+            ..Default::default()
+        };
+        assert!(s.cleaned().unwrap_err().contains("no marketing"));
+        let s = ComplianceSettings {
+            opt_out_phrases: " no gracias \n\n  basta ya ".into(),
+            ..Default::default()
+        };
+        assert_eq!(s.cleaned().unwrap().opt_out_phrases, "no gracias\nbasta ya");
+    }
+
+    #[test]
+    fn unknown_purposes_get_the_strictest_rules() {
+        assert_eq!(Purpose::parse(None), Purpose::Outreach);
+        assert_eq!(Purpose::parse(Some("reply")), Purpose::Reply);
+        assert_eq!(Purpose::parse(Some("x")), Purpose::Outreach);
+    }
+}
