@@ -71,7 +71,10 @@ const TTL: Duration = Duration::from_secs(1);
 /// Each organisation's extra opt-out phrases, read at most once per `TTL`; a change in this
 /// instance forgets them at once, another instance's is seen within the TTL.
 #[derive(Default)]
-pub struct PhraseCache(Mutex<HashMap<Uuid, (Instant, Arc<Vec<String>>)>>);
+pub struct PhraseCache(Mutex<Phrases>);
+
+/// Each organisation's phrases and when they were read.
+type Phrases = HashMap<Uuid, (Instant, Arc<Vec<String>>)>;
 
 impl PhraseCache {
     pub async fn get<C: ConnectionTrait>(&self, db: &C, org: Uuid) -> AppResult<Arc<Vec<String>>> {
@@ -102,7 +105,7 @@ impl PhraseCache {
         self.lock().remove(&org);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, (Instant, Arc<Vec<String>>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Phrases> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -438,10 +438,19 @@ impl PlanView {
     /// Excluded contacts grouped by reason, largest group first.
     pub fn exclusions_by_reason(&self) -> Vec<(String, Vec<String>)> {
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-        for c in self.contacts.iter().filter(|c| !c.change.include) {
-            match groups.iter_mut().find(|(r, _)| *r == c.change.reason) {
+        // A campaign leaves out everyone without written consent, whatever the plan says.
+        const NO_CONSENT: &str = "no marketing consent on record (left out when sending)";
+        for c in &self.contacts {
+            let why = if !c.change.include {
+                c.change.reason.as_str()
+            } else if c.no_marketing_consent {
+                NO_CONSENT
+            } else {
+                continue;
+            };
+            match groups.iter_mut().find(|(r, _)| r == why) {
                 Some((_, names)) => names.push(c.name.clone()),
-                None => groups.push((c.change.reason.clone(), vec![c.name.clone()])),
+                None => groups.push((why.to_owned(), vec![c.name.clone()])),
             }
         }
         groups.sort_by_key(|g| std::cmp::Reverse(g.1.len()));
