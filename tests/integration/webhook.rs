@@ -154,34 +154,35 @@ async fn opt_out_words(backend: Backend) {
             .await;
         assert_eq!(c[0]["opted_out"], false, "{word} opts back in");
     }
-    // "stop please" is an ordinary message; HELP is noted but changes nothing.
-    app.post_webhook(
-        &sms_params(
+    // "stop please" is an opt-out in any words now; "the bus stop" is an ordinary message, and
+    // HELP is answered but changes nothing.
+    for (sid, from, body) in [
+        (
             "SMstopplease000000000000000000001",
-            "+14155554000",
-            "+14155550100",
+            "+14155554001",
             "stop please",
         ),
-        None,
-    )
-    .await;
-    app.post_webhook(
-        &sms_params(
-            "SMhelp0000000000000000000000000001",
+        (
+            "SMbusstop0000000000000000000000001",
             "+14155554000",
-            "+14155550100",
-            "HELP",
+            "I'm at the bus stop",
         ),
-        None,
-    )
-    .await;
-    let c: serde_json::Value = app
-        .ok_as(
-            &org.client,
-            "/api/contacts/search",
-            json!({"query": "4155554000"}),
-        )
-        .await;
+        ("SMhelp0000000000000000000000000001", "+14155554000", "HELP"),
+    ] {
+        app.post_webhook(&sms_params(sid, from, "+14155550100", body), None)
+            .await;
+    }
+    app.settle().await;
+    let search = |q: &'static str| {
+        let app = &app;
+        let client = org.client.clone();
+        async move {
+            app.ok_as::<serde_json::Value>(&client, "/api/contacts/search", json!({"query": q}))
+                .await
+        }
+    };
+    assert_eq!(search("4155554001").await[0]["opted_out"], true);
+    let c = search("4155554000").await;
     assert_eq!(c[0]["opted_out"], false);
     let conv: serde_json::Value = app
         .ok_as(
@@ -191,9 +192,10 @@ async fn opt_out_words(backend: Backend) {
         )
         .await;
     let msgs = conv["messages"].as_array().unwrap();
-    assert_eq!(msgs.len(), 2);
+    assert_eq!(msgs.len(), 3, "{msgs:?}");
     assert_eq!(msgs[0]["keyword"], serde_json::Value::Null);
     assert_eq!(msgs[1]["keyword"], "help");
+    assert_eq!(msgs[2]["direction"], "outbound", "the HELP answer");
 }
 
 async fn unknown_to_number(backend: Backend) {
