@@ -42,9 +42,9 @@ echo "machine clock pinned to $(pinned date -u '+%F %H:%M:%S UTC') (TZ=$ZONE)"
 [[ "$(pinned date -u +%H)" == "$HOUR" ]] || { echo "libfaketime did not take" >&2; exit 1; }
 
 # Every test that texts someone: campaigns and their engines, the kill -9 test, agents that
-# reply, the composer, plans that start campaigns, and the Twilio transport.
+# reply, the composer, plans that start campaigns, the Twilio transport, and the compliance gate.
 pinned "$INTEGRATION" --test-threads=4 \
-  campaign crash messaging agent hosted_models plans:: twilio_transport
+  campaign crash messaging agent hosted_models plans:: twilio_transport compliance
 
 if [[ -n "${HERALD_WEB_DIR:-}" ]]; then
   BROWSER=$(binaries server,browser-tests browser)

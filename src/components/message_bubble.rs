@@ -18,6 +18,7 @@ pub fn MessageBubble(
     let keyword = message.keyword.as_deref().map(|k| match k {
         "opt_out" => "Opted out",
         "opt_in" => "Opted back in",
+        "possible_opt_out" => "Possible opt-out",
         _ => "Asked for help",
     });
     rsx! {
