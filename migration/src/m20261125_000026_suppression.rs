@@ -62,15 +62,15 @@ impl MigrationTrait for Migration {
                 false,
             ))
             .await?;
-        // The old per-contact rows move to their number; two contacts that shared a number keep
-        // one row (the first).
+        // The old per-contact rows move to their number. A number belongs to one contact of an
+        // organisation (a unique index), so no two rows meet; no ON CONFLICT, which SQLite
+        // refused intermittently at start-up ("does not match any UNIQUE constraint").
         let db = manager.get_connection();
         db.execute_unprepared(
             "INSERT INTO suppression (id, organization_id, phone, source, reason, message_id, created_at) \
              SELECT o.id, c.organization_id, c.phone, o.source, NULL, NULL, o.created_at \
              FROM contact_channel_opt_out o JOIN contact c ON c.id = o.contact_id \
-             WHERE o.channel = 'sms' AND c.phone IS NOT NULL \
-             ON CONFLICT (organization_id, phone) DO NOTHING",
+             WHERE o.channel = 'sms' AND c.phone IS NOT NULL",
         )
         .await?;
         db.execute_unprepared(
