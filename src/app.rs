@@ -10,6 +10,10 @@ pub enum Route {
     SignIn {},
     #[route("/signup")]
     SignUp {},
+    #[route("/join/:token")]
+    Join { token: String },
+    #[route("/reset/:token")]
+    Reset { token: String },
     #[layout(Shell)]
         #[route("/")]
         Home {},
@@ -25,6 +29,10 @@ pub enum Route {
         Simulator {},
         #[route("/team")]
         Team {},
+        #[route("/account")]
+        Account {},
+        #[route("/audit")]
+        Audit {},
         #[route("/settings")]
         Settings {},
         #[route("/agents")]

@@ -9,6 +9,9 @@ pub enum AppError {
     Unauthorized,
     #[error("Only an organisation owner can do that.")]
     Forbidden,
+    /// Refused with a reason of its own (sign-up closed, say).
+    #[error("{0}")]
+    NotPermitted(String),
     #[error("{0} was not found.")]
     NotFound(String),
     #[error("{0}")]
@@ -61,7 +64,7 @@ impl AsStatusCode for AppError {
     fn as_status_code(&self) -> StatusCode {
         match self {
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
-            AppError::Forbidden => StatusCode::FORBIDDEN,
+            AppError::Forbidden | AppError::NotPermitted(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::Validation(_) => StatusCode::BAD_REQUEST,
             AppError::Conflict(_) => StatusCode::CONFLICT,

@@ -5,6 +5,7 @@ pub mod rpc;
 pub mod ai_agent;
 pub mod app;
 pub mod attention;
+pub mod audit;
 pub mod auth;
 pub mod bulk_operation;
 pub mod compliance;

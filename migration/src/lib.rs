@@ -28,6 +28,7 @@ mod m20261124_000024_plan_revisions;
 mod m20261124_000025_scheduled_text;
 mod m20261125_000026_suppression;
 mod m20261125_000027_compliance;
+mod m20261125_000028_access;
 mod platform_agent;
 
 pub struct Migrator;
@@ -63,6 +64,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000025_scheduled_text::Migration),
             Box::new(m20261125_000026_suppression::Migration),
             Box::new(m20261125_000027_compliance::Migration),
+            Box::new(m20261125_000028_access::Migration),
         ]
     }
 }

@@ -10,6 +10,8 @@ pub mod archive;
 #[cfg(feature = "server")]
 pub mod assistant;
 #[cfg(feature = "server")]
+pub mod autonomy;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod events;

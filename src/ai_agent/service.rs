@@ -220,9 +220,19 @@ pub async fn update(
     let a = find_in_org(&state.db, member.organization_id, id).await?;
     may_edit(member, &a)?;
     let c = clean(input)?;
-    if c.send_mode == SendMode::Autonomous && SendMode::parse(&a.send_mode) != SendMode::Autonomous
-    {
-        member.require_owner()?;
+    let approval = crate::ai_agent::autonomy::needs_owner(&a, &c);
+    if let Some(what) = &approval {
+        if member.role != Role::Owner {
+            return Err(AppError::NotPermitted(if what == "made autonomous" {
+                "Only an organisation owner can make an agent autonomous.".into()
+            } else {
+                format!(
+                    "This agent texts by itself, so only an owner may change it ({}). Switch it \
+                     to suggest mode to edit it, or ask an owner.",
+                    what.trim_start_matches("widened: ")
+                )
+            }));
+        }
     }
     let mut payload = a.config_payload.clone();
     settings_of(&c).write_into(&mut payload);
@@ -232,7 +242,23 @@ pub async fn update(
     am.goals = Set(c.goals);
     am.send_mode = Set(c.send_mode.as_str().into());
     am.config_payload = Set(payload);
-    let a = am.update(&state.db).await?;
+    let txn = state.db.begin().await?;
+    let a = am.update(&txn).await?;
+    if let Some(what) = approval {
+        crate::audit::service::record(
+            &txn,
+            crate::audit::service::Entry {
+                organization_id: Some(member.organization_id),
+                actor: Some(member.user_id),
+                action: crate::audit::model::AuditAction::AgentWidened,
+                target: &a.name,
+                detail: Some(what),
+            },
+            state.clock.now(),
+        )
+        .await?;
+    }
+    txn.commit().await?;
     to_view(state, member, a).await
 }
 

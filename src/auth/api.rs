@@ -1,5 +1,5 @@
-//! Server functions for signing up, in and out, and for the organisation's members.
-use crate::auth::model::{CurrentUser, MemberView, NewMemberForm, SignInForm, SignUpForm};
+//! Server functions for signing up, in and out (the team's are in `team_api`).
+use crate::auth::model::{CurrentUser, SignInForm, SignUpForm, SignUpState};
 use crate::error::AppError;
 use dioxus::prelude::*;
 
@@ -50,7 +50,7 @@ server_fn! {
 
 /// Counts one attempt against `limiter` for this email and the caller's address, or refuses it.
 #[cfg(feature = "server")]
-async fn admit(
+pub(crate) async fn admit(
     state: &crate::server::AppState,
     limiter: &crate::auth::rate_limit::SignInLimiter,
     email: &str,
@@ -92,19 +92,10 @@ server_fn! {
 }
 
 server_fn! {
-    #[get("/api/members")]
-    pub async fn list_members() -> Result<Vec<MemberView>, AppError> {
-        let (state, member) = crate::auth::session::require_member().await?;
-        crate::auth::service::list_members(&state, &member).await
-    }
-}
-
-server_fn! {
-    #[post("/api/members/add")]
-    pub async fn add_member(form: NewMemberForm) -> Result<MemberView, AppError> {
-        crate::auth::model::validate_credentials(&form.email, &form.password)
-            .map_err(AppError::Validation)?;
-        let (state, member) = crate::auth::session::require_member().await?;
-        crate::auth::service::add_member(&state, &member, &form.name, &form.email, &form.password).await
+    #[get("/api/auth/sign_up_state")]
+    /// Whether this instance takes sign-ups: on its first run, or when `SIGN_UP=open`.
+    pub async fn sign_up_state() -> Result<SignUpState, AppError> {
+        let state = crate::server::AppState::current()?;
+        crate::auth::service::sign_up_state(&state).await
     }
 }

@@ -1,4 +1,5 @@
-//! Tables behind sign-in: organisations, users, memberships and sessions.
+//! Tables behind sign-in: organisations, users, memberships, sessions, invitations and
+//! password resets.
 pub mod organization {
     use sea_orm::entity::prelude::*;
 
@@ -89,6 +90,63 @@ pub mod session {
         pub organization_id: Uuid,
         pub created_at: DateTimeUtc,
         pub expires_at: DateTimeUtc,
+        /// The browser or app that signed in (its User-Agent), for "your sessions".
+        #[sea_orm(column_type = "Text", nullable)]
+        pub user_agent: Option<String>,
+        /// When the session was last used (updated at most once a minute).
+        pub last_seen_at: Option<DateTimeUtc>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod invitation {
+    use sea_orm::entity::prelude::*;
+
+    /// A single-use link that makes its holder a member with `role`; only its hash is stored.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "invitation")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub role: String,
+        #[sea_orm(unique)]
+        pub token_hash: String,
+        pub created_by: Uuid,
+        pub created_at: DateTimeUtc,
+        pub expires_at: DateTimeUtc,
+        pub accepted_at: Option<DateTimeUtc>,
+        pub accepted_by: Option<Uuid>,
+        pub revoked_at: Option<DateTimeUtc>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod password_reset {
+    use sea_orm::entity::prelude::*;
+
+    /// A one-time link to choose a new password; only its hash is stored.
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "password_reset")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub user_id: Uuid,
+        #[sea_orm(unique)]
+        pub token_hash: String,
+        /// The owner who issued it; None: the operator's CLI.
+        pub created_by: Option<Uuid>,
+        pub created_at: DateTimeUtc,
+        pub expires_at: DateTimeUtc,
+        pub used_at: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -40,11 +40,84 @@ pub struct SignInForm {
     pub password: String,
 }
 
+/// How this instance lets people in, for the sign-up page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NewMemberForm {
+pub struct SignUpState {
+    /// "invite" or "open".
+    pub mode: String,
+    /// No organisation yet: the first visitor sets Herald up and becomes its owner.
+    pub first_run: bool,
+}
+
+impl SignUpState {
+    pub fn allowed(&self) -> bool {
+        self.first_run || self.mode == "open"
+    }
+}
+
+/// What an invitation link says before it is accepted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InvitationInfo {
+    pub organization_name: String,
+    pub role: Role,
+    pub invited_by: String,
+}
+
+/// A new invitation: the link is shown once, to the owner who made it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InvitationCreated {
+    pub id: Uuid,
+    pub token: String,
+    pub url: String,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InvitationView {
+    pub id: Uuid,
+    pub role: Role,
+    pub invited_by: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+    /// "pending", "accepted", "revoked" or "expired".
+    pub status: String,
+    /// Who accepted it, once accepted.
+    pub accepted_by: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AcceptInvitationForm {
+    pub token: String,
     pub name: String,
     pub email: String,
     pub password: String,
+}
+
+/// What removing a member did, for the page to say.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemberRemoved {
+    pub name: String,
+    pub sessions_ended: u64,
+    /// Their agents, now paused (suggest mode) and owned by the owner who removed them.
+    pub agents_reassigned: Vec<String>,
+    pub assistant_threads_archived: u64,
+}
+
+/// One signed-in browser or app of the current user.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionView {
+    pub id: Uuid,
+    pub device: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub last_seen_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// The session this page is using.
+    pub current: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResetLink {
+    pub url: String,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// Who is signed in, and where.
@@ -77,10 +150,19 @@ pub fn validate_credentials(email: &str, password: &str) -> Result<(), String> {
     if email.len() > 254 || at.is_none_or(|i| i == 0 || !email[i + 1..].contains('.')) {
         return Err("Enter a valid email address.".into());
     }
-    if password.chars().count() < MIN_PASSWORD_LEN {
+    validate_password(password)
+}
+
+/// A new password: long enough, and not absurdly long (Argon2 reads all of it).
+pub fn validate_password(password: &str) -> Result<(), String> {
+    let n = password.chars().count();
+    if n < MIN_PASSWORD_LEN {
         return Err(format!(
             "The password must have at least {MIN_PASSWORD_LEN} characters."
         ));
+    }
+    if n > 1024 {
+        return Err("The password may have at most 1024 characters.".into());
     }
     Ok(())
 }

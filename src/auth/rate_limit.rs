@@ -42,7 +42,7 @@ impl SignInLimiter {
                 self.kind,
                 crate::auth::service::normalize_email(email)
             ),
-            format!("{}:addr:{address}", self.kind),
+            format!("{}:addr:{}", self.kind, address_key(address)),
         ] {
             let (hits, start) = hit(db, &key, now.timestamp_millis()).await?;
             if hits > self.per_minute as i64 {
@@ -51,6 +51,22 @@ impl SignInLimiter {
             }
         }
         Ok(Ok(()))
+    }
+}
+
+/// The address an attempt counts against: an IPv4 address, or an IPv6 address's /64 (one
+/// subscriber's network: a single client holds all of it, and could otherwise take a fresh
+/// address for every attempt).
+pub fn address_key(address: &str) -> String {
+    match address.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        _ => address.to_owned(),
     }
 }
 
@@ -101,4 +117,25 @@ pub async fn forget_old(db: &DatabaseConnection, now: DateTime<Utc>) -> AppResul
     ))
     .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::address_key;
+
+    #[test]
+    fn ipv6_addresses_count_by_their_64() {
+        assert_eq!(address_key("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+        assert_eq!(
+            address_key("2001:db8:1:2:ffff:ffff:ffff:ffff"),
+            address_key("2001:db8:1:2::9")
+        );
+        assert_ne!(
+            address_key("2001:db8:1:3::1"),
+            address_key("2001:db8:1:2::1")
+        );
+        assert_eq!(address_key("10.1.2.3"), "10.1.2.3");
+        assert_eq!(address_key("::ffff:10.1.2.3"), "10.1.2.3");
+        assert_eq!(address_key("unknown"), "unknown");
+    }
 }

@@ -1,9 +1,10 @@
 //! Creating organisations, users and memberships, and checking credentials.
 use crate::auth::entity::{membership, organization, user};
-use crate::auth::model::{CurrentUser, MemberView, Role};
-use crate::auth::password::{hash_off_thread, hash_password, verify_off_thread};
+use crate::auth::model::{CurrentUser, MemberView, Role, SignUpState};
+use crate::auth::password::hash_password;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
+use crate::server::access_config::SignUpMode;
 use crate::server::AppState;
 use chrono::Utc;
 use sea_orm::{
@@ -30,8 +31,20 @@ pub async fn create_organization_with_owner(
     if org_name.is_empty() {
         return Err(AppError::validation("Give the organisation a name."));
     }
-    let hash = hash_off_thread(password).await;
+    let invite_only = state.config.sign_up == SignUpMode::Invite;
+    if invite_only && !first_run(state).await? {
+        return Err(refuse_sign_up(state, &email).await);
+    }
+    let hash = state.hashing.hash(password).await?;
     let txn = state.db.begin().await?;
+    if invite_only {
+        // Two first visitors at once: one sets Herald up, the other is refused.
+        crate::server::db::advisory_xact_lock(&txn, SETUP_LOCK).await?;
+        if organization::Entity::find().one(&txn).await?.is_some() {
+            drop(txn);
+            return Err(refuse_sign_up(state, &email).await);
+        }
+    }
     let org_id = Uuid::new_v4();
     organization::ActiveModel {
         id: Set(org_id),
@@ -60,7 +73,43 @@ pub async fn create_organization_with_owner(
     Ok((org_id, user_id))
 }
 
-async fn insert_user<C: ConnectionTrait>(
+const SETUP_LOCK: i64 = 0x4845_5241_4c44_5355; // "HERALDSU"
+
+/// Whether the instance has no organisation yet (its first visitor sets it up).
+pub async fn first_run(state: &AppState) -> AppResult<bool> {
+    Ok(organization::Entity::find().one(&state.db).await?.is_none())
+}
+
+pub async fn sign_up_state(state: &AppState) -> AppResult<SignUpState> {
+    Ok(SignUpState {
+        mode: state.config.sign_up.as_str().to_owned(),
+        first_run: first_run(state).await?,
+    })
+}
+
+/// The refusal an invite-only instance gives a sign-up, recorded in the audit log.
+async fn refuse_sign_up(state: &AppState, email: &str) -> AppError {
+    let entry = crate::audit::service::Entry {
+        organization_id: None,
+        actor: None,
+        action: crate::audit::model::AuditAction::SignUpRefused,
+        target: email,
+        detail: Some(format!(
+            "from {}",
+            crate::auth::session::client_address(state)
+        )),
+    };
+    if let Err(e) = crate::audit::service::record(&state.db, entry, state.clock.now()).await {
+        tracing::warn!(error = %e, "refused sign-up not audited");
+    }
+    AppError::NotPermitted(
+        "Sign-up is by invitation on this Herald. Ask an owner of your organisation for an \
+         invitation link."
+            .into(),
+    )
+}
+
+pub(crate) async fn insert_user<C: ConnectionTrait>(
     db: &C,
     name: &str,
     email: &str,
@@ -101,7 +150,7 @@ async fn insert_user<C: ConnectionTrait>(
     Ok(id)
 }
 
-async fn insert_membership<C: ConnectionTrait>(
+pub(crate) async fn insert_membership<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
     org_id: Uuid,
@@ -134,10 +183,10 @@ pub async fn authenticate(
         .await?
     else {
         // Spend the same time as a real check, so timing does not reveal which emails exist.
-        let _ = verify_off_thread(password, &DUMMY_HASH).await;
+        let _ = state.hashing.verify(password, &DUMMY_HASH).await?;
         return Err(wrong());
     };
-    if !verify_off_thread(password, &u.password_hash).await {
+    if !state.hashing.verify(password, &u.password_hash).await? {
         return Err(wrong());
     }
     let m = membership::Entity::find()
@@ -145,7 +194,13 @@ pub async fn authenticate(
         .order_by_asc(membership::Column::CreatedAt)
         .one(&state.db)
         .await?
-        .ok_or_else(|| AppError::Validation("This account belongs to no organisation.".into()))?;
+        .ok_or_else(|| {
+            AppError::Validation(
+                "This account is no longer a member of any organisation. Ask an owner for an \
+                 invitation."
+                    .into(),
+            )
+        })?;
     Ok((u.id, m.organization_id))
 }
 
@@ -169,43 +224,6 @@ pub async fn current_user(state: &AppState, member: &Member) -> AppResult<Curren
         organization_name: org.name,
         role: member.role,
         simulator_enabled: state.config.simulator_enabled,
-    })
-}
-
-/// The owner adds a member with a first password.
-pub async fn add_member(
-    state: &AppState,
-    owner: &Member,
-    name: &str,
-    email: &str,
-    password: &str,
-) -> AppResult<MemberView> {
-    owner.require_owner()?;
-    let email = normalize_email(email);
-    let hash = hash_off_thread(password).await;
-    let txn = state.db.begin().await?;
-    let user_id = insert_user(&txn, name, &email, hash, state.clock.now()).await?;
-    insert_membership(
-        &txn,
-        user_id,
-        owner.organization_id,
-        Role::Member,
-        state.clock.now(),
-    )
-    .await?;
-    crate::ai_agent::service::clone_platform_agents_for_member(
-        &txn,
-        user_id,
-        owner.organization_id,
-        state.clock.now(),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(MemberView {
-        user_id,
-        name: name.trim().to_owned(),
-        email,
-        role: Role::Member,
     })
 }
 

@@ -1,14 +1,13 @@
 //! Server-side sessions: the cookie, its stored hash, and `require_member` for every server function.
 use crate::auth::entity::{membership, session};
 use crate::auth::model::Role;
+use crate::auth::tokens::{hash_token, new_token};
 use crate::error::{AppError, AppResult};
 use crate::server::AppState;
-use base64::Engine;
 use chrono::Duration;
 use dioxus::fullstack::FullstackContext;
-use rand::RngCore;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
-use sha2::{Digest, Sha256};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, Set};
 use uuid::Uuid;
 
 pub const SESSION_COOKIE: &str = "herald_session";
@@ -31,11 +30,6 @@ impl Member {
     }
 }
 
-fn hash_token(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest)
-}
-
 /// Resolves the caller's session from the request cookie.
 pub async fn member_from_cookie_header(
     state: &AppState,
@@ -48,7 +42,36 @@ pub async fn member_from_cookie_header(
         .one(&state.db)
         .await?
         .ok_or(AppError::Unauthorized)?;
-    member_for(state, row.user_id, row.organization_id).await
+    let member = member_for(state, row.user_id, row.organization_id).await?;
+    touch(state, &row).await;
+    Ok(member)
+}
+
+/// Records that the session was used, at most once a minute (one conditional UPDATE).
+async fn touch(state: &AppState, row: &session::Model) {
+    let now = state.clock.now();
+    let stale = now - Duration::seconds(60);
+    if row.last_seen_at.is_some_and(|t| t > stale) {
+        return;
+    }
+    let res = session::Entity::update_many()
+        .col_expr(session::Column::LastSeenAt, Expr::value(now))
+        .filter(session::Column::Id.eq(row.id))
+        .filter(
+            Condition::any()
+                .add(session::Column::LastSeenAt.is_null())
+                .add(session::Column::LastSeenAt.lt(stale)),
+        )
+        .exec(&state.db)
+        .await;
+    if let Err(e) = res {
+        tracing::debug!(error = %e, "session last-seen not recorded");
+    }
+}
+
+/// The hash of the caller's session token, if the request carries one.
+pub fn current_token_hash() -> AppResult<Option<String>> {
+    Ok(session_token(request_cookies()?.as_deref()).map(|t| hash_token(&t)))
 }
 
 /// The membership of `user_id` in `organization_id`.
@@ -116,17 +139,17 @@ pub async fn start_session(
     user_id: Uuid,
     organization_id: Uuid,
 ) -> AppResult<()> {
-    let mut raw = [0u8; 32];
-    rand::thread_rng().fill_bytes(&mut raw);
-    let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw);
+    let (token, token_hash) = new_token();
     let now = state.clock.now();
     session::ActiveModel {
         id: Set(Uuid::new_v4()),
-        token_hash: Set(hash_token(&token)),
+        token_hash: Set(token_hash),
         user_id: Set(user_id),
         organization_id: Set(organization_id),
         created_at: Set(now),
         expires_at: Set(now + Duration::days(SESSION_DAYS)),
+        user_agent: Set(request_user_agent()),
+        last_seen_at: Set(Some(now)),
     }
     .insert(&state.db)
     .await?;
@@ -144,6 +167,23 @@ pub async fn end_session(state: &AppState) -> AppResult<()> {
     }
     set_cookie(state, "", time_max_age(0));
     Ok(())
+}
+
+/// The request's User-Agent, shortened, for the list of sessions.
+fn request_user_agent() -> Option<String> {
+    let ctx = FullstackContext::current()?;
+    let parts = ctx.parts_mut();
+    let ua = parts
+        .headers
+        .get(axum::http::header::USER_AGENT)?
+        .to_str()
+        .ok()?;
+    Some(ua.chars().take(300).collect())
+}
+
+/// Clears the session cookie on the response being built.
+pub fn clear_cookie(state: &AppState) {
+    set_cookie(state, "", time_max_age(0));
 }
 
 fn time_max_age(secs: i64) -> cookie::time::Duration {

@@ -65,7 +65,7 @@ fn next_backoff(backoff: Duration) -> Duration {
 /// re-load on the tick), so the events are counted, never decoded: no decoder for them, nor
 /// Dioxus's socket client, in the first load.
 #[cfg(target_arch = "wasm32")]
-fn connect(current: Signal<LiveTopic>, mut tick: Signal<u64>, attention: Option<AttentionTick>) {
+fn connect(current: Signal<LiveTopic>, tick: Signal<u64>, attention: Option<AttentionTick>) {
     use futures::StreamExt;
     use gloo_net::websocket::futures::WebSocket;
     // Reading the topic subscribes: another topic drops this socket and opens the new one.
@@ -79,17 +79,18 @@ fn connect(current: Signal<LiveTopic>, mut tick: Signal<u64>, attention: Option<
                     ticked(tick, attention);
                 }
             }
-            // Closed or never opened: wait, reconnect, and read everything again.
+            // Closed or never opened: wait, reconnect, and read everything again (the shell
+            // too: a socket the server closed may mean the session ended).
             futures_timer::Delay::new(backoff).await;
             backoff = next_backoff(backoff);
-            tick += 1;
+            ticked(tick, attention);
         }
     });
 }
 
 /// Desktop, mobile and the server's render: Dioxus's WebSocket client to `live_socket`.
 #[cfg(not(target_arch = "wasm32"))]
-fn connect(current: Signal<LiveTopic>, mut tick: Signal<u64>, attention: Option<AttentionTick>) {
+fn connect(current: Signal<LiveTopic>, tick: Signal<u64>, attention: Option<AttentionTick>) {
     use crate::messaging::api::live_socket;
     use dioxus::fullstack::{use_websocket, WebSocketOptions};
     let mut generation = use_signal(|| 0u32);
@@ -106,11 +107,12 @@ fn connect(current: Signal<LiveTopic>, mut tick: Signal<u64>, attention: Option<
             while socket.recv().await.is_ok() {
                 ticked(tick, attention);
             }
-            // Closed or never opened: wait, reconnect, and read everything again.
+            // Closed or never opened: wait, reconnect, and read everything again (the shell
+            // too: a socket the server closed may mean the session ended).
             futures_timer::Delay::new(backoff).await;
             backoff = next_backoff(backoff);
             generation += 1;
-            tick += 1;
+            ticked(tick, attention);
         }
     });
 }

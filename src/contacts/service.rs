@@ -12,7 +12,7 @@ use chrono::Utc;
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set,
+    QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -310,7 +310,21 @@ pub async fn set_opted_out(
                     "Say why the opt-out may be cleared (for example, the written consent you hold); it is kept in the audit.",
                 ));
             }
-            opt_out::lift(&state.db, org_id, phone, false, &why, state.clock.now()).await?;
+            let txn = state.db.begin().await?;
+            opt_out::lift(&txn, org_id, phone, false, &why, state.clock.now()).await?;
+            crate::audit::service::record(
+                &txn,
+                crate::audit::service::Entry {
+                    organization_id: Some(org_id),
+                    actor: Some(member.user_id),
+                    action: crate::audit::model::AuditAction::OptOutCleared,
+                    target: &format!("{} ({phone})", c.name),
+                    detail: reason.clone(),
+                },
+                state.clock.now(),
+            )
+            .await?;
+            txn.commit().await?;
         }
     }
     view(state, org_id, id).await

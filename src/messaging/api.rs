@@ -85,6 +85,14 @@ pub async fn live_socket(
             tokio::select! {
                 ev = events.recv() => {
                     let send = match ev {
+                        // The person's access ended: the socket closes if their session did.
+                        Ok((_, LiveEvent::AccessEnded { user_id })) if user_id == m.user_id => {
+                            let live = crate::auth::session::member_from_cookie_header(&state, cookie.as_deref()).await;
+                            if live.is_err() {
+                                break;
+                            }
+                            None
+                        }
                         Ok((org, e)) if org == m.organization_id && topic.wants(&e, m.user_id) => Some(e),
                         Ok(_) => None,
                         Err(RecvError::Lagged(_)) => Some(LiveEvent::Resync),

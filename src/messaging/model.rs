@@ -129,6 +129,10 @@ pub enum LiveEvent {
     NotificationCreated {
         user_id: Uuid,
     },
+    /// A person's sessions ended (removed, or signed out everywhere): their open pages close.
+    AccessEnded {
+        user_id: Uuid,
+    },
     /// Events were missed (the page fell behind): read everything again.
     Resync,
 }
@@ -144,6 +148,7 @@ impl LiveEvent {
             LiveEvent::PlanUpdated { .. }
             | LiveEvent::OperationUpdated { .. }
             | LiveEvent::NotificationCreated { .. }
+            | LiveEvent::AccessEnded { .. }
             | LiveEvent::Resync => Uuid::nil(),
         }
     }
@@ -175,6 +180,9 @@ impl LiveTopic {
         use LiveEvent as E;
         if matches!(e, E::Resync) {
             return true;
+        }
+        if let E::AccessEnded { user_id } = e {
+            return *user_id == user;
         }
         match self {
             LiveTopic::Inbox => matches!(

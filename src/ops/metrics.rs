@@ -143,8 +143,21 @@ fn method_label(m: &axum::http::Method) -> &'static str {
     }
 }
 
-/// `GET /metrics` in the Prometheus text format.
-pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+/// `GET /metrics` in the Prometheus text format, for a caller bearing `METRICS_TOKEN`; without
+/// that setting, for loopback callers only (behind a trusted proxy, the proxy's client counts).
+pub async fn metrics(
+    State(state): State<AppState>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    if !metrics_allowed(&state, peer.ip(), &headers) {
+        return (
+            axum::http::StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "Metrics need the METRICS_TOKEN bearer token.\n",
+        )
+            .into_response();
+    }
     (
         [(
             header::CONTENT_TYPE,
@@ -152,6 +165,30 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         )],
         state.metrics.encode(),
     )
+        .into_response()
+}
+
+fn metrics_allowed(
+    state: &AppState,
+    peer: std::net::IpAddr,
+    headers: &axum::http::HeaderMap,
+) -> bool {
+    use sha2::{Digest, Sha256};
+    match &state.config.metrics_token {
+        Some(token) => headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            // Compared as digests: the time taken says nothing about the token.
+            .is_some_and(|given| Sha256::digest(given.trim()) == Sha256::digest(token.as_bytes())),
+        None => crate::auth::session::address_of(
+            headers,
+            Some(peer),
+            state.config.trusted_proxy_header.as_deref(),
+        )
+        .and_then(|a| a.parse::<std::net::IpAddr>().ok())
+        .is_some_and(|ip| ip.is_loopback()),
+    }
 }
 
 #[cfg(test)]

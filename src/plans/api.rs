@@ -8,7 +8,7 @@ server_fn! {
     #[post("/api/plans/get")]
     pub async fn get_plan(id: Uuid) -> Result<PlanView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        let p = crate::plans::service::find_in_org(&state.db, m.organization_id, id).await?;
+        let p = crate::plans::access::find_visible(&state, &m, id).await?;
         crate::plans::service::view(&state, p).await
     }
 }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 /// Edits title, summary and who is in; only while the plan awaits approval.
 pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppResult<PlanView> {
-    let p = find_in_org(&state.db, m.organization_id, id).await?;
+    let p = crate::plans::access::find_visible(state, m, id).await?;
     if p.status != PlanStatus::AwaitingApproval.as_str() {
         return Err(AppError::Conflict(
             "Only a plan awaiting approval can be edited.".into(),
@@ -63,7 +63,7 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
 /// Approves atomically: of two concurrent approvals exactly one wins and executes.
 #[tracing::instrument(skip(state, m))]
 pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanView> {
-    let p = find_in_org(&state.db, m.organization_id, id).await?;
+    let p = crate::plans::access::find_visible(state, m, id).await?;
     // A plan whose action no longer reads is never approved: it could not run.
     action_of(&p)?;
     let now = state.clock.now();
@@ -132,7 +132,7 @@ pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> App
             "Say why, so the agent can revise the plan.",
         ));
     }
-    let p = find_in_org(&state.db, m.organization_id, id).await?;
+    let p = crate::plans::access::find_directed(state, m, id).await?;
     if !transition(&state.db, state.clock.now(), &p, PlanStatus::Rejected).await? {
         return Err(AppError::Conflict("This plan was already decided.".into()));
     }

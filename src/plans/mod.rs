@@ -6,6 +6,8 @@ pub mod model;
 pub mod steps;
 
 #[cfg(feature = "server")]
+pub mod access;
+#[cfg(feature = "server")]
 pub mod announce;
 #[cfg(feature = "server")]
 pub mod decisions;

@@ -118,7 +118,7 @@ pub async fn after_failure(state: &AppState, p: &plan::Model) -> AppResult<()> {
 
 /// "Re-plan" on the card: a person asks the agent for a revision, with what they want changed.
 pub async fn replan(state: &AppState, m: &Member, id: Uuid, note: &str) -> AppResult<PlanView> {
-    let p = find_in_org(&state.db, m.organization_id, id).await?;
+    let p = crate::plans::access::find_directed(state, m, id).await?;
     let revised = plan::Entity::find()
         .filter(plan::Column::RevisionOf.eq(id))
         .one(&state.db)

@@ -354,6 +354,11 @@ pub async fn list(
     if let Some(a) = agent {
         q = q.filter(plan::Column::AgentId.eq(a));
     }
+    if m.role != crate::auth::model::Role::Owner {
+        q = q.filter(
+            plan::Column::AgentId.not_in_subquery(crate::plans::access::others_assistants(m)),
+        );
+    }
     let rows = q
         .order_by_desc(plan::Column::CreatedAt)
         .limit(200)

@@ -50,6 +50,10 @@ pub struct Config {
     pub simulator_enabled: bool,
     pub default_region: String,
     pub seed_demo: bool,
+    /// `SIGN_UP`: by invitation (the default) or open.
+    pub sign_up: crate::server::access_config::SignUpMode,
+    /// `METRICS_TOKEN`: `/metrics` answers a request bearing it; unset, only loopback callers.
+    pub metrics_token: Option<String>,
     /// Sign-in attempts allowed per email and per address each minute.
     pub sign_in_attempts_per_minute: u32,
     /// Sign-ups allowed per email and per address each minute (`SIGN_UPS_PER_MINUTE`, default 5).
@@ -227,9 +231,13 @@ impl Config {
                 .map(|v| v == "true" || v == "1")
                 .unwrap_or(simulator_default),
             default_region: var("DEFAULT_REGION").unwrap_or_else(|| "US".into()),
-            seed_demo: var("SEED_DEMO")
-                .map(|v| v != "false" && v != "0")
-                .unwrap_or(true),
+            seed_demo: crate::server::access_config::seed_demo(
+                var("SEED_DEMO").as_deref(),
+                production,
+                transport,
+            )?,
+            sign_up: crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref())?,
+            metrics_token: var("METRICS_TOKEN"),
             sign_ups_per_minute: var("SIGN_UPS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(5),
@@ -303,6 +311,9 @@ impl Config {
             simulator_enabled: true,
             default_region: "US".into(),
             seed_demo: false,
+            // Tests create many organisations; the invite-only default has tests of its own.
+            sign_up: crate::server::access_config::SignUpMode::Open,
+            metrics_token: None,
             sign_in_attempts_per_minute: 10,
             sign_ups_per_minute: 5,
             trusted_proxy_header: None,

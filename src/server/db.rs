@@ -119,3 +119,41 @@ pub fn is_unique_violation(err: &DbErr) -> bool {
         Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
     )
 }
+
+/// Serialises changes to one organisation's memberships (so two owners demoting each other at
+/// once cannot leave it with none): a no-op UPDATE of the organisation's row, which takes its row
+/// lock on PostgreSQL and the write lock on SQLite, until the transaction ends.
+pub async fn lock_organization<C: sea_orm::ConnectionTrait>(
+    txn: &C,
+    organization_id: uuid::Uuid,
+) -> Result<(), DbErr> {
+    use crate::auth::entity::organization;
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    organization::Entity::update_many()
+        .col_expr(
+            organization::Column::Name,
+            Expr::col(organization::Column::Name),
+        )
+        .filter(organization::Column::Id.eq(organization_id))
+        .exec(txn)
+        .await?;
+    Ok(())
+}
+
+/// A transaction-scoped advisory lock on PostgreSQL; on SQLite a transaction's first write
+/// already excludes every other writer, so nothing is needed.
+pub async fn advisory_xact_lock<C: sea_orm::ConnectionTrait>(
+    txn: &C,
+    key: i64,
+) -> Result<(), DbErr> {
+    if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
+        txn.execute_raw(sea_orm::Statement::from_sql_and_values(
+            sea_orm::DbBackend::Postgres,
+            "SELECT pg_advisory_xact_lock($1)",
+            [key.into()],
+        ))
+        .await?;
+    }
+    Ok(())
+}

@@ -76,6 +76,11 @@ pub fn run() {
         .enable_all()
         .build()
         .expect("tokio runtime");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("admin") {
+        let code = runtime.block_on(crate::server::admin::run(&args[1..]));
+        std::process::exit(code);
+    }
     runtime.block_on(async {
         let config = match Config::from_env() {
             Ok(c) => c,
@@ -120,6 +125,7 @@ pub fn run() {
                 seed::DEMO_PASSWORD
             );
         }
+        println!("  Sign-up:   {}", s.config.sign_up.as_str());
         println!();
         let _ = running.handle.await;
     });

@@ -1,4 +1,6 @@
 //! Server-only wiring: configuration, shared state, the database, the router and start-up.
+pub mod access_config;
+pub mod admin;
 pub mod assets;
 pub mod background;
 pub mod config;

@@ -28,6 +28,8 @@ pub struct Inner {
     pub metrics: Metrics,
     pub sign_in_limiter: SignInLimiter,
     pub sign_up_limiter: SignInLimiter,
+    /// Argon2 work, at most one per core (`auth::password::HashPool`).
+    pub hashing: crate::auth::password::HashPool,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
     /// Where background work runs: routing, agent turns, plans and campaign engines.
@@ -150,6 +152,7 @@ impl AppState {
             metrics: Metrics::new(),
             sign_in_limiter,
             sign_up_limiter,
+            hashing: crate::auth::password::HashPool::for_this_machine(),
             tasks: TaskTracker::new(),
             work,
             instance_id,

@@ -1,6 +1,6 @@
-//! The sign-in and sign-up pages.
+//! The sign-in and sign-up pages (sign-up: an empty instance's setup, or an open instance's).
 use crate::app::Route;
-use crate::auth::api::{sign_in, sign_up};
+use crate::auth::api::{sign_in, sign_up, sign_up_state};
 use crate::auth::model::{SignInForm, SignUpForm};
 use crate::components::ErrorBanner;
 use dioxus::prelude::*;
@@ -68,10 +68,29 @@ pub fn SignUp() -> Element {
             Err(err) => error.set(Some(err.to_string())),
         }
     };
+    let mode = use_resource(sign_up_state);
+    let mode = mode.read().clone();
+    let first_run = matches!(&mode, Some(Ok(s)) if s.first_run);
+    if let Some(Ok(s)) = &mode {
+        if !s.allowed() {
+            return rsx! {
+                div { class: "auth-page",
+                    div { class: "card auth-card", id: "signup-closed",
+                        h1 { "Sign-up is by invitation" }
+                        p { "This Herald lets people in by invitation. Ask an owner of your organisation for an invitation link; it lets you choose your own password." }
+                        p { class: "muted", "Already have an account? " Link { to: Route::SignIn {}, "Sign in" } }
+                    }
+                }
+            };
+        }
+    }
     rsx! {
         div { class: "auth-page",
             form { class: "card auth-card", onsubmit: submit,
-                h1 { "Create your organisation" }
+                h1 { if first_run { "Set up Herald" } else { "Create your organisation" } }
+                if first_run {
+                    p { class: "muted", "Nobody has set up this Herald yet. You will be the owner of its first organisation, and invite your team from the Team page." }
+                }
                 ErrorBanner { message: error() }
                 label { "Organisation" input { id: "signup-org", value: "{org}", oninput: move |e| org.set(e.value()) } }
                 label { "Your name" input { id: "signup-name", value: "{name}", oninput: move |e| name.set(e.value()) } }

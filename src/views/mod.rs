@@ -1,4 +1,5 @@
 //! The pages of Herald, one module each.
+mod account;
 mod agent_thread;
 mod agents;
 mod assistant;
@@ -6,6 +7,7 @@ mod auth;
 mod contacts;
 mod conversation;
 mod inbox;
+mod join;
 mod notifications;
 mod numbers;
 mod operations;
@@ -16,6 +18,7 @@ mod simulator;
 mod suggesters;
 mod team;
 
+pub use account::{Account, Audit};
 pub use agent_thread::AgentThread;
 pub use agents::{AgentDetail, Agents};
 pub use assistant::Assistant;
@@ -23,6 +26,7 @@ pub use auth::{SignIn, SignUp};
 pub use contacts::Contacts;
 pub use conversation::Conversation;
 pub use inbox::{Home, Inbox};
+pub use join::{Join, Reset};
 pub use notifications::Notifications;
 pub use numbers::PhoneNumbers;
 pub use operations::{OperationReview, Operations};

@@ -41,9 +41,19 @@ fn SignedIn(me: CurrentUser) -> Element {
         seen.set(route.clone());
     }
     let tick = use_context_provider(|| AttentionTick(Signal::new(0))).0;
+    let mut me_again = use_context::<ReloadMe>().0;
     let counts = use_resource(move || async move {
         let _ = (seen(), tick());
-        crate::attention::api::attention().await.unwrap_or_default()
+        match crate::attention::api::attention().await {
+            Ok(c) => c,
+            // The session ended (removed, or signed out elsewhere): read who is signed in again,
+            // which takes this tab to the sign-in page.
+            Err(crate::error::AppError::Unauthorized) => {
+                me_again.restart();
+                Default::default()
+            }
+            Err(_) => Default::default(),
+        }
     });
     let counts = counts.read().clone().unwrap_or_default();
     let model = use_resource(crate::ai_agent::api::model_info);
@@ -86,6 +96,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                 }
                 Link { to: Route::Team {}, class: "nav-link", id: "nav-team", "Team" }
                 Link { to: Route::Settings {}, class: "nav-link", id: "nav-settings", "Settings" }
+                Link { to: Route::Account {}, class: "nav-link", id: "nav-account", "Your account" }
                 ModelBadge { model: model.clone(), compact: false }
                 div { class: "sidebar-foot",
                     div { class: "me", "{me.name}" }

@@ -1,6 +1,11 @@
-//! The team page: members of the organisation; the owner adds new ones.
-use crate::auth::api::{add_member, list_members};
-use crate::auth::model::{CurrentUser, NewMemberForm, Role};
+//! The team page: the organisation's members; owners invite people by link, change roles,
+//! issue reset links and remove members.
+use crate::app::Route;
+use crate::auth::model::{CurrentUser, InvitationCreated, MemberView, Role};
+use crate::auth::team_api::{
+    create_invitation, list_invitations, list_members, member_reset_link, remove_member,
+    revoke_invitation, set_member_role,
+};
 use crate::components::ErrorBanner;
 use dioxus::prelude::*;
 
@@ -8,54 +13,187 @@ use dioxus::prelude::*;
 pub fn Team() -> Element {
     let me = use_context::<CurrentUser>();
     let mut members = use_resource(list_members);
-    let mut form = use_signal(|| NewMemberForm {
-        name: String::new(),
-        email: String::new(),
-        password: String::new(),
-    });
-    let mut error = use_signal(|| None::<String>);
-    let add = move |e: FormEvent| async move {
-        e.prevent_default();
-        match add_member(form()).await {
-            Ok(_) => {
-                form.set(NewMemberForm {
-                    name: String::new(),
-                    email: String::new(),
-                    password: String::new(),
-                });
-                error.set(None);
-                members.restart();
-            }
-            Err(err) => error.set(Some(err.to_string())),
-        }
-    };
+    let error = use_signal(|| None::<String>);
+    let note = use_signal(|| None::<String>);
+    let owner = me.role == Role::Owner;
     let list = members.read().clone();
     rsx! {
         div { class: "page",
-            header { class: "page-head", h1 { "Team" } }
+            header { class: "page-head", h1 { "Team" }
+                if owner { Link { to: Route::Audit {}, class: "button", id: "open-audit", "Audit log" } }
+            }
+            ErrorBanner { message: error() }
+            if let Some(n) = note() { p { class: "notice", id: "team-note", "{n}" } }
             match list {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(rows)) => rsx! {
-                    table { class: "table",
-                        thead { tr { th { "Name" } th { "Email" } th { "Role" } } }
+                    table { class: "table", id: "members",
+                        thead { tr { th { "Name" } th { "Email" } th { "Role" } if owner { th { "" } } } }
                         tbody {
                             for m in rows {
-                                tr { key: "{m.user_id}", td { class: "cell-title", "{m.name}" } td { "data-label": "Email", "{m.email}" } td { "data-label": "Role", "{m.role.as_str()}" } }
+                                MemberRow { key: "{m.user_id}", m: m.clone(), owner, me: m.user_id == me.user_id,
+                                    on_change: move |_| members.restart(), error, note }
                             }
                         }
                     }
                 },
             }
-            if me.role == Role::Owner {
-                form { class: "card inline-form", onsubmit: add,
-                    h2 { "Add a member" }
-                    ErrorBanner { message: error() }
-                    input { placeholder: "Name", value: "{form.read().name}", oninput: move |e| form.write().name = e.value() }
-                    input { r#type: "email", placeholder: "Email", value: "{form.read().email}", oninput: move |e| form.write().email = e.value() }
-                    input { r#type: "password", placeholder: "First password", value: "{form.read().password}", oninput: move |e| form.write().password = e.value() }
-                    button { class: "primary", r#type: "submit", "Add member" }
+            if owner { Invitations {} }
+        }
+    }
+}
+
+#[component]
+fn MemberRow(
+    m: MemberView,
+    owner: bool,
+    me: bool,
+    on_change: EventHandler<()>,
+    error: Signal<Option<String>>,
+    note: Signal<Option<String>>,
+) -> Element {
+    let mut confirming = use_signal(|| false);
+    let id = m.user_id;
+    let name = m.name.clone();
+    let other = if m.role == Role::Owner {
+        Role::Member
+    } else {
+        Role::Owner
+    };
+    let toggle_role = move |_| async move {
+        match set_member_role(id, other).await {
+            Ok(()) => on_change.call(()),
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let reset = move |_| async move {
+        match member_reset_link(id).await {
+            Ok(link) => note.set(Some(format!(
+                "A one-time reset link (give it to them yourself; it works once, for a day): {}",
+                link.url
+            ))),
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let remove = move |_| async move {
+        confirming.set(false);
+        match remove_member(id).await {
+            Ok(r) => {
+                let agents = if r.agents_reassigned.is_empty() {
+                    "They directed no agents.".to_owned()
+                } else {
+                    format!(
+                        "Their agents are paused (suggest mode) and now yours: {}.",
+                        r.agents_reassigned.join(", ")
+                    )
+                };
+                note.set(Some(format!(
+                    "{} was removed: {} session(s) ended at once. {agents} Their Assistant conversation is archived.",
+                    r.name, r.sessions_ended
+                )));
+                error.set(None);
+                on_change.call(());
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    rsx! {
+        tr { class: "member-row", "data-email": "{m.email}",
+            td { class: "cell-title", "{m.name}" if me { span { class: "badge", " you" } } }
+            td { "data-label": "Email", "{m.email}" }
+            td { "data-label": "Role", "{m.role.as_str()}" }
+            if owner {
+                td { class: "row-actions",
+                    button { class: "link-button", onclick: toggle_role,
+                        if other == Role::Owner { "Make owner" } else { "Make member" } }
+                    if !me {
+                        button { class: "link-button", onclick: reset, "Reset link" }
+                        if confirming() {
+                            span { class: "confirm",
+                                "Remove {name}? "
+                                button { class: "danger remove-confirm", onclick: remove, "Remove" }
+                                button { class: "link-button", onclick: move |_| confirming.set(false), "Keep" }
+                            }
+                        } else {
+                            button { class: "link-button danger-text remove-member", onclick: move |_| confirming.set(true), "Remove" }
+                        }
+                    }
                 }
+            }
+        }
+    }
+}
+
+#[component]
+fn Invitations() -> Element {
+    let mut invitations = use_resource(list_invitations);
+    let mut role = use_signal(|| Role::Member);
+    let mut created = use_signal(|| None::<InvitationCreated>);
+    let mut error = use_signal(|| None::<String>);
+    let create = move |e: FormEvent| async move {
+        e.prevent_default();
+        match create_invitation(role()).await {
+            Ok(c) => {
+                created.set(Some(c));
+                error.set(None);
+                invitations.restart();
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let list = invitations.read().clone();
+    rsx! {
+        form { class: "card inline-form", id: "invite-form", onsubmit: create,
+            h2 { "Invite someone" }
+            p { class: "muted", "An invitation is a link for one person, valid for 7 days. They choose their own password." }
+            ErrorBanner { message: error() }
+            select { id: "invite-role", onchange: move |e| role.set(Role::parse(&e.value()).unwrap_or(Role::Member)),
+                option { value: "member", selected: role() == Role::Member, "Member" }
+                option { value: "owner", selected: role() == Role::Owner, "Owner" }
+            }
+            button { class: "primary", r#type: "submit", id: "invite-create", "Create invitation link" }
+            if let Some(c) = created() {
+                div { class: "notice", id: "invite-link",
+                    p { "Send this link to the person you invite. It is shown only now." }
+                    input { readonly: true, id: "invite-url", value: "{c.url}" }
+                }
+            }
+        }
+        section { class: "card",
+            h2 { "Invitations" }
+            match list {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok((rows, total))) => rsx! {
+                    if rows.is_empty() { p { class: "muted", "No invitations yet." } }
+                    if (rows.len() as u64) < total { p { class: "muted", "Showing the newest {rows.len()} of {total}." } }
+                    table { class: "table", id: "invitations",
+                        tbody {
+                            for i in rows {
+                                tr { key: "{i.id}", class: "invitation-{i.status}",
+                                    td { class: "cell-title", "{i.role.as_str()}" }
+                                    td { "data-label": "By", "{i.invited_by}" }
+                                    td { "data-label": "Status",
+                                        "{i.status}"
+                                        if let Some(by) = i.accepted_by.clone() { " by {by}" }
+                                        if i.status == "pending" { {format!(" · expires {}", i.expires_at.format("%Y-%m-%d"))} }
+                                    }
+                                    td {
+                                        if i.status == "pending" {
+                                            button { class: "link-button", onclick: move |_| async move {
+                                                if let Err(e) = revoke_invitation(i.id).await {
+                                                    error.set(Some(e.to_string()));
+                                                }
+                                                invitations.restart();
+                                            }, "Revoke" }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                },
             }
         }
     }

@@ -19,6 +19,7 @@ mod scheduled;
 mod step_plans;
 mod suggesters;
 mod suggestions;
+mod team;
 mod two_instances;
 
 /// Runs a flow `name(backend, screen)` on a 390×844 phone, on SQLite: the layout does not

@@ -14,12 +14,7 @@ async fn clones_keep_suggest_mode_everywhere(backend: Backend) {
         return;
     };
     let org = app.new_org("Clone Co").await;
-    let _: Value = app
-        .ok_as(
-            &org.client,
-            "/api/members/add",
-            json!({"form": {"name": "Mo", "email": "mo@clone.test", "password": "member-pass"}}),
-        )
+    app.invite(&org, "Mo", "mo@clone.test", "member-pass", "member")
         .await;
     let agents: Value = app.ok_as(&org.client, "/api/agents", Value::Null).await;
     let text_reply: Vec<&Value> = agents
@@ -85,12 +80,7 @@ async fn an_owner_who_left_keeps_only_escalation(backend: Backend) {
     };
     let org = app.new_org("Leave Co").await;
     let number = app.add_number(&org, "+14155550100").await;
-    let _: Value = app
-        .ok_as(
-            &org.client,
-            "/api/members/add",
-            json!({"form": {"name": "Mo", "email": "mo@leave.test", "password": "member-pass"}}),
-        )
+    app.invite(&org, "Mo", "mo@leave.test", "member-pass", "member")
         .await;
     let agents: Value = app.ok_as(&org.client, "/api/agents", Value::Null).await;
     let mo_agent = agents

@@ -244,12 +244,7 @@ async fn owner_adds_members(backend: Backend) {
         return;
     };
     let org = app.new_org("Team Co").await;
-    let _: Value = app
-        .ok_as(
-            &org.client,
-            "/api/members/add",
-            json!({"form": {"name": "Mo", "email": "mo@team.test", "password": "member-pass"}}),
-        )
+    app.invite(&org, "Mo", "mo@team.test", "member-pass", "member")
         .await;
     let members: Value = app.ok_as(&org.client, "/api/members", Value::Null).await;
     assert_eq!(members.as_array().unwrap().len(), 2);
@@ -264,13 +259,9 @@ async fn owner_adds_members(backend: Backend) {
     assert_eq!(me["role"], "member");
     assert_eq!(me["organization_id"], org.org_id.to_string());
     let (status, _) = app
-        .call_as(
-            &mo,
-            "/api/members/add",
-            json!({"form": {"name": "Z", "email": "z@team.test", "password": "member-pass"}}),
-        )
+        .call_as(&mo, "/api/invitations/create", json!({"role": "member"}))
         .await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(status, StatusCode::FORBIDDEN, "only owners invite");
     let (status, _) = app
         .call_as(
             &mo,

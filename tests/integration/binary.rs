@@ -46,6 +46,8 @@ pub fn start(db: &str, port: u16, env: &[(&str, String)]) -> Server {
         .env("PORT", port.to_string())
         .env("DATABASE_URL", db)
         .env("SEED_DEMO", "false")
+        // Tests sign up several organisations; `access_binary` runs the invite-only default.
+        .env("SIGN_UP", "open")
         .env("RUST_LOG", "warn");
     for (k, v) in env {
         cmd.env(k, v);
@@ -98,4 +100,18 @@ where
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("timed out waiting for {what}");
+}
+
+/// Signs in and answers the status and reply (for tests that expect a refusal).
+pub async fn sign_in_status(base: &str, email: &str, password: &str) -> (u16, Value) {
+    let res = reqwest::Client::new()
+        .post(format!("{base}/api/auth/sign_in"))
+        .json(&serde_json::json!({"form": {"email": email, "password": password}}))
+        .send()
+        .await
+        .unwrap();
+    (
+        res.status().as_u16(),
+        res.json().await.unwrap_or(Value::Null),
+    )
 }

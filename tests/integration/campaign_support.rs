@@ -1,7 +1,7 @@
 //! Campaign test support: a small CRM of quote leads, and shortcuts to plans and operations.
 #![allow(dead_code)]
 use crate::helpers::*;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::{json, Value};
 
 pub const FOLLOW_UP: &str = "follow up with quiet quote leads";
@@ -83,10 +83,28 @@ pub async fn assistant_agent(
     ai_agent::Entity::find()
         .filter(ai_agent::Column::OrganizationId.eq(org))
         .filter(ai_agent::Column::Name.eq("Assistant"))
+        .order_by_asc(ai_agent::Column::CreatedAt)
         .one(&app.state.db)
         .await
         .unwrap()
         .unwrap()
+}
+
+/// The signed-in member's own Assistant.
+pub async fn member_assistant(
+    app: &TestApp,
+    member: &Org,
+) -> herald::ai_agent::entity::ai_agent::Model {
+    use herald::ai_agent::entity::ai_agent;
+    let me: Value = app.ok_as(&member.client, "/api/auth/me", Value::Null).await;
+    let id: uuid::Uuid = me["user_id"].as_str().unwrap().parse().unwrap();
+    ai_agent::Entity::find()
+        .filter(ai_agent::Column::UserId.eq(id))
+        .filter(ai_agent::Column::Name.eq("Assistant"))
+        .one(&app.state.db)
+        .await
+        .unwrap()
+        .expect("the member's Assistant")
 }
 
 /// A campaign plan for `audience`, presented by the assistant; it waits for a person.

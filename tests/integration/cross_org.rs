@@ -21,7 +21,22 @@ async fn call(app: &TestApp, who: Option<&Org>, r: &Row) -> (StatusCode, Value) 
     }
     let anon = new_client();
     let client = who.map_or(&anon, |o| &o.client);
-    app.call_as(client, r.path, r.body.clone()).await
+    let body = match (r.path, who) {
+        ("/api/auth/password", Some(o)) => json!({"current": o.password, "new": o.password}),
+        _ => r.body.clone(),
+    };
+    let reply = app.call_as(client, r.path, body).await;
+    if let ("/api/auth/sessions/end_all", Some(o)) = (r.path, who) {
+        // Signed out everywhere: sign in again, so that the rest of the table runs.
+        let _: Value = app
+            .ok_as(
+                &o.client,
+                "/api/auth/sign_in",
+                json!({"form": {"email": o.email, "password": o.password}}),
+            )
+            .await;
+    }
+    reply
 }
 
 fn leaks(reply: &Value, secrets: &[String]) -> Option<String> {
@@ -30,7 +45,12 @@ fn leaks(reply: &Value, secrets: &[String]) -> Option<String> {
 }
 
 async fn every_server_function_is_scoped(backend: Backend) {
-    let Some(app) = spawn_app(backend).await else {
+    // The table signs people in again and again from 127.0.0.1 (pages, signing out everywhere).
+    let opts = Options {
+        sign_in_attempts_per_minute: 200,
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
         return;
     };
     let c = crm(&app).await;
@@ -55,6 +75,73 @@ async fn every_server_function_is_scoped(backend: Backend) {
         Vec::<&String>::new(),
         "rows for functions the router does not serve"
     );
+
+    // Two more columns: a removed member's old session, and a session ended by its person's
+    // password change elsewhere. Both are signed out for every function.
+    let removed = app.add_member(&c.org, "Rex").await;
+    let rex: Value = app
+        .ok_as(&removed.client, "/api/auth/me", Value::Null)
+        .await;
+    let mut rex_page = open_live(&app, Some(&removed), "inbox")
+        .await
+        .expect("Rex's page");
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/members/remove",
+            json!({"user_id": rex["user_id"]}),
+        )
+        .await;
+    let pat = app.add_member(&c.org, "Pat").await;
+    let pat_elsewhere = new_client();
+    let _: Value = app
+        .ok_as(
+            &pat_elsewhere,
+            "/api/auth/sign_in",
+            json!({"form": {"email": pat.email, "password": pat.password}}),
+        )
+        .await;
+    let mut pat_page = open_live(&app, Some(&pat), "inbox")
+        .await
+        .expect("Pat's page");
+    let ended: u64 = app
+        .ok_as(
+            &pat.client,
+            "/api/auth/password",
+            json!({"current": pat.password, "new": "a brand new password"}),
+        )
+        .await;
+    assert_eq!(
+        ended, 2,
+        "the other sessions (a browser and a page's) ended"
+    );
+    for (page, label) in [
+        (&mut rex_page, "a removed member's"),
+        (&mut pat_page, "a password-changed"),
+    ] {
+        assert!(
+            crate::live_socket::closes_within(page, std::time::Duration::from_secs(5)).await,
+            "{label} open page is closed at once"
+        );
+    }
+    let stale = Org {
+        client: pat_elsewhere,
+        org_id: c.org.org_id,
+        email: pat.email.clone(),
+        password: "a brand new password",
+    };
+    for r in rows.iter().filter(|r| r.role != Role::Anyone) {
+        for (who, label) in [
+            (&removed, "a removed member"),
+            (&stale, "a session ended by a password change"),
+        ] {
+            if r.path == "/api/live/ws" {
+                continue; // its open pages closed, above
+            }
+            let status = app.call_as(&who.client, r.path, r.body.clone()).await.0;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{} as {label}", r.path);
+        }
+    }
 
     for r in &rows {
         // Signed out: 401, unless anyone may call it; nothing of A's either way.
@@ -110,7 +197,14 @@ async fn every_server_function_is_scoped(backend: Backend) {
     // (a record already in another state may answer 409, never 401, 403 or 404).
     for r in rows.iter().filter(|r| r.role != Role::Anyone) {
         let (status, reply) = call(&app, Some(&member), r).await;
-        if r.role == Role::Owner {
+        if r.role == Role::Itself {
+            assert_eq!(
+                status,
+                StatusCode::NOT_FOUND,
+                "{} as a member: {reply}",
+                r.path
+            );
+        } else if r.role == Role::Owner {
             assert_eq!(
                 status,
                 StatusCode::FORBIDDEN,

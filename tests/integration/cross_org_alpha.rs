@@ -21,7 +21,16 @@ pub struct Alpha {
     pub scheduled: Value,
     /// A possible opt-out waiting for a person.
     pub review: Value,
+    /// The member's user id, an owner's invitation and the owner's session.
+    pub member_user: Value,
+    pub invitation: Value,
+    pub session: Value,
     pub secrets: Vec<String>,
+}
+
+async fn me_id(app: &TestApp, who: &Org) -> uuid::Uuid {
+    let me: Value = app.ok_as(&who.client, "/api/auth/me", Value::Null).await;
+    me["user_id"].as_str().unwrap().parse().unwrap()
 }
 
 fn id(what: &str, v: &Value) -> Value {
@@ -55,7 +64,19 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     let assistant: Value = app
         .ok_as(&member.client, "/api/assistant", Value::Null)
         .await;
-    let helper = assistant_agent(app, a.org_id).await;
+    // Mo's own Assistant: its plans are Mo's and the owners' to see.
+    let helper = {
+        use herald::ai_agent::entity::ai_agent;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        let mo: uuid::Uuid = me_id(app, member).await;
+        ai_agent::Entity::find()
+            .filter(ai_agent::Column::UserId.eq(mo))
+            .filter(ai_agent::Column::Name.eq("Assistant"))
+            .one(&app.state.db)
+            .await
+            .unwrap()
+            .expect("Mo's Assistant")
+    };
     let plan = campaign_plan(app, &helper, &include_all(&[c.katherine]), "Spring").await;
     let op = operation_for(app, &helper, &include_all(&[c.linus]), "Autumn").await;
     let sheet = sheet(app, a, &json!(op)).await;
@@ -135,7 +156,20 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
             json!({"page": 0}),
         )
         .await;
+    let invitation: Value = app
+        .ok_as(
+            &a.client,
+            "/api/invitations/create",
+            json!({"role": "member"}),
+        )
+        .await;
+    let sessions: Value = app
+        .ok_as(&a.client, "/api/auth/sessions", Value::Null)
+        .await;
     let alpha = Alpha {
+        member_user: id("member", &me["user_id"]),
+        invitation: id("invitation", &invitation["id"]),
+        session: id("session", &sessions[0]["id"]),
         review: id("review", &reviews["items"][0]["id"]),
         number: id("number", &numbers[0]["id"]),
         message: id("message", &conversation["messages"][0]["id"]),
@@ -183,6 +217,9 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         &alpha.lesson,
         &alpha.suggester,
         &alpha.review,
+        &alpha.member_user,
+        &alpha.invitation,
+        &alpha.session,
     ] {
         secrets.push(v.as_str().unwrap().to_owned());
     }

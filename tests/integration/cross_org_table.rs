@@ -21,6 +21,8 @@ pub enum Role {
     Member,
     /// Signing up, in and out, and asking who one is: anyone, signed in or not.
     Anyone,
+    /// The caller's own record only (a session): everyone else, a member of A included, gets 404.
+    Itself,
 }
 
 pub struct Row {
@@ -78,12 +80,73 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Own,
             Owner,
         ),
+        row("/api/auth/sign_up_state", Value::Null, Own, Anyone),
         row(
-            "/api/members/add",
-            json!({"form": {"name": "New", "email": fresh(), "password": "member password 2"}}),
+            "/api/invitations/create",
+            json!({"role": "member"}),
             Own,
             Owner,
         ),
+        row("/api/invitations", Value::Null, Own, Owner),
+        row(
+            "/api/invitations/revoke",
+            json!({"id": a.invitation}),
+            NotFound,
+            Owner,
+        ),
+        row(
+            "/api/invitations/info",
+            json!({"token": "not-a-token"}),
+            Own,
+            Anyone,
+        ),
+        row(
+            "/api/invitations/accept",
+            json!({"token": "not-a-token", "name": "N", "email": fresh(), "password": "member password 2"}),
+            Own,
+            Anyone,
+        ),
+        row(
+            "/api/members/remove",
+            json!({"user_id": a.member_user}),
+            NotFound,
+            Owner,
+        ),
+        row(
+            "/api/members/role",
+            json!({"user_id": a.member_user, "role": "owner"}),
+            NotFound,
+            Owner,
+        ),
+        row(
+            "/api/members/reset_link",
+            json!({"user_id": a.member_user}),
+            NotFound,
+            Owner,
+        ),
+        // The caller's own password (the call puts it in): every other session of theirs ends.
+        row(
+            "/api/auth/password",
+            json!({"current": "x", "new": "y"}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/auth/reset",
+            json!({"token": "not-a-token", "password": "member password 2"}),
+            Own,
+            Anyone,
+        ),
+        row("/api/auth/sessions", Value::Null, Own, Member),
+        row(
+            "/api/auth/sessions/end",
+            json!({"id": a.session}),
+            NotFound,
+            Itself,
+        ),
+        // Signs the caller out everywhere (the call signs them in again afterwards).
+        row("/api/auth/sessions/end_all", json!({}), Own, Member),
+        row("/api/audit", json!({"before": null}), Own, Owner),
         // Numbers.
         row("/api/numbers", Value::Null, Own, Member),
         row("/api/numbers/provider", Value::Null, Own, Member),

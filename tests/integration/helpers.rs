@@ -159,6 +159,9 @@ pub struct Options {
     pub turn_concurrency: usize,
     /// How old a drafting item's heartbeat may get before the reaper takes it back.
     pub draft_stale_after: Option<std::time::Duration>,
+    /// `SIGN_UP` (open in tests, which create many organisations).
+    pub sign_up: herald::server::access_config::SignUpMode,
+    pub metrics_token: Option<String>,
 }
 
 impl Default for Options {
@@ -179,6 +182,8 @@ impl Default for Options {
             plan_risk_max_cost: herald::plans::approval::DEFAULT_MAX_COST,
             turn_concurrency: 32,
             draft_stale_after: None,
+            sign_up: herald::server::access_config::SignUpMode::Open,
+            metrics_token: None,
         }
     }
 }
@@ -204,6 +209,8 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.trusted_proxy_header = opts.trusted_proxy_header;
     config.public_dir = opts.public_dir;
     config.turn_concurrency = opts.turn_concurrency;
+    config.sign_up = opts.sign_up;
+    config.metrics_token = opts.metrics_token;
     let mut services = Services::from_config(&config).expect("services");
     if let Some(t) = opts.transport {
         services.transport = t;
@@ -341,20 +348,8 @@ impl TestApp {
             name.to_lowercase(),
             uuid::Uuid::new_v4().simple()
         );
-        let _: Value = self
-            .ok_as(
-                &org.client,
-                "/api/members/add",
-                json!({"form": {"name": name, "email": email, "password": "member password 1"}}),
-            )
-            .await;
-        let client = new_client();
-        let _: Value = self
-            .ok_as(
-                &client,
-                "/api/auth/sign_in",
-                json!({"form": {"email": email, "password": "member password 1"}}),
-            )
+        let client = self
+            .invite(org, name, &email, "member password 1", "member")
             .await;
         Org {
             client,
@@ -362,6 +357,43 @@ impl TestApp {
             email,
             password: "member password 1",
         }
+    }
+
+    /// The owner invites someone with `role`; they accept on a client of their own, which is then
+    /// signed in.
+    pub async fn invite(
+        &self,
+        owner: &Org,
+        name: &str,
+        email: &str,
+        password: &str,
+        role: &str,
+    ) -> reqwest::Client {
+        let inv: Value = self
+            .ok_as(
+                &owner.client,
+                "/api/invitations/create",
+                json!({"role": role}),
+            )
+            .await;
+        let token = inv["token"].as_str().expect("an invitation token");
+        assert!(
+            inv["url"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("/join/{token}")),
+            "{inv}"
+        );
+        let client = new_client();
+        let me: Value = self
+            .ok_as(
+                &client,
+                "/api/invitations/accept",
+                json!({"token": token, "name": name, "email": email, "password": password}),
+            )
+            .await;
+        assert_eq!(me["role"], role);
+        client
     }
 
     pub async fn add_number(&self, org: &Org, number: &str) -> uuid::Uuid {

@@ -80,3 +80,15 @@ pub async fn next_event(socket: &mut LiveSocket, wait: Duration) -> Option<Strin
         }
     }
 }
+
+/// Whether the server closes the socket within `wait` (events before the close are skipped).
+pub async fn closes_within(socket: &mut LiveSocket, wait: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match tokio::time::timeout_at(deadline, socket.next()).await {
+            Err(_) => return false,
+            Ok(None) | Ok(Some(Err(_))) | Ok(Some(Ok(Message::Close(_)))) => return true,
+            Ok(Some(Ok(_))) => continue,
+        }
+    }
+}

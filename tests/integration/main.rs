@@ -7,6 +7,8 @@ mod hosted_models;
 mod ledger;
 mod live_socket;
 
+mod access;
+mod access_binary;
 mod agent_containment;
 mod agent_history;
 mod agent_lifecycle;

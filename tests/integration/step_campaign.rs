@@ -77,7 +77,10 @@ async fn a_plan_step_starts_a_campaign_that_still_waits_for_its_review(backend: 
         json!({"kind": "confirm", "step": "campaign", "arguments_hash": hash_of(&p, "campaign")});
     let member = app.add_member(&c.org, "Mo").await;
     let (status, _) = decide(&app, &member, plan.id, confirm.clone()).await;
-    assert_eq!(status, 403, "a campaign is an owner's call");
+    assert_eq!(
+        status, 404,
+        "the owner's Assistant plan is private to the owner"
+    );
     let (status, reply) = decide(&app, &c.org, plan.id, confirm).await;
     assert_eq!(status, 200, "{reply}");
     let done = until(&app, &c.org, plan.id, |p| p["status"] == "done").await;

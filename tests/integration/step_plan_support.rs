@@ -37,9 +37,21 @@ pub async fn present_with(
     steps: Vec<PlanStep>,
 ) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
     let agent = assistant_agent(app, org).await;
+    present_by(app, &agent, thread_id, policy, mode, steps).await
+}
+
+/// A plan presented by this agent (a member's own Assistant, say).
+pub async fn present_by(
+    app: &TestApp,
+    agent: &herald::ai_agent::entity::ai_agent::Model,
+    thread_id: Option<uuid::Uuid>,
+    policy: ApprovalPolicy,
+    mode: StepMode,
+    steps: Vec<PlanStep>,
+) -> Result<herald::plans::entity::plan::Model, herald::error::AppError> {
     present_plan(
         &app.state,
-        &agent,
+        agent,
         Presented {
             thread_id,
             title: "Follow up",

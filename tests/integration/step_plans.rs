@@ -259,9 +259,14 @@ async fn confirming_a_text_is_an_owners_call(backend: Backend) {
     let c = crm(&app).await;
     let member = app.add_member(&c.org, "Mo").await;
     let number = app.add_number(&c.org, "+14155550109").await;
-    let plan = present(
+    // The member's own Assistant plans the text: they see it and approve it, but a text is an
+    // owner's call.
+    let plan = present_by(
         &app,
-        c.org.org_id,
+        &member_assistant(&app, &member).await,
+        None,
+        herald::plans::model::ApprovalPolicy::HumanReview,
+        herald::plans::model::StepMode::Eager,
         vec![step(
             "text",
             "send_sms",
@@ -339,10 +344,10 @@ async fn the_offline_model_plans_a_fan_out_and_a_refused_text_blocks_its_note(ba
         "ready",
         "its input is not there yet"
     );
-    // A member may not confirm the remaining steps: they include texts.
+    // Another member may not confirm the steps: the owner's Assistant plan is private.
     let member = app.add_member(&c.org, "Mo").await;
     let (status, _) = decide(&app, &member, id, json!({"kind": "confirm_all"})).await;
-    assert_eq!(status, 403);
+    assert_eq!(status, 404);
     // Confirm all remaining: the tag and the texts now, the notes as their inputs arrive.
     let (status, reply) = decide(&app, &c.org, id, json!({"kind": "confirm_all"})).await;
     assert_eq!(status, 200, "{reply}");

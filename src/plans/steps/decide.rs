@@ -20,7 +20,7 @@ pub async fn decide(
     plan_id: Uuid,
     decision: &StepAction,
 ) -> AppResult<PlanView> {
-    let p = find_in_org(&state.db, m.organization_id, plan_id).await?;
+    let p = crate::plans::access::find_visible(state, m, plan_id).await?;
     let PlanAction::Steps { steps, .. } = action_of(&p)? else {
         return Err(AppError::Conflict("This plan has no steps.".into()));
     };

@@ -11,7 +11,7 @@ use crate::ai_agent::tools::{step_catalog, step_tools};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, CAMPAIGN_TOOL, SEND_TOOL};
-use crate::plans::service::{action_of, find_in_org};
+use crate::plans::service::action_of;
 use crate::server::AppState;
 use serde_json::Value;
 use uuid::Uuid;
@@ -29,7 +29,7 @@ fn fresh(s: &PlanStep) -> PlanStep {
 }
 
 pub async fn simulate(state: &AppState, m: &Member, plan_id: Uuid) -> AppResult<Simulation> {
-    let p = find_in_org(&state.db, m.organization_id, plan_id).await?;
+    let p = crate::plans::access::find_visible(state, m, plan_id).await?;
     let PlanAction::Steps { steps, .. } = action_of(&p)? else {
         return Err(AppError::Conflict("This plan has no steps.".into()));
     };

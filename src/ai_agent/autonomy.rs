@@ -1,0 +1,41 @@
+//! An owner's approval of an autonomous agent covers what it was approved with. While an agent
+//! sends by itself, only an owner may widen it: its persona, goals or rules, org-wide reads, or a
+//! higher send limit. A member may still switch it back to suggest mode, and edit it there.
+use crate::ai_agent::entity::ai_agent;
+use crate::ai_agent::model::{AgentInput, SendMode};
+use crate::ai_agent::settings::AgentSettings;
+
+/// What this edit would widen on the agent as it is (empty: nothing).
+pub fn widening(old: &ai_agent::Model, new: &AgentInput) -> Vec<&'static str> {
+    let was = AgentSettings::of(old);
+    let mut out = Vec::new();
+    if old.persona.trim() != new.persona.trim() {
+        out.push("its persona");
+    }
+    if old.goals.trim() != new.goals.trim() {
+        out.push("its goals");
+    }
+    if was.rules.trim() != new.rules.trim() {
+        out.push("its rules");
+    }
+    if new.reply_reads_org_wide && !was.reply_reads_org_wide {
+        out.push("org-wide reads");
+    }
+    if new.reply_send_limit > was.reply_send_limit {
+        out.push("a higher send limit");
+    }
+    out
+}
+
+/// Whether the edit leaves (or makes) the agent autonomous with more than an owner approved.
+pub fn needs_owner(old: &ai_agent::Model, new: &AgentInput) -> Option<String> {
+    let was_autonomous = SendMode::parse(&old.send_mode) == SendMode::Autonomous;
+    if new.send_mode != SendMode::Autonomous {
+        return None;
+    }
+    if !was_autonomous {
+        return Some("made autonomous".into());
+    }
+    let w = widening(old, new);
+    (!w.is_empty()).then(|| format!("widened: {}", w.join(", ")))
+}

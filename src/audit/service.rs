@@ -1,0 +1,120 @@
+//! Writing audit entries (inside the caller's transaction, so an act and its entry commit
+//! together) and reading them a page at a time.
+use crate::audit::entity::audit_log;
+use crate::audit::model::{AuditAction, AuditCursor, AuditEntryView, AuditPage, AUDIT_PAGE};
+use crate::auth::entity::user;
+use crate::auth::session::Member;
+use crate::error::AppResult;
+use crate::server::AppState;
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
+};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// One act of power, by whom, on what.
+pub struct Entry<'a> {
+    pub organization_id: Option<Uuid>,
+    pub actor: Option<Uuid>,
+    pub action: AuditAction,
+    pub target: &'a str,
+    pub detail: Option<String>,
+}
+
+pub async fn record<C: ConnectionTrait>(
+    db: &C,
+    entry: Entry<'_>,
+    now: DateTime<Utc>,
+) -> AppResult<()> {
+    audit_log::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        organization_id: Set(entry.organization_id),
+        actor_user_id: Set(entry.actor),
+        action: Set(entry.action.as_str().to_owned()),
+        target: Set(entry.target.chars().take(500).collect()),
+        detail: Set(entry.detail),
+        created_at: Set(now),
+    }
+    .insert(db)
+    .await?;
+    Ok(())
+}
+
+/// The organisation's log, newest first, for owners. The instance's own entries (refused
+/// sign-ups) show to owners too: on an invite-only instance, they are its operators.
+pub async fn page(
+    state: &AppState,
+    member: &Member,
+    before: Option<AuditCursor>,
+) -> AppResult<AuditPage> {
+    member.require_owner()?;
+    let scope = Condition::any()
+        .add(audit_log::Column::OrganizationId.eq(member.organization_id))
+        .add(audit_log::Column::OrganizationId.is_null());
+    let total = audit_log::Entity::find()
+        .filter(scope.clone())
+        .count(&state.db)
+        .await?;
+    let mut q = audit_log::Entity::find().filter(scope);
+    if let Some(c) = &before {
+        q = q.filter(
+            Condition::any()
+                .add(audit_log::Column::CreatedAt.lt(c.at))
+                .add(
+                    Condition::all()
+                        .add(audit_log::Column::CreatedAt.eq(c.at))
+                        .add(audit_log::Column::Id.lt(c.id)),
+                ),
+        );
+    }
+    let mut rows = q
+        .order_by_desc(audit_log::Column::CreatedAt)
+        .order_by_desc(audit_log::Column::Id)
+        .limit(AUDIT_PAGE + 1)
+        .all(&state.db)
+        .await?;
+    let more = rows.len() as u64 > AUDIT_PAGE;
+    rows.truncate(AUDIT_PAGE as usize);
+    let actors: Vec<Uuid> = rows.iter().filter_map(|r| r.actor_user_id).collect();
+    let names: HashMap<Uuid, String> = user::Entity::find()
+        .filter(user::Column::Id.is_in(actors))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.name))
+        .collect();
+    let next = more
+        .then(|| {
+            rows.last().map(|r| AuditCursor {
+                at: r.created_at,
+                id: r.id,
+            })
+        })
+        .flatten();
+    let entries = rows
+        .into_iter()
+        .map(|r| AuditEntryView {
+            id: r.id,
+            at: r.created_at,
+            actor: r.actor_user_id.map(|a| {
+                names
+                    .get(&a)
+                    .cloned()
+                    .unwrap_or_else(|| "A former member".into())
+            }),
+            label: AuditAction::parse(&r.action)
+                .map(|a| a.label().to_owned())
+                .unwrap_or_else(|| r.action.clone()),
+            action: r.action,
+            target: r.target,
+            detail: r.detail,
+        })
+        .collect();
+    Ok(AuditPage {
+        entries,
+        total,
+        next,
+    })
+}

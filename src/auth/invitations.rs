@@ -1,0 +1,266 @@
+//! Joining by invitation: an owner makes a single-use link with a role that expires after seven
+//! days; the person who opens it chooses their own name, email and password, and is signed in.
+use crate::audit::model::AuditAction;
+use crate::audit::service::{record, Entry};
+use crate::auth::entity::{invitation, organization, user};
+use crate::auth::model::{InvitationCreated, InvitationInfo, InvitationView, Role};
+use crate::auth::service::{insert_membership, insert_user, normalize_email};
+use crate::auth::session::Member;
+use crate::auth::tokens::{hash_token, new_token};
+use crate::error::{AppError, AppResult};
+use crate::server::AppState;
+use chrono::Duration;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    TransactionTrait,
+};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+pub const INVITATION_DAYS: i64 = 7;
+/// Invitations the team page lists (newest first); the page says when there are more.
+pub const LISTED: u64 = 50;
+
+/// The link an invitation token opens.
+pub fn invitation_url(state: &AppState, token: &str) -> String {
+    format!(
+        "{}/join/{token}",
+        state.config.public_url.trim_end_matches('/')
+    )
+}
+
+#[tracing::instrument(skip(state))]
+pub async fn create(state: &AppState, owner: &Member, role: Role) -> AppResult<InvitationCreated> {
+    owner.require_owner()?;
+    let (token, token_hash) = new_token();
+    let now = state.clock.now();
+    let expires_at = now + Duration::days(INVITATION_DAYS);
+    let id = Uuid::new_v4();
+    let txn = state.db.begin().await?;
+    invitation::ActiveModel {
+        id: Set(id),
+        organization_id: Set(owner.organization_id),
+        role: Set(role.as_str().to_owned()),
+        token_hash: Set(token_hash),
+        created_by: Set(owner.user_id),
+        created_at: Set(now),
+        expires_at: Set(expires_at),
+        accepted_at: Set(None),
+        accepted_by: Set(None),
+        revoked_at: Set(None),
+    }
+    .insert(&txn)
+    .await?;
+    record(
+        &txn,
+        Entry {
+            organization_id: Some(owner.organization_id),
+            actor: Some(owner.user_id),
+            action: AuditAction::MemberInvited,
+            target: &format!("an invitation as {}", role.as_str()),
+            detail: Some(format!(
+                "expires {}",
+                expires_at.format("%Y-%m-%d %H:%M UTC")
+            )),
+        },
+        now,
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(InvitationCreated {
+        id,
+        url: invitation_url(state, &token),
+        token,
+        expires_at,
+    })
+}
+
+/// The organisation's invitations, newest first (at most `LISTED`), with the exact total.
+pub async fn list(state: &AppState, owner: &Member) -> AppResult<(Vec<InvitationView>, u64)> {
+    use sea_orm::PaginatorTrait;
+    owner.require_owner()?;
+    let scope = invitation::Column::OrganizationId.eq(owner.organization_id);
+    let total = invitation::Entity::find()
+        .filter(scope.clone())
+        .count(&state.db)
+        .await?;
+    let rows = invitation::Entity::find()
+        .filter(scope)
+        .order_by_desc(invitation::Column::CreatedAt)
+        .limit(LISTED)
+        .all(&state.db)
+        .await?;
+    let people: Vec<Uuid> = rows
+        .iter()
+        .flat_map(|r| [Some(r.created_by), r.accepted_by])
+        .flatten()
+        .collect();
+    let names: HashMap<Uuid, String> = user::Entity::find()
+        .filter(user::Column::Id.is_in(people))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.name))
+        .collect();
+    let now = state.clock.now();
+    let views = rows
+        .into_iter()
+        .map(|r| InvitationView {
+            id: r.id,
+            role: Role::parse(&r.role).unwrap_or(Role::Member),
+            invited_by: names.get(&r.created_by).cloned().unwrap_or_default(),
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            status: status(&r, now).to_owned(),
+            accepted_by: r.accepted_by.and_then(|u| names.get(&u).cloned()),
+        })
+        .collect();
+    Ok((views, total))
+}
+
+fn status(r: &invitation::Model, now: chrono::DateTime<chrono::Utc>) -> &'static str {
+    if r.accepted_at.is_some() {
+        "accepted"
+    } else if r.revoked_at.is_some() {
+        "revoked"
+    } else if r.expires_at <= now {
+        "expired"
+    } else {
+        "pending"
+    }
+}
+
+pub async fn revoke(state: &AppState, owner: &Member, id: Uuid) -> AppResult<()> {
+    owner.require_owner()?;
+    invitation::Entity::find_by_id(id)
+        .filter(invitation::Column::OrganizationId.eq(owner.organization_id))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("That invitation"))?;
+    let now = state.clock.now();
+    let txn = state.db.begin().await?;
+    let res = invitation::Entity::update_many()
+        .col_expr(invitation::Column::RevokedAt, Expr::value(now))
+        .filter(invitation::Column::Id.eq(id))
+        .filter(invitation::Column::OrganizationId.eq(owner.organization_id))
+        .filter(invitation::Column::AcceptedAt.is_null())
+        .filter(invitation::Column::RevokedAt.is_null())
+        .exec(&txn)
+        .await?;
+    if res.rows_affected == 0 {
+        return Err(AppError::Conflict(
+            "That invitation was already used or revoked.".into(),
+        ));
+    }
+    record(
+        &txn,
+        Entry {
+            organization_id: Some(owner.organization_id),
+            actor: Some(owner.user_id),
+            action: AuditAction::InvitationRevoked,
+            target: "an invitation",
+            detail: None,
+        },
+        now,
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// The invitation a token opens, while it can still be accepted.
+async fn open_invitation(state: &AppState, token: &str) -> AppResult<invitation::Model> {
+    let inv = invitation::Entity::find()
+        .filter(invitation::Column::TokenHash.eq(hash_token(token)))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("That invitation link"))?;
+    match status(&inv, state.clock.now()) {
+        "pending" => Ok(inv),
+        "accepted" => Err(AppError::Conflict(
+            "This invitation was already used. Sign in instead, or ask an owner for a new link."
+                .into(),
+        )),
+        "revoked" => Err(AppError::Conflict(
+            "This invitation was revoked. Ask an owner for a new link.".into(),
+        )),
+        _ => Err(AppError::Conflict(
+            "This invitation has expired. Ask an owner for a new link.".into(),
+        )),
+    }
+}
+
+pub async fn info(state: &AppState, token: &str) -> AppResult<InvitationInfo> {
+    let inv = open_invitation(state, token).await?;
+    let org = organization::Entity::find_by_id(inv.organization_id)
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("That organisation"))?;
+    let by = user::Entity::find_by_id(inv.created_by)
+        .one(&state.db)
+        .await?
+        .map(|u| u.name)
+        .unwrap_or_default();
+    Ok(InvitationInfo {
+        organization_name: org.name,
+        role: Role::parse(&inv.role).unwrap_or(Role::Member),
+        invited_by: by,
+    })
+}
+
+/// Accepts the invitation: a new account and its membership, once, however many people race
+/// for the same link. Answers (organisation, user).
+#[tracing::instrument(skip(state, token, password))]
+pub async fn accept(
+    state: &AppState,
+    token: &str,
+    name: &str,
+    email: &str,
+    password: &str,
+) -> AppResult<(Uuid, Uuid)> {
+    let inv = open_invitation(state, token).await?;
+    let email = normalize_email(email);
+    let hash = state.hashing.hash(password).await?;
+    let now = state.clock.now();
+    let role = Role::parse(&inv.role).unwrap_or(Role::Member);
+    let txn = state.db.begin().await?;
+    let user_id = insert_user(&txn, name, &email, hash, now).await?;
+    // Single use: only the first acceptance finds it still open.
+    let claimed = invitation::Entity::update_many()
+        .col_expr(invitation::Column::AcceptedAt, Expr::value(now))
+        .col_expr(invitation::Column::AcceptedBy, Expr::value(user_id))
+        .filter(invitation::Column::Id.eq(inv.id))
+        .filter(invitation::Column::AcceptedAt.is_null())
+        .filter(invitation::Column::RevokedAt.is_null())
+        .filter(invitation::Column::ExpiresAt.gt(now))
+        .exec(&txn)
+        .await?;
+    if claimed.rows_affected == 0 {
+        return Err(AppError::Conflict(
+            "This invitation was already used. Ask an owner for a new link.".into(),
+        ));
+    }
+    insert_membership(&txn, user_id, inv.organization_id, role, now).await?;
+    crate::ai_agent::service::clone_platform_agents_for_member(
+        &txn,
+        user_id,
+        inv.organization_id,
+        now,
+    )
+    .await?;
+    record(
+        &txn,
+        Entry {
+            organization_id: Some(inv.organization_id),
+            actor: Some(user_id),
+            action: AuditAction::MemberJoined,
+            target: &format!("{} <{email}> as {}", name.trim(), role.as_str()),
+            detail: None,
+        },
+        now,
+    )
+    .await?;
+    txn.commit().await?;
+    Ok((inv.organization_id, user_id))
+}

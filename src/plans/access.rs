@@ -1,0 +1,63 @@
+//! Who may see and steer a plan. A member's Assistant is private: its plans, with the requests
+//! in them, are visible to that member and to owners only. Rejecting or re-planning writes into
+//! the agent's thread, so it needs the right to direct that agent.
+use crate::ai_agent::entity::ai_agent;
+use crate::ai_agent::model::ASSISTANT_AGENT_ID;
+use crate::auth::model::Role;
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::plans::entity::plan;
+use crate::server::AppState;
+use sea_orm::sea_query::{Query, SelectStatement};
+use sea_orm::{ColumnTrait, Condition, EntityTrait};
+use uuid::Uuid;
+
+/// The ids of other members' Assistants in the organisation (a subquery).
+pub fn others_assistants(m: &Member) -> SelectStatement {
+    Query::select()
+        .column(ai_agent::Column::Id)
+        .from(ai_agent::Entity)
+        .and_where(ai_agent::Column::OrganizationId.eq(m.organization_id))
+        .and_where(ai_agent::Column::SystemSourceId.eq(ASSISTANT_AGENT_ID))
+        .cond_where(
+            Condition::any()
+                .add(ai_agent::Column::UserId.ne(m.user_id))
+                .add(ai_agent::Column::UserId.is_null()),
+        )
+        .to_owned()
+}
+
+async fn agent_of(state: &AppState, p: &plan::Model) -> AppResult<Option<ai_agent::Model>> {
+    Ok(ai_agent::Entity::find_by_id(p.agent_id)
+        .one(&state.db)
+        .await?)
+}
+
+/// The plan, if this member may see it (a private plan is "not found" to the others).
+pub async fn find_visible(state: &AppState, m: &Member, id: Uuid) -> AppResult<plan::Model> {
+    let p = crate::plans::service::find_in_org(&state.db, m.organization_id, id).await?;
+    if m.role == Role::Owner {
+        return Ok(p);
+    }
+    match agent_of(state, &p).await? {
+        Some(a)
+            if a.system_source_id == Some(ASSISTANT_AGENT_ID) && a.user_id != Some(m.user_id) =>
+        {
+            Err(AppError::not_found("Plan"))
+        }
+        _ => Ok(p),
+    }
+}
+
+/// The plan, if this member directs its agent (its owner, or an organisation owner).
+pub async fn find_directed(state: &AppState, m: &Member, id: Uuid) -> AppResult<plan::Model> {
+    let p = find_visible(state, m, id).await?;
+    match agent_of(state, &p).await? {
+        Some(a) if crate::ai_agent::service::directs(m, &a) => Ok(p),
+        None if m.role == Role::Owner => Ok(p),
+        _ => Err(AppError::NotPermitted(
+            "Only the person who directs this plan's agent, or an owner, can reject or re-plan it."
+                .into(),
+        )),
+    }
+}

@@ -1,0 +1,125 @@
+//! A person's own account (password and sessions), and the owners' audit log.
+use crate::app::Route;
+use crate::audit::api::audit_log;
+use crate::audit::model::AuditEntryView;
+use crate::auth::team_api::{change_password, end_all_my_sessions, end_my_session, my_sessions};
+use crate::components::ErrorBanner;
+use dioxus::prelude::*;
+
+#[component]
+pub fn Account() -> Element {
+    let mut sessions = use_resource(my_sessions);
+    let mut current = use_signal(String::new);
+    let mut new = use_signal(String::new);
+    let mut error = use_signal(|| None::<String>);
+    let mut note = use_signal(|| None::<String>);
+    let change = move |e: FormEvent| async move {
+        e.prevent_default();
+        match change_password(current(), new()).await {
+            Ok(n) => {
+                current.set(String::new());
+                new.set(String::new());
+                error.set(None);
+                note.set(Some(format!(
+                    "Password changed. {n} other session(s) signed out."
+                )));
+                sessions.restart();
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    let everywhere = move |_| async move {
+        if end_all_my_sessions().await.is_ok() {
+            navigator().replace(Route::SignIn {});
+        }
+    };
+    let list = sessions.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Your account" } }
+            form { class: "card inline-form", id: "password-form", onsubmit: change,
+                h2 { "Change your password" }
+                ErrorBanner { message: error() }
+                if let Some(n) = note() { p { class: "notice", id: "password-note", "{n}" } }
+                input { id: "current-password", r#type: "password", autocomplete: "current-password", placeholder: "Current password", value: "{current}", oninput: move |e| current.set(e.value()) }
+                input { id: "new-password", r#type: "password", autocomplete: "new-password", placeholder: "New password (8 characters or more)", value: "{new}", oninput: move |e| new.set(e.value()) }
+                button { class: "primary", r#type: "submit", "Change password" }
+            }
+            section { class: "card",
+                h2 { "Your sessions" }
+                p { class: "muted", "Every browser and app signed in as you. Sign out any you do not recognise." }
+                match list {
+                    None => rsx! { p { class: "muted", "Loading…" } },
+                    Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                    Some(Ok(rows)) => rsx! {
+                        table { class: "table", id: "sessions",
+                            thead { tr { th { "Device" } th { "Signed in" } th { "Last seen" } th { "" } } }
+                            tbody {
+                                for s in rows {
+                                    tr { key: "{s.id}",
+                                        td { class: "cell-title", "{s.device}" if s.current { span { class: "badge", " this browser" } } }
+                                        td { "data-label": "Signed in", {s.created_at.format("%Y-%m-%d %H:%M").to_string()} }
+                                        td { "data-label": "Last seen", {s.last_seen_at.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_else(|| "—".into())} }
+                                        td {
+                                            if !s.current {
+                                                button { class: "link-button", onclick: move |_| async move {
+                                                    let _ = end_my_session(s.id).await;
+                                                    sessions.restart();
+                                                }, "Sign out" }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    },
+                }
+                button { id: "sign-out-everywhere", class: "danger", onclick: everywhere, "Sign out everywhere" }
+            }
+        }
+    }
+}
+
+#[component]
+pub fn Audit() -> Element {
+    let mut before = use_signal(|| None);
+    let mut shown = use_signal(Vec::<AuditEntryView>::new);
+    let page = use_resource(move || async move { audit_log(before()).await });
+    let current = page.read().clone();
+    let (total, next, error) = match &current {
+        Some(Ok(p)) => (p.total, p.next.clone(), None),
+        Some(Err(e)) => (0, None, Some(e.to_string())),
+        None => (0, None, None),
+    };
+    use_effect(move || {
+        if let Some(Ok(p)) = &*page.read() {
+            let mut rows = shown.peek().clone();
+            rows.retain(|r: &AuditEntryView| !p.entries.iter().any(|e| e.id == r.id));
+            rows.extend(p.entries.iter().cloned());
+            shown.set(rows);
+        }
+    });
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Audit log" } }
+            ErrorBanner { message: error }
+            p { class: "muted", id: "audit-count", "Showing {shown.read().len()} of {total} entries, newest first. Entries cannot be edited." }
+            table { class: "table", id: "audit",
+                thead { tr { th { "When" } th { "Who" } th { "What" } th { "On" } } }
+                tbody {
+                    for e in shown() {
+                        tr { key: "{e.id}", class: "audit-{e.action}",
+                            td { "data-label": "When", {e.at.format("%Y-%m-%d %H:%M").to_string()} }
+                            td { "data-label": "Who", {e.actor.clone().unwrap_or_else(|| "Herald".into())} }
+                            td { class: "cell-title", "{e.label}" if let Some(d) = e.detail.clone() { div { class: "muted", "{d}" } } }
+                            td { "data-label": "On", "{e.target}" }
+                        }
+                    }
+                }
+            }
+            if let Some(n) = next {
+                button { id: "audit-older", onclick: move |_| before.set(Some(n.clone())), "Older entries" }
+            }
+        }
+    }
+}
