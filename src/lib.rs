@@ -17,6 +17,7 @@ pub mod notifications;
 pub mod organization;
 pub mod phone_numbers;
 pub mod plans;
+pub mod provider_accounts;
 pub mod views;
 
 #[cfg(feature = "server")]

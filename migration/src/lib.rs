@@ -29,6 +29,7 @@ mod m20261124_000025_scheduled_text;
 mod m20261125_000026_suppression;
 mod m20261125_000027_compliance;
 mod m20261125_000028_access;
+mod m20261125_000029_provider_account;
 mod platform_agent;
 
 pub struct Migrator;
@@ -65,6 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000026_suppression::Migration),
             Box::new(m20261125_000027_compliance::Migration),
             Box::new(m20261125_000028_access::Migration),
+            Box::new(m20261125_000029_provider_account::Migration),
         ]
     }
 }

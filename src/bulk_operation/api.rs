@@ -55,9 +55,10 @@ server_fn! {
 
 server_fn! {
     #[post("/api/operations/approve")]
-    pub async fn approve_operation(id: Uuid) -> Result<ReviewSheet, AppError> {
+    /// Approves the drafts whose digest the approver's sheet showed.
+    pub async fn approve_operation(id: Uuid, digest: String) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::approve_all(&state, &m, id).await
+        crate::bulk_operation::review::approve_all(&state, &m, id, &digest).await
     }
 }
 

@@ -19,4 +19,6 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod review;
 #[cfg(feature = "server")]
+pub mod review_digest;
+#[cfg(feature = "server")]
 pub mod send_engine;

@@ -95,4 +95,7 @@ pub struct ItemView {
 pub struct ReviewSheet {
     pub operation: OperationView,
     pub items: Vec<ItemView>,
+    /// The digest of these drafts: "Approve all" sends it back, so that what is approved is
+    /// what was seen.
+    pub digest: String,
 }

@@ -11,7 +11,9 @@ use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
+};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -114,9 +116,15 @@ pub async fn sheet(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSh
             error: i.error,
         });
     }
+    let digest = crate::bulk_operation::review_digest::digest(
+        views
+            .iter()
+            .map(|v| (v.id, v.status.as_str(), v.draft.as_deref())),
+    );
     Ok(ReviewSheet {
         operation: view(state, op).await?,
         items: views,
+        digest,
     })
 }
 
@@ -179,30 +187,26 @@ pub async fn edit_draft(
         )
         .await?;
     }
-    item::Entity::update_many()
+    let update = item::Entity::update_many()
         .col_expr(item::Column::Draft, Expr::value(Some(text.to_owned())))
         .col_expr(item::Column::Edited, Expr::value(true))
         .col_expr(
             item::Column::DraftedAt,
             Expr::value(Some(state.clock.now())),
-        )
-        .filter(item::Column::Id.eq(item_id))
-        .exec(&state.db)
-        .await?;
+        );
+    change_in_review(state, op.id, item_id, update).await?;
     sheet(state, m, op.id).await
 }
 
 pub async fn skip_item(state: &AppState, m: &Member, item_id: Uuid) -> AppResult<ReviewSheet> {
     let (op, _) = item_in_review(state, m, item_id).await?;
-    item::Entity::update_many()
+    let update = item::Entity::update_many()
         .col_expr(item::Column::Status, Expr::value(item_status::SKIPPED))
         .col_expr(
             item::Column::SkipReason,
             Expr::value(Some("skipped at review")),
-        )
-        .filter(item::Column::Id.eq(item_id))
-        .exec(&state.db)
-        .await?;
+        );
+    change_in_review(state, op.id, item_id, update).await?;
     crate::bulk_operation::draft_engine::refresh_counters(state, op.id).await?;
     sheet(state, m, op.id).await
 }
@@ -249,24 +253,54 @@ pub async fn regenerate_item(
         .draft(&req)
         .await
         .map_err(|e| AppError::Transport(e.to_string()))?;
-    item::Entity::update_many()
+    let update = item::Entity::update_many()
         .col_expr(item::Column::Draft, Expr::value(Some(text)))
         .col_expr(item::Column::Edited, Expr::value(false))
         .col_expr(
             item::Column::DraftedAt,
             Expr::value(Some(state.clock.now())),
-        )
-        .filter(item::Column::Id.eq(item_id))
-        .exec(&state.db)
-        .await?;
+        );
+    change_in_review(state, op.id, item_id, update).await?;
     sheet(state, m, op.id).await
 }
 
-/// Approve all: atomically from review to sending, then the send engine starts.
-pub async fn approve_all(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
+/// Changes one draft still awaiting review, holding the operation in review while it does (see
+/// `review_digest`): a change that loses the race to an approval is refused, not sent unseen.
+async fn change_in_review(
+    state: &AppState,
+    operation_id: Uuid,
+    item_id: Uuid,
+    update: sea_orm::UpdateMany<item::Entity>,
+) -> AppResult<()> {
+    let txn = state.db.begin().await?;
+    crate::bulk_operation::review_digest::hold_in_review(&txn, operation_id, state.clock.now())
+        .await?;
+    let res = update
+        .filter(item::Column::Id.eq(item_id))
+        .filter(item::Column::Status.eq(item_status::DRAFTED))
+        .exec(&txn)
+        .await?;
+    if res.rows_affected == 0 {
+        return Err(AppError::Conflict(
+            "This draft is no longer awaiting review.".into(),
+        ));
+    }
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Approve all: atomically from review to sending, for exactly the drafts the approver saw
+/// (`digest`), then the send engine starts.
+pub async fn approve_all(
+    state: &AppState,
+    m: &Member,
+    id: Uuid,
+    digest: &str,
+) -> AppResult<ReviewSheet> {
     find_in_org(&state.db, m.organization_id, id).await?;
     // Sending a campaign texts many people from the business's numbers: an owner decides.
     m.require_owner()?;
+    let txn = state.db.begin().await?;
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,
@@ -275,13 +309,19 @@ pub async fn approve_all(state: &AppState, m: &Member, id: Uuid) -> AppResult<Re
         .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
         .filter(operation::Column::Id.eq(id))
         .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval.as_str()))
-        .exec(&state.db)
+        .exec(&txn)
         .await?;
     if res.rows_affected != 1 {
         return Err(AppError::Conflict(
             "Only an operation awaiting review can be approved.".into(),
         ));
     }
+    if crate::bulk_operation::review_digest::current(&txn, id).await? != digest {
+        return Err(AppError::Conflict(
+            "The drafts changed since this sheet was loaded; review again.".into(),
+        ));
+    }
+    txn.commit().await?;
     crate::bulk_operation::engines::start(state, id, crate::bulk_operation::engines::Engine::Send);
     sheet(state, m, id).await
 }

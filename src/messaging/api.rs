@@ -139,7 +139,7 @@ server_fn! {
             ("MessageSid", format!("SM{}", Uuid::new_v4().simple())),
             ("AccountSid", "ACsimulator".to_owned()),
             ("From", from),
-            ("To", number.number),
+            ("To", number.number.clone()),
             ("Body", text.body),
             ("NumMedia", "0".to_owned()),
         ]
@@ -147,9 +147,10 @@ server_fn! {
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
         let url = signed_url(&state, SMS_PATH, None);
-        let signature = state
-            .config
-            .webhook_auth_token
+        let token = crate::messaging::webhook::webhook_token_for(&state, Some(&number.number))
+            .await
+            .map_err(|e| AppError::Internal(e.to_string()))?;
+        let signature = token
             .as_ref()
             .map(|token| crate::messaging::signature::compute_signature(token, &url, &params));
         match accept_inbound(&state, &url, &params, signature.as_deref()).await {

@@ -159,6 +159,7 @@ async fn outbound_of(
         to,
         body: row.body.clone(),
         idempotency_key: key,
+        account: crate::provider_accounts::service::account_for(state, row.organization_id).await?,
     })
 }
 
@@ -242,6 +243,7 @@ pub async fn reconcile(state: &AppState, row: &message::Model) -> AppResult<Reco
         from: sms.from,
         body: sms.body,
         since: first_attempt_start(row, started),
+        account: sms.account,
     };
     match state.transport.find(&lookup).await {
         Ok(found) => {

@@ -57,17 +57,51 @@ pub fn signed_url(state: &AppState, path: &str, query: Option<&str>) -> String {
     )
 }
 
-/// Checks X-Twilio-Signature when `TWILIO_AUTH_TOKEN` is set; without a token every delivery passes.
-pub fn check_signature(
+/// The token webhooks about `our_number` are signed with: its organisation's own Auth Token
+/// when it connected an account (then nothing else is accepted), else `TWILIO_AUTH_TOKEN`.
+pub async fn webhook_token_for(
+    state: &AppState,
+    our_number: Option<&str>,
+) -> Result<Option<String>, WebhookError> {
+    if let Some(n) = our_number.map(str::trim).filter(|n| !n.is_empty()) {
+        let owner = state
+            .numbers
+            .find(&state.db, n)
+            .await
+            .map_err(|e| WebhookError::Internal(e.to_string()))?;
+        if let Some(number) = owner {
+            let own = crate::provider_accounts::service::opened(state, number.organization_id)
+                .await
+                .map_err(|e| WebhookError::Internal(e.to_string()))?;
+            if let Some(o) = own {
+                return Ok(Some(o.webhook_token));
+            }
+        }
+    }
+    Ok(state.config.webhook_auth_token.clone())
+}
+
+fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    params
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Checks X-Twilio-Signature with the token of the organisation that owns our number in the
+/// request (`To` of a text, `From` of a status callback), or `TWILIO_AUTH_TOKEN`; with neither,
+/// every delivery passes (a local install).
+pub async fn check_signature(
     state: &AppState,
     url: &str,
     params: &[(String, String)],
     given: Option<&str>,
+    our_number_param: &str,
 ) -> Result<(), WebhookError> {
-    match &state.config.webhook_auth_token {
+    match webhook_token_for(state, param(params, our_number_param)).await? {
         None => Ok(()),
         Some(token) => match given {
-            Some(sig) if verify_signature(token, url, params, sig) => Ok(()),
+            Some(sig) if verify_signature(&token, url, params, sig) => Ok(()),
             _ => Err(WebhookError::BadSignature),
         },
     }
@@ -89,12 +123,15 @@ async fn read_signed_form(
         .headers
         .get("X-Twilio-Signature")
         .and_then(|v| v.to_str().ok());
+    let ours = if path == STATUS_PATH { "From" } else { "To" };
     check_signature(
         state,
         &signed_url(state, path, parts.uri.query()),
         &params,
         given,
-    )?;
+        ours,
+    )
+    .await?;
     Ok(params)
 }
 
@@ -105,7 +142,7 @@ pub async fn accept_inbound(
     params: &[(String, String)],
     signature: Option<&str>,
 ) -> Result<InboundOutcome, WebhookError> {
-    check_signature(state, url, params, signature)?;
+    check_signature(state, url, params, signature, "To").await?;
     let sms = InboundSms::from_params(params)?;
     persist_inbound(state, sms).await
 }

@@ -81,11 +81,14 @@ fn clean(
 /// from the account. The local outbox takes any number, for demos.
 async fn check_owned(
     state: &AppState,
+    org_id: Uuid,
     number: &str,
     sid: Option<String>,
 ) -> AppResult<Option<String>> {
     use crate::messaging::transport::Ownership;
-    match state.transport.ownership(number).await {
+    // The organisation's own account when it connected one; else the server's.
+    let account = crate::provider_accounts::service::account_for(state, org_id).await?;
+    match state.transport.ownership(number, account.as_ref()).await {
         Ok(Ownership::Unchecked) => Ok(sid),
         Ok(Ownership::Owned { provider_sid }) => Ok(Some(provider_sid)),
         Ok(Ownership::NotOwned) => Err(AppError::Validation(format!(
@@ -105,7 +108,7 @@ pub async fn create(
     input: &PhoneNumberInput,
 ) -> AppResult<PhoneNumberView> {
     let (number, name, sid) = clean(state, input)?;
-    let sid = check_owned(state, &number, sid).await?;
+    let sid = check_owned(state, org_id, &number, sid).await?;
     let m = phone_number::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(org_id),
@@ -131,7 +134,7 @@ pub async fn update(
 ) -> AppResult<PhoneNumberView> {
     let existing = find_in_org(&state.db, org_id, id).await?;
     let (number, name, sid) = clean(state, input)?;
-    let sid = check_owned(state, &number, sid).await?;
+    let sid = check_owned(state, org_id, &number, sid).await?;
     let mut am: phone_number::ActiveModel = existing.into();
     am.number = Set(number.clone());
     am.friendly_name = Set(name);

@@ -54,6 +54,8 @@ pub struct Config {
     pub sign_up: crate::server::access_config::SignUpMode,
     /// `METRICS_TOKEN`: `/metrics` answers a request bearing it; unset, only loopback callers.
     pub metrics_token: Option<String>,
+    /// `HERALD_SECRET_KEY`: seals organisations' provider credentials at rest.
+    pub secret_key: Option<[u8; 32]>,
     /// Sign-in attempts allowed per email and per address each minute.
     pub sign_in_attempts_per_minute: u32,
     /// Sign-ups allowed per email and per address each minute (`SIGN_UPS_PER_MINUTE`, default 5).
@@ -238,6 +240,8 @@ impl Config {
             )?,
             sign_up: crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref())?,
             metrics_token: var("METRICS_TOKEN"),
+            secret_key: var("HERALD_SECRET_KEY")
+                .map(|k| crate::provider_accounts::crypto::key_from_setting(&k)),
             sign_ups_per_minute: var("SIGN_UPS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(5),
@@ -314,6 +318,7 @@ impl Config {
             // Tests create many organisations; the invite-only default has tests of its own.
             sign_up: crate::server::access_config::SignUpMode::Open,
             metrics_token: None,
+            secret_key: None,
             sign_in_attempts_per_minute: 10,
             sign_ups_per_minute: 5,
             trusted_proxy_header: None,

@@ -28,6 +28,8 @@ pub struct Inner {
     pub metrics: Metrics,
     pub sign_in_limiter: SignInLimiter,
     pub sign_up_limiter: SignInLimiter,
+    /// Organisations' provider accounts, opened (`provider_accounts::service`).
+    pub accounts: crate::provider_accounts::service::AccountCache,
     /// Argon2 work, at most one per core (`auth::password::HashPool`).
     pub hashing: crate::auth::password::HashPool,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
@@ -153,6 +155,7 @@ impl AppState {
             sign_in_limiter,
             sign_up_limiter,
             hashing: crate::auth::password::HashPool::for_this_machine(),
+            accounts: Default::default(),
             tasks: TaskTracker::new(),
             work,
             instance_id,

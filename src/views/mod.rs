@@ -12,6 +12,7 @@ mod notifications;
 mod numbers;
 mod operations;
 mod plans;
+pub(crate) mod provider;
 mod settings;
 pub(crate) mod shell;
 mod simulator;

@@ -56,7 +56,11 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
             error.set(None);
             sheet.restart();
         }
-        Err(e) => error.set(Some(e.to_string())),
+        Err(e) => {
+            // Show what is there now (after "the drafts changed", say).
+            error.set(Some(e.to_string()));
+            sheet.restart();
+        }
     };
     let current = sheet.read().clone();
     rsx! {
@@ -68,6 +72,7 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(s)) => {
                     let reviewing = s.operation.status == OperationStatus::AwaitingApproval;
+                    let digest = s.digest.clone();
                     let active = matches!(s.operation.status, OperationStatus::Drafting | OperationStatus::AwaitingApproval | OperationStatus::Sending);
                     // Everything drafted for sending, sent or not: the campaign's cost.
                     let cost: f64 = s
@@ -81,7 +86,11 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                         p { class: "muted", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at ${COST_PER_SEGMENT} a segment" }
                         div { class: "row",
                             if reviewing && is_owner {
-                                button { id: "approve-all", class: "primary", onclick: move |_| async move { act(approve_operation(operation_id).await) }, "Approve all and send" }
+                                button { id: "approve-all", class: "primary", onclick: move |_| {
+                                    // The drafts on screen: a sheet that changed since is refused.
+                                    let seen = digest.clone();
+                                    async move { act(approve_operation(operation_id, seen).await) }
+                                }, "Approve all and send" }
                             } else if reviewing {
                                 p { class: "muted", id: "approve-owner-only", "An organisation owner approves a campaign before it is sent." }
                             }

@@ -26,6 +26,7 @@ pub fn Settings() -> Element {
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(v)) => rsx! { ComplianceForm { view: v } },
             }
+            crate::views::provider::ProviderCard {}
         }
     }
 }

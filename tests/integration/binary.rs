@@ -46,8 +46,6 @@ pub fn start(db: &str, port: u16, env: &[(&str, String)]) -> Server {
         .env("PORT", port.to_string())
         .env("DATABASE_URL", db)
         .env("SEED_DEMO", "false")
-        // Tests sign up several organisations; `access_binary` runs the invite-only default.
-        .env("SIGN_UP", "open")
         .env("RUST_LOG", "warn");
     for (k, v) in env {
         cmd.env(k, v);

@@ -238,7 +238,11 @@ async fn pacing_quiet_hours_and_late_opt_outs(backend: Backend) {
         "the sheet flags a reply since drafting"
     );
     let _: Value = app
-        .ok_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
+        .ok_as(
+            &c.org.client,
+            "/api/operations/approve",
+            app.approve_body(&c.org.client, &json!(op)).await,
+        )
         .await;
     app.settle().await;
     // The STOP got its one confirmation; the campaign's own texts are the rest.
@@ -290,7 +294,11 @@ async fn quiet_hours_close_at_nine(backend: Backend) {
         return;
     };
     let _: Value = app
-        .ok_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
+        .ok_as(
+            &c.org.client,
+            "/api/operations/approve",
+            app.approve_body(&c.org.client, &json!(op)).await,
+        )
         .await;
     app.settle().await;
     assert_eq!(outbox.sent().len(), 4, "everyone is texted in the end");

@@ -118,9 +118,35 @@ async fn campaign_end_to_end(backend: Backend) {
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    let _: Value = app
-        .ok_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
+    // Approval binds to what was seen: a sheet loaded before another edit is refused.
+    let seen = app.approve_body(&c.org.client, &json!(op)).await;
+    let _: Value = app.ok_as(&c.org.client, "/api/operations/items/edit", json!({"item_id": kid, "text": "Hi Katherine! Any questions about your quote? Reply with a good time."})).await;
+    let (status, reply) = app
+        .call_as(&c.org.client, "/api/operations/approve", seen)
         .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{reply}");
+    assert!(reply.to_string().contains("review again"), "{reply}");
+    assert!(outbox.sent().is_empty());
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/operations/approve",
+            app.approve_body(&c.org.client, &json!(op)).await,
+        )
+        .await;
+    // Once approved, no draft changes.
+    let (status, _) = app
+        .call_as(
+            &c.org.client,
+            "/api/operations/items/edit",
+            json!({"item_id": kid, "text": "Too late"}),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "an edit after approval is refused"
+    );
     app.settle().await;
     let s = sheet(&app, &c.org, &op).await;
     assert_eq!(s["operation"]["status"], "done");
@@ -132,7 +158,11 @@ async fn campaign_end_to_end(backend: Backend) {
         .iter()
         .any(|m| m.body.starts_with("Hi Katherine! Any questions")));
     let (status, _) = app
-        .call_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
+        .call_as(
+            &c.org.client,
+            "/api/operations/approve",
+            app.approve_body(&c.org.client, &json!(op)).await,
+        )
         .await;
     assert_eq!(status, StatusCode::CONFLICT);
     let _ = (c.katherine, c.linus, c.boris);
@@ -231,7 +261,7 @@ async fn cancel_and_scoping(backend: Backend) {
     for (path, body) in [
         ("/api/operations/get", json!({"id": op})),
         ("/api/operations/sheet", json!({"id": op})),
-        ("/api/operations/approve", json!({"id": op})),
+        ("/api/operations/approve", json!({"id": op, "digest": ""})),
         ("/api/operations/cancel", json!({"id": op})),
         (
             "/api/operations/items/edit",

@@ -93,7 +93,11 @@ async fn every_phrasing_gets_one_confirmation_then_nothing(backend: Backend) {
         .await;
     assert_eq!(view["skipped"], 20, "{view}");
     let _ = app
-        .call_as(&s.org.client, "/api/operations/approve", json!({"id": op}))
+        .call_as(
+            &s.org.client,
+            "/api/operations/approve",
+            app.approve_body(&s.org.client, &json!(op)).await,
+        )
         .await;
     app.settle().await;
 

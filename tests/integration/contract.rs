@@ -88,6 +88,7 @@ async fn every_twilio_request_passes_the_spec() {
         to: "+14155552671".into(),
         body: "Hello from Herald".into(),
         idempotency_key: uuid::Uuid::new_v4().to_string(),
+        account: None,
     };
     for service in [None, Some("MG0123456789abcdef0123456789abcdef")] {
         let t = TwilioTransport::new(config(&base, service)).unwrap();
@@ -98,11 +99,12 @@ async fn every_twilio_request_passes_the_spec() {
             from: sms.from.clone(),
             body: sms.body.clone(),
             since: chrono::Utc::now(),
+            account: None,
         })
         .await
         .unwrap_or_else(|e| panic!("list: {e}"));
         // The account's numbers: the request passes the spec, and the answer decodes.
-        t.ownership(&sms.from)
+        t.ownership(&sms.from, None)
             .await
             .unwrap_or_else(|e| panic!("IncomingPhoneNumbers: {e}"));
     }

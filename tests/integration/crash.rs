@@ -100,7 +100,14 @@ async fn approved_campaign(client: &reqwest::Client, base: &str) -> Value {
     })
     .await;
     until_status(client, base, &op, "awaiting_approval", 120).await;
-    call(client, base, "/api/operations/approve", json!({"id": op})).await;
+    let sheet = call(client, base, "/api/operations/sheet", json!({"id": op})).await;
+    call(
+        client,
+        base,
+        "/api/operations/approve",
+        json!({"id": op, "digest": sheet["digest"]}),
+    )
+    .await;
     op
 }
 

@@ -180,6 +180,12 @@ async fn every_server_function_is_scoped(backend: Backend) {
                 )
             }
             (Other::Own, Role::Anyone) => assert!(!status.is_server_error(), "{}", r.path),
+            (Other::Refused, _) => assert_eq!(
+                status,
+                StatusCode::BAD_REQUEST,
+                "{} from Bravo: {reply}",
+                r.path
+            ),
             (Other::Own, _) => {
                 let ok = status.is_success() || status == StatusCode::SWITCHING_PROTOCOLS;
                 assert!(ok, "{} from Bravo: {status} {reply}", r.path)

@@ -12,6 +12,9 @@ pub enum Other {
     NotFound,
     /// The call works within the caller's own organisation: success, and nothing of A's in it.
     Own,
+    /// The call is the caller's own, and this server refuses it with a reason (400): connecting
+    /// a Twilio account to a server that texts through its outbox.
+    Refused,
 }
 
 /// Who in A's organisation may make the call.
@@ -150,6 +153,13 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         // Numbers.
         row("/api/numbers", Value::Null, Own, Member),
         row("/api/numbers/provider", Value::Null, Own, Member),
+        row("/api/provider", Value::Null, Own, Member),
+        row(
+            "/api/provider/twilio",
+            json!({"input": {"account_sid": "AC0123456789abcdef0123456789abcdef", "auth_token": "0123456789abcdef0123", "api_key_sid": "", "api_key_secret": ""}}),
+            Refused,
+            Owner,
+        ),
         row(
             "/api/numbers/create",
             json!({"input": {"number": "+14155550777", "friendly_name": "x", "provider_sid": ""}}),
@@ -453,7 +463,7 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         ),
         row(
             "/api/operations/approve",
-            json!({"id": a.op}),
+            json!({"id": a.op, "digest": ""}),
             NotFound,
             Owner,
         ),

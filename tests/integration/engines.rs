@@ -41,7 +41,11 @@ async fn transient_errors_do_not_stop_the_engines(backend: Backend) {
         "drafted after 3 failures"
     );
     let _: Value = app
-        .ok_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
+        .ok_as(
+            &c.org.client,
+            "/api/operations/approve",
+            app.approve_body(&c.org.client, &json!(op)).await,
+        )
         .await;
     app.settle().await;
     let s = sheet(&app, &c.org, &op).await;

@@ -20,6 +20,8 @@ pub struct Sent {
     pub from: String,
     pub body: String,
     pub at: chrono::DateTime<chrono::Utc>,
+    /// The account the create was made on (the path's Account SID).
+    pub account: String,
 }
 
 #[derive(Default)]
@@ -35,6 +37,64 @@ pub struct FakeTwilio {
     pub lists: Mutex<usize>,
     /// The account's numbers. `None`: the account was set up with every number the test adds.
     pub owned: Mutex<Option<Vec<String>>>,
+    /// Several accounts, as Twilio keeps them: each Account SID with the (username, password)
+    /// pairs it accepts (its Auth Token, its API keys) and its own numbers. Empty: one account,
+    /// and any credentials pass.
+    pub accounts: Mutex<HashMap<String, Account>>,
+}
+
+#[derive(Clone, Default)]
+pub struct Account {
+    pub credentials: Vec<(String, String)>,
+    pub numbers: Vec<String>,
+}
+
+impl FakeTwilio {
+    /// Adds an account that accepts `token` (and optionally an API key) and holds `numbers`.
+    pub fn add_account(&self, sid: &str, credentials: &[(&str, &str)], numbers: &[&str]) {
+        self.accounts.lock().unwrap().insert(
+            sid.to_owned(),
+            Account {
+                credentials: credentials
+                    .iter()
+                    .map(|(u, p)| (u.to_string(), p.to_string()))
+                    .collect(),
+                numbers: numbers.iter().map(|n| n.to_string()).collect(),
+            },
+        );
+    }
+
+    /// Whether the request's Basic credentials open `sid` (always, with no accounts set up).
+    fn authorised(&self, sid: &str, headers: &axum::http::HeaderMap) -> bool {
+        use base64::Engine;
+        let accounts = self.accounts.lock().unwrap();
+        if accounts.is_empty() {
+            return true;
+        }
+        let Some(account) = accounts.get(sid) else {
+            return false;
+        };
+        let given = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Basic "))
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+            .and_then(|b| String::from_utf8(b).ok());
+        given.is_some_and(|g| {
+            account
+                .credentials
+                .iter()
+                .any(|(u, p)| g == format!("{u}:{p}"))
+        })
+    }
+}
+
+fn unauthorised() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        Json(json!({"code": 20003, "message": "Authenticate", "status": 401})),
+    )
+        .into_response()
 }
 
 impl FakeTwilio {
@@ -62,6 +122,7 @@ pub async fn start() -> (String, Arc<FakeTwilio>) {
             "/2010-04-01/Accounts/{sid}/IncomingPhoneNumbers.json",
             axum::routing::get(incoming_numbers),
         )
+        .route("/2010-04-01/Accounts/{file}", axum::routing::get(account))
         .with_state(fake.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -77,10 +138,31 @@ fn resource(m: &Sent) -> Value {
     })
 }
 
+/// `GET /Accounts/{Sid}.json`: the account, for credentials that open it.
+async fn account(
+    State(fake): State<Arc<FakeTwilio>>,
+    axum::extract::Path(file): axum::extract::Path<String>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let Some(sid) = file.strip_suffix(".json") else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    if !fake.authorised(sid, &headers) {
+        return unauthorised();
+    }
+    Json(json!({"sid": sid, "friendly_name": "Test account", "status": "active", "type": "Full"}))
+        .into_response()
+}
+
 async fn create(
     State(fake): State<Arc<FakeTwilio>>,
+    axum::extract::Path(sid): axum::extract::Path<String>,
+    headers: axum::http::HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
+    if !fake.authorised(&sid, &headers) {
+        return unauthorised();
+    }
     let latency = *fake.latency.lock().unwrap();
     tokio::time::sleep(latency).await;
     let index = {
@@ -99,6 +181,7 @@ async fn create(
             from: form.get("From").cloned().unwrap_or_default(),
             body: body.clone(),
             at: chrono::Utc::now(),
+            account: sid.clone(),
         };
         sent.push(m.clone());
         m
@@ -114,8 +197,13 @@ async fn create(
 
 async fn list(
     State(fake): State<Arc<FakeTwilio>>,
+    axum::extract::Path(sid): axum::extract::Path<String>,
+    headers: axum::http::HeaderMap,
     Query(q): Query<HashMap<String, String>>,
-) -> Json<Value> {
+) -> Response {
+    if !fake.authorised(&sid, &headers) {
+        return unauthorised();
+    }
     *fake.lists.lock().unwrap() += 1;
     let since = q
         .get("DateSent>")
@@ -128,23 +216,33 @@ async fn list(
         .filter(|m| q.get("To").is_none_or(|t| *t == m.to))
         .filter(|m| q.get("From").is_none_or(|f| *f == m.from))
         .filter(|m| since.is_none_or(|d| m.at.date_naive() >= d))
+        .filter(|m| m.account == sid || fake.accounts.lock().unwrap().is_empty())
         .rev()
         .map(resource)
         .collect();
     Json(
         json!({"messages": found, "page": 0, "page_size": 50, "first_page_uri": "", "next_page_uri": null, "previous_page_uri": null, "uri": ""}),
     )
+    .into_response()
 }
 
 /// `IncomingPhoneNumbers.json`: `PhoneNumber` matches partially, as Twilio's does (a number
 /// that contains the digits asked for), so a client must compare the answer exactly.
 async fn incoming_numbers(
     State(fake): State<Arc<FakeTwilio>>,
+    axum::extract::Path(sid): axum::extract::Path<String>,
+    headers: axum::http::HeaderMap,
     Query(q): Query<HashMap<String, String>>,
-) -> Json<Value> {
+) -> Response {
+    if !fake.authorised(&sid, &headers) {
+        return unauthorised();
+    }
     let asked = q.get("PhoneNumber").cloned().unwrap_or_default();
     let digits: String = asked.chars().filter(char::is_ascii_digit).collect();
-    let owned = fake.owned.lock().unwrap().clone();
+    let owned = match fake.accounts.lock().unwrap().get(&sid) {
+        Some(a) => Some(a.numbers.clone()),
+        None => fake.owned.lock().unwrap().clone(),
+    };
     let numbers: Vec<String> = match owned {
         None => vec![asked.clone()],
         Some(list) => list.into_iter().filter(|n| n.contains(&digits)).collect(),
@@ -157,4 +255,5 @@ async fn incoming_numbers(
     Json(
         json!({"incoming_phone_numbers": found, "page": 0, "page_size": 50, "first_page_uri": "", "next_page_uri": null, "previous_page_uri": null, "uri": ""}),
     )
+    .into_response()
 }

@@ -162,6 +162,10 @@ pub struct Options {
     /// `SIGN_UP` (open in tests, which create many organisations).
     pub sign_up: herald::server::access_config::SignUpMode,
     pub metrics_token: Option<String>,
+    /// `HERALD_SECRET_KEY`, as its setting.
+    pub secret_key: Option<String>,
+    /// Run as `SMS_TRANSPORT=twilio` (with `transport` a Twilio transport to a fake).
+    pub twilio: bool,
 }
 
 impl Default for Options {
@@ -184,6 +188,8 @@ impl Default for Options {
             draft_stale_after: None,
             sign_up: herald::server::access_config::SignUpMode::Open,
             metrics_token: None,
+            secret_key: None,
+            twilio: false,
         }
     }
 }
@@ -211,7 +217,14 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.turn_concurrency = opts.turn_concurrency;
     config.sign_up = opts.sign_up;
     config.metrics_token = opts.metrics_token;
+    config.secret_key = opts
+        .secret_key
+        .map(|k| herald::provider_accounts::crypto::key_from_setting(&k));
     let mut services = Services::from_config(&config).expect("services");
+    if opts.twilio {
+        // The transport handed in below is a Twilio one, to a fake.
+        config.transport = herald::server::config::TransportKind::Twilio;
+    }
     if let Some(t) = opts.transport {
         services.transport = t;
     }
@@ -308,6 +321,15 @@ impl TestApp {
         let (status, value) = self.call_as(client, path, body).await;
         assert!(status.is_success(), "{path} answered {status}: {value}");
         serde_json::from_value(value).expect("decodes")
+    }
+
+    /// The body of "Approve all" for an operation: its id and the digest of the drafts its sheet
+    /// shows now, as the review page sends them.
+    pub async fn approve_body(&self, client: &reqwest::Client, op: &Value) -> Value {
+        let sheet: Value = self
+            .ok_as(client, "/api/operations/sheet", json!({"id": op}))
+            .await;
+        json!({"id": op, "digest": sheet["digest"]})
     }
 
     /// Signs up a new organisation with its owner, with two numbers.

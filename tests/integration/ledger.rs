@@ -55,7 +55,11 @@ async fn texts_in_doubt_wait_for_a_person(backend: Backend) {
         .await["executed_ref"]
         .clone();
     let _: Value = app
-        .ok_as(&c.org.client, "/api/operations/approve", json!({"id": op}))
+        .ok_as(
+            &c.org.client,
+            "/api/operations/approve",
+            app.approve_body(&c.org.client, &json!(op)).await,
+        )
         .await;
     // The sends' answers are lost; every lookup fails; after the last try they are unknown.
     for _ in 0..400 {

@@ -44,6 +44,7 @@ mod openai_provider;
 mod operator_composer;
 mod ops;
 mod org_settings;
+mod org_twilio;
 mod plan_cost;
 mod plan_from_number;
 mod plan_notifications;

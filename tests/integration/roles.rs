@@ -85,7 +85,7 @@ async fn owner_only_powers(backend: Backend) {
         .await
         .unwrap();
     app.settle().await;
-    forbidden("/api/operations/approve", json!({"id": op})).await;
+    forbidden("/api/operations/approve", json!({"id": op, "digest": ""})).await;
     let sheet: Value = app
         .ok_as(&member.client, "/api/operations/sheet", json!({"id": op}))
         .await;
@@ -127,7 +127,11 @@ async fn owner_only_powers(backend: Backend) {
         .await;
     assert_eq!(back["opted_out"], false);
     let _: Value = app
-        .ok_as(&owner.client, "/api/operations/approve", json!({"id": op}))
+        .ok_as(
+            &owner.client,
+            "/api/operations/approve",
+            app.approve_body(&owner.client, &json!(op)).await,
+        )
         .await;
 }
 

@@ -31,6 +31,7 @@ fn sms(key: &str) -> OutboundSms {
         to: "+14155552671".into(),
         body: "Hello".into(),
         idempotency_key: key.into(),
+        account: None,
     }
 }
 
@@ -296,6 +297,7 @@ async fn find_reads_the_list_with_the_specs_filters() {
             from: "+14155550100".into(),
             body: "Hello".into(),
             since: chrono::Utc::now() - chrono::Duration::minutes(1),
+            account: None,
         })
         .await
         .unwrap();

@@ -105,11 +105,12 @@ async fn two_instances_send_a_campaign_exactly_once() {
         (o["status"] == "awaiting_approval").then_some(())
     })
     .await;
+    let sheet = call(&client, &b_base, "/api/operations/sheet", json!({"id": op})).await;
     call(
         &client,
         &b_base,
         "/api/operations/approve",
-        json!({"id": op}),
+        json!({"id": op, "digest": sheet["digest"]}),
     )
     .await;
     // Kill A in the middle of sending; B finishes.

@@ -9,6 +9,26 @@ use crate::server::config::{Config, TransportKind};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
+/// An organisation's own provider account: REST calls go to `account_sid`, authenticated as
+/// `username` (the Account SID or an API key SID) with `password` (the Auth Token or the key's
+/// secret). None on a call: the server's own account from the environment.
+#[derive(Clone, PartialEq)]
+pub struct ProviderAccount {
+    pub account_sid: String,
+    pub username: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for ProviderAccount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderAccount")
+            .field("account_sid", &self.account_sid)
+            .field("username", &self.username)
+            .field("password", &"<hidden>")
+            .finish()
+    }
+}
+
 /// One message to hand to a provider.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutboundSms {
@@ -17,6 +37,8 @@ pub struct OutboundSms {
     pub body: String,
     /// This attempt's key; providers may ignore it (Twilio does not promise to honour it).
     pub idempotency_key: String,
+    /// The sending organisation's own account, if it connected one.
+    pub account: Option<ProviderAccount>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +62,7 @@ pub struct Lookup {
     pub from: String,
     pub body: String,
     pub since: DateTime<Utc>,
+    pub account: Option<ProviderAccount>,
 }
 
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
@@ -75,9 +98,23 @@ pub trait SmsTransport: Send + Sync {
     async fn send(&self, sms: &OutboundSms) -> Result<SentSms, TransportError>;
     /// Texts the provider has that match, newest first.
     async fn find(&self, lookup: &Lookup) -> Result<Vec<FoundSms>, TransportError>;
-    /// Whether the account has `number` (E.164). A transport that sends nowhere checks nothing.
-    async fn ownership(&self, _number: &str) -> Result<Ownership, TransportError> {
+    /// Whether the account (the organisation's own, or the server's) has `number` (E.164). A
+    /// transport that sends nowhere checks nothing.
+    async fn ownership(
+        &self,
+        _number: &str,
+        _account: Option<&ProviderAccount>,
+    ) -> Result<Ownership, TransportError> {
         Ok(Ownership::Unchecked)
+    }
+    /// Whether the provider accepts these credentials for this account. A transport that sends
+    /// nowhere cannot use them: `Rejected`.
+    async fn check_account(&self, _account: &ProviderAccount) -> Result<(), TransportError> {
+        Err(TransportError::Rejected(format!(
+            "this server sends through the {} transport; an organisation's own Twilio account \
+             needs SMS_TRANSPORT=twilio",
+            self.name()
+        )))
     }
 }
 

@@ -2,7 +2,10 @@
 //! when it surely did not reach Twilio (a refused connection, a 429); a timeout, a dropped answer
 //! or a server error is `Ambiguous`, for the ledger to reconcile with the Messages list and its
 //! `To`, `From` and `DateSent>` filters.
-use super::{FoundSms, Lookup, OutboundSms, Ownership, SentSms, SmsTransport, TransportError};
+use super::{
+    FoundSms, Lookup, OutboundSms, Ownership, ProviderAccount, SentSms, SmsTransport,
+    TransportError,
+};
 use crate::server::config::TwilioConfig;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -69,11 +72,23 @@ impl TwilioTransport {
         self
     }
 
-    fn url(&self) -> String {
+    /// The account a call is for and its credentials: the organisation's own, else the server's.
+    fn creds<'a>(&'a self, account: Option<&'a ProviderAccount>) -> (&'a str, &'a str, &'a str) {
+        match account {
+            Some(a) => (&a.account_sid, &a.username, &a.password),
+            None => (
+                &self.config.account_sid,
+                &self.config.account_sid,
+                &self.config.auth_token,
+            ),
+        }
+    }
+
+    fn url(&self, account: Option<&ProviderAccount>, resource: &str) -> String {
         format!(
-            "{}/2010-04-01/Accounts/{}/Messages.json",
+            "{}/2010-04-01/Accounts/{}{resource}",
             self.config.api_base.trim_end_matches('/'),
-            self.config.account_sid
+            self.creds(account).0
         )
     }
 
@@ -90,22 +105,31 @@ impl TwilioTransport {
         form
     }
 
-    async fn list(&self, query: &[(&str, String)]) -> Result<Vec<MessageResource>, TransportError> {
-        let list: MessageList = self.get_json(self.url(), query, "listing messages").await?;
+    async fn list(
+        &self,
+        account: Option<&ProviderAccount>,
+        query: &[(&str, String)],
+    ) -> Result<Vec<MessageResource>, TransportError> {
+        let url = self.url(account, "/Messages.json");
+        let list: MessageList = self
+            .get_json(account, url, query, "listing messages")
+            .await?;
         Ok(list.messages)
     }
 
     /// A GET of Twilio's REST API, read as JSON; any failure means nothing was learnt.
     async fn get_json<T: serde::de::DeserializeOwned>(
         &self,
+        account: Option<&ProviderAccount>,
         url: String,
         query: &[(&str, String)],
         what: &str,
     ) -> Result<T, TransportError> {
+        let (_, user, password) = self.creds(account);
         let res = self
             .http
             .get(url)
-            .basic_auth(&self.config.account_sid, Some(&self.config.auth_token))
+            .basic_auth(user, Some(password))
             .query(query)
             .send()
             .await
@@ -138,12 +162,14 @@ impl SmsTransport for TwilioTransport {
     #[tracing::instrument(skip_all, fields(to = %sms.to, key = %sms.idempotency_key))]
     async fn send(&self, sms: &OutboundSms) -> Result<SentSms, TransportError> {
         let form = self.form(sms);
+        let (_, user, password) = self.creds(sms.account.as_ref());
+        let url = self.url(sms.account.as_ref(), "/Messages.json");
         let mut last = String::new();
         for attempt in 1..=self.max_attempts {
             let res = self
                 .http
-                .post(self.url())
-                .basic_auth(&self.config.account_sid, Some(&self.config.auth_token))
+                .post(&url)
+                .basic_auth(user, Some(password))
                 .header(IDEMPOTENCY_HEADER, &sms.idempotency_key)
                 .form(&form)
                 .send()
@@ -198,18 +224,18 @@ impl SmsTransport for TwilioTransport {
 
     /// The account's `IncomingPhoneNumbers` list, filtered by `PhoneNumber`. The filter also
     /// matches partial numbers, so only an exact `phone_number` counts.
-    async fn ownership(&self, number: &str) -> Result<Ownership, TransportError> {
-        let url = format!(
-            "{}/2010-04-01/Accounts/{}/IncomingPhoneNumbers.json",
-            self.config.api_base.trim_end_matches('/'),
-            self.config.account_sid
-        );
+    async fn ownership(
+        &self,
+        number: &str,
+        account: Option<&ProviderAccount>,
+    ) -> Result<Ownership, TransportError> {
+        let url = self.url(account, "/IncomingPhoneNumbers.json");
         let query = [
             ("PhoneNumber", number.to_owned()),
             ("PageSize", "50".to_owned()),
         ];
         let list: IncomingNumberList = self
-            .get_json(url, &query, "listing the account's numbers")
+            .get_json(account, url, &query, "listing the account's numbers")
             .await?;
         Ok(list
             .incoming_phone_numbers
@@ -218,6 +244,28 @@ impl SmsTransport for TwilioTransport {
             .map_or(Ownership::NotOwned, |n| Ownership::Owned {
                 provider_sid: n.sid,
             }))
+    }
+
+    /// Fetches the account's own resource with these credentials: Twilio answers 401 to wrong
+    /// ones.
+    async fn check_account(&self, account: &ProviderAccount) -> Result<(), TransportError> {
+        let (_, user, password) = self.creds(Some(account));
+        let res = self
+            .http
+            .get(self.url(Some(account), ".json"))
+            .basic_auth(user, Some(password))
+            .send()
+            .await
+            .map_err(|e| TransportError::NotSent(format!("checking the account: {e}")))?;
+        match res.status().as_u16() {
+            200..=299 => Ok(()),
+            401 | 403 | 404 => Err(TransportError::Rejected(
+                "Twilio refused these credentials for this account".into(),
+            )),
+            s => Err(TransportError::NotSent(format!(
+                "checking the account: HTTP {s}"
+            ))),
+        }
     }
 
     /// Sent texts come from the list filtered by `To`, `From` and `DateSent>`. A text still
@@ -236,7 +284,7 @@ impl SmsTransport for TwilioTransport {
         let mut found = Vec::new();
         let margin = chrono::Duration::minutes(10);
         for query in [dated, base] {
-            for m in self.list(&query).await? {
+            for m in self.list(l.account.as_ref(), &query).await? {
                 let at = created(&m);
                 let recent = at.is_none_or(|at| at >= l.since - margin);
                 if m.body.as_deref() == Some(l.body.as_str())

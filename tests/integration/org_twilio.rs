@@ -1,0 +1,227 @@
+//! Twilio accounts per organisation (issue 26): two organisations with their own accounts on a
+//! fake Twilio that checks credentials per account. Each sends with its own credentials, a
+//! webhook signed with the other's token is refused, a number on the other account cannot be
+//! added, and the server's own account serves nobody on an open multi-organisation service.
+use crate::helpers::*;
+use crate::on_both_databases;
+use herald::messaging::transport::twilio::TwilioTransport;
+use herald::server::config::TwilioConfig;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+const A_SID: &str = "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const A_TOKEN: &str = "token-of-account-a-0123456789";
+const B_SID: &str = "ACbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+const B_TOKEN: &str = "token-of-account-b-0123456789";
+const B_KEY: &str = "SKbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+const B_KEY_SECRET: &str = "api-key-secret-of-b";
+const ENV_TOKEN: &str = "the-servers-own-token";
+const A_NUMBER: &str = "+14155550101";
+const B_NUMBER: &str = "+14155550202";
+
+fn connect(sid: &str, token: &str, key: &str, secret: &str) -> Value {
+    json!({"input": {"account_sid": sid, "auth_token": token, "api_key_sid": key, "api_key_secret": secret}})
+}
+
+async fn inbound(app: &TestApp, to: &str, token: &str, sid: &str) -> StatusCode {
+    let params: Vec<(String, String)> = sms_params(sid, "+14155552671", to, "Hello there")
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    let url = "https://herald.example/webhooks/twilio/sms";
+    let sig = herald::messaging::signature::compute_signature(token, url, &params);
+    app.client
+        .post(app.url("/webhooks/twilio/sms"))
+        .header("X-Twilio-Signature", sig)
+        .form(&params)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+async fn each_organisation_texts_through_its_own_account(backend: Backend) {
+    let (base, fake) = crate::fake_twilio::start().await;
+    fake.add_account(A_SID, &[(A_SID, A_TOKEN)], &[A_NUMBER]);
+    fake.add_account(
+        B_SID,
+        &[(B_SID, B_TOKEN), (B_KEY, B_KEY_SECRET)],
+        &[B_NUMBER],
+    );
+    // The server's own account holds both numbers: on an open service it must serve nobody.
+    fake.add_account("ACenv", &[("ACenv", ENV_TOKEN)], &[A_NUMBER, B_NUMBER]);
+    let transport = TwilioTransport::new(TwilioConfig {
+        account_sid: "ACenv".into(),
+        auth_token: ENV_TOKEN.into(),
+        messaging_service_sid: None,
+        status_callback_url: None,
+        api_base: base,
+        timeout: Duration::from_secs(5),
+    })
+    .unwrap()
+    .with_backoff(Duration::from_millis(5));
+    let opts = Options {
+        transport: Some(Arc::new(transport)),
+        twilio: true,
+        secret_key: Some("a long random key for the test server".into()),
+        webhook_auth_token: Some(ENV_TOKEN.into()),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let a = app.new_org("Alpha").await;
+    let b = app.new_org("Bravo").await;
+    let number =
+        |n: &str| json!({"input": {"number": n, "friendly_name": "Main", "provider_sid": ""}});
+
+    // No account of its own: the server's account does not lend its numbers.
+    let (status, reply) = app
+        .call_as(&a.client, "/api/numbers/create", number(A_NUMBER))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+    assert!(
+        reply
+            .to_string()
+            .contains("Connect your organisation's Twilio account"),
+        "{reply}"
+    );
+
+    // Wrong credentials are refused by Twilio; a member cannot connect at all.
+    let (status, reply) = app
+        .call_as(
+            &a.client,
+            "/api/provider/twilio",
+            connect(A_SID, B_TOKEN, "", ""),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+    assert!(reply.to_string().contains("Not connected"), "{reply}");
+    let mo = app.add_member(&a, "Mo").await;
+    let (status, _) = app
+        .call_as(
+            &mo.client,
+            "/api/provider/twilio",
+            connect(A_SID, A_TOKEN, "", ""),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let view: Value = app
+        .ok_as(
+            &a.client,
+            "/api/provider/twilio",
+            connect(A_SID, A_TOKEN, "", ""),
+        )
+        .await;
+    assert_eq!(view["connected"]["account"], "AC…aaaa");
+    assert!(
+        !view.to_string().contains(A_TOKEN),
+        "never shown back: {view}"
+    );
+    let _: Value = app
+        .ok_as(
+            &b.client,
+            "/api/provider/twilio",
+            connect(B_SID, B_TOKEN, B_KEY, B_KEY_SECRET),
+        )
+        .await;
+    // Sealed at rest: the token is nowhere in the database's row.
+    assert_eq!(
+        app.count_where(
+            "provider_account",
+            &format!("auth_token_sealed LIKE '%{A_TOKEN}%'")
+        )
+        .await,
+        0
+    );
+
+    // A number only from the organisation's own account.
+    let (status, reply) = app
+        .call_as(&a.client, "/api/numbers/create", number(B_NUMBER))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{reply}");
+    assert!(
+        reply.to_string().contains("not a number of this"),
+        "{reply}"
+    );
+    let a_number = app.add_number(&a, A_NUMBER).await;
+    let b_number = app.add_number(&b, B_NUMBER).await;
+
+    // Each sends with its own credentials, on its own account.
+    for (org, num, body) in [(&a, a_number, "From Alpha"), (&b, b_number, "From Bravo")] {
+        let contact = app.add_contact(org, "Kim", "+14155552671").await;
+        let _: Value = app
+            .ok_as(
+                &org.client,
+                "/api/messages/send",
+                json!({"request": {"contact_id": contact, "phone_number_id": num, "body": body}}),
+            )
+            .await;
+    }
+    app.settle().await;
+    let sent = fake.sent.lock().unwrap().clone();
+    let on = |body: &str| {
+        sent.iter()
+            .find(|s| s.body.contains(body))
+            .map(|s| s.account.clone())
+    };
+    assert_eq!(on("From Alpha").as_deref(), Some(A_SID), "{sent:?}");
+    assert_eq!(on("From Bravo").as_deref(), Some(B_SID), "{sent:?}");
+
+    // Webhooks about a number are verified with its organisation's token, and only that.
+    assert_eq!(
+        inbound(&app, A_NUMBER, B_TOKEN, "SMorgtwilio000000000000000000001").await,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        inbound(
+            &app,
+            A_NUMBER,
+            ENV_TOKEN,
+            "SMorgtwilio000000000000000000002"
+        )
+        .await,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        inbound(&app, A_NUMBER, A_TOKEN, "SMorgtwilio000000000000000000003").await,
+        StatusCode::OK
+    );
+    assert_eq!(
+        inbound(&app, B_NUMBER, B_TOKEN, "SMorgtwilio000000000000000000004").await,
+        StatusCode::OK
+    );
+    app.settle().await;
+    assert_eq!(
+        app.count_where("message", "direction = 'inbound'").await,
+        2,
+        "only the two rightly signed texts were stored"
+    );
+
+    // Replacing the credentials is audited; the view never shows a secret.
+    let _: Value = app
+        .ok_as(
+            &a.client,
+            "/api/provider/twilio",
+            connect(A_SID, A_TOKEN, "", ""),
+        )
+        .await;
+    let audit: Value = app
+        .ok_as(&a.client, "/api/audit", json!({"before": null}))
+        .await;
+    let connected: Vec<&Value> = audit["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "credentials_connected")
+        .collect();
+    assert_eq!(connected.len(), 2, "{audit}");
+    assert_eq!(connected[0]["detail"], "replaced");
+    let seen: Value = app.ok_as(&mo.client, "/api/provider", Value::Null).await;
+    assert_eq!(seen["connected"]["account"], "AC…aaaa");
+    assert!(!seen.to_string().contains(A_TOKEN));
+}
+
+on_both_databases!(each_organisation_texts_through_its_own_account);
