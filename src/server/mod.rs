@@ -10,6 +10,7 @@ pub mod faults;
 pub mod launch;
 pub mod origin;
 pub mod router;
+pub mod security_headers;
 pub mod seed;
 pub mod sqlite_busy;
 pub mod sqlite_wal;

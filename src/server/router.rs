@@ -22,6 +22,10 @@ pub fn build_router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
+            crate::server::security_headers::add,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             metrics::track,
         ))
         .layer(Extension(state))

@@ -11,6 +11,8 @@ pub fn SignIn() -> Element {
     let mut password = use_signal(String::new);
     let mut error = use_signal(|| None::<String>);
     let mut busy = use_signal(|| false);
+    let mode = use_resource(sign_up_state);
+    let can_sign_up = matches!(&*mode.read(), Some(Ok(s)) if s.allowed());
     let submit = move |e: FormEvent| async move {
         e.prevent_default();
         busy.set(true);
@@ -40,7 +42,11 @@ pub fn SignIn() -> Element {
                     input { id: "signin-password", r#type: "password", autocomplete: "current-password", value: "{password}", oninput: move |e| password.set(e.value()) }
                 }
                 button { id: "signin-submit", class: "primary", r#type: "submit", disabled: busy(), "Sign in" }
-                p { class: "muted", "New to Herald? " Link { to: Route::SignUp {}, "Create an organisation" } }
+                if can_sign_up {
+                    p { class: "muted", "New to Herald? " Link { to: Route::SignUp {}, "Create an organisation" } }
+                } else {
+                    p { class: "muted", id: "invite-only", "New here? Ask an owner of your organisation for an invitation link." }
+                }
             }
         }
     }

@@ -27,17 +27,21 @@ pub fn Team() -> Element {
             match list {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                Some(Ok(rows)) => rsx! {
+                Some(Ok(rows)) => {
+                    let owners = rows.iter().filter(|m| m.role == Role::Owner).count();
+                    rsx! {
                     table { class: "table", id: "members",
                         thead { tr { th { "Name" } th { "Email" } th { "Role" } if owner { th { "" } } } }
                         tbody {
                             for m in rows {
                                 MemberRow { key: "{m.user_id}", m: m.clone(), owner, me: m.user_id == me.user_id,
+                                    last_owner: m.role == Role::Owner && owners == 1,
                                     on_change: move |_| members.restart(), error, note }
                             }
                         }
                     }
-                },
+                    }
+                }
             }
             if owner { Invitations {} }
         }
@@ -49,6 +53,8 @@ fn MemberRow(
     m: MemberView,
     owner: bool,
     me: bool,
+    /// The organisation's only owner: neither demoted nor removed.
+    last_owner: bool,
     on_change: EventHandler<()>,
     error: Signal<Option<String>>,
     note: Signal<Option<String>>,
@@ -105,8 +111,12 @@ fn MemberRow(
             td { "data-label": "Role", "{m.role.as_str()}" }
             if owner {
                 td { class: "row-actions",
-                    button { class: "link-button", onclick: toggle_role,
-                        if other == Role::Owner { "Make owner" } else { "Make member" } }
+                    if last_owner {
+                        span { class: "muted", "The only owner" }
+                    } else {
+                        button { class: "link-button", onclick: toggle_role,
+                            if other == Role::Owner { "Make owner" } else { "Make member" } }
+                    }
                     if !me {
                         button { class: "link-button", onclick: reset, "Reset link" }
                         if confirming() {
@@ -130,12 +140,14 @@ fn Invitations() -> Element {
     let mut invitations = use_resource(list_invitations);
     let mut role = use_signal(|| Role::Member);
     let mut created = use_signal(|| None::<InvitationCreated>);
+    let mut copied = use_signal(|| false);
     let mut error = use_signal(|| None::<String>);
     let create = move |e: FormEvent| async move {
         e.prevent_default();
         match create_invitation(role()).await {
             Ok(c) => {
                 created.set(Some(c));
+                copied.set(false);
                 error.set(None);
                 invitations.restart();
             }
@@ -154,9 +166,17 @@ fn Invitations() -> Element {
             }
             button { class: "primary", r#type: "submit", id: "invite-create", "Create invitation link" }
             if let Some(c) = created() {
-                div { class: "notice", id: "invite-link",
-                    p { "Send this link to the person you invite. It is shown only now." }
-                    input { readonly: true, id: "invite-url", value: "{c.url}" }
+                div { class: "notice invite-link", id: "invite-link",
+                    p { {format!("Send this link to the person you invite. It is shown only now, and works once, until {} UTC.", c.expires_at.format("%Y-%m-%d %H:%M"))} }
+                    input { readonly: true, id: "invite-url", value: "{c.url}", onfocus: move |_| { document::eval("document.getElementById('invite-url').select()"); } }
+                    button { r#type: "button", id: "invite-copy", onclick: move |_| {
+                        let url = c.url.clone();
+                        async move {
+                            let js = format!("navigator.clipboard && navigator.clipboard.writeText({:?})", url);
+                            let _ = document::eval(&js).await;
+                            copied.set(true);
+                        }
+                    }, if copied() { "Copied" } else { "Copy link" } }
                 }
             }
         }

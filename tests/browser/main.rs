@@ -16,6 +16,7 @@ mod opt_outs;
 mod phone;
 mod plans;
 mod scheduled;
+mod security;
 mod step_plans;
 mod suggesters;
 mod suggestions;

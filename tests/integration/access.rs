@@ -642,7 +642,36 @@ async fn only_owners_widen_an_autonomous_agent(backend: Backend) {
     assert_eq!(widened.len(), 2, "{widened:?}");
 }
 
+async fn security_headers_on_every_response(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    for (method, path) in [
+        ("GET", "/healthz"),
+        ("GET", "/api/auth/me"),
+        ("POST", "/webhooks/twilio/sms"),
+        ("GET", "/metrics"),
+    ] {
+        let req = if method == "GET" {
+            app.client.get(app.url(path))
+        } else {
+            app.client.post(app.url(path)).body("not a form")
+        };
+        let res = req.send().await.unwrap();
+        let h = res.headers();
+        let csp = h["content-security-policy"].to_str().unwrap();
+        assert!(csp.contains("default-src 'self'"), "{path}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}");
+        assert_eq!(h["x-frame-options"], "DENY", "{path}");
+        assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(h["referrer-policy"], "same-origin", "{path}");
+        // The test server's public address is https.
+        assert!(h.contains_key("strict-transport-security"), "{path}");
+    }
+}
+
 on_both_databases!(
+    security_headers_on_every_response,
     invite_only_sign_up,
     invitations_are_single_use_and_expire,
     removing_a_member_ends_their_access,

@@ -193,6 +193,42 @@ async fn each_organisation_texts_through_its_own_account(backend: Backend) {
         inbound(&app, B_NUMBER, B_TOKEN, "SMorgtwilio000000000000000000004").await,
         StatusCode::OK
     );
+    // Delivery receipts too: about A's number (their `From`), only A's token is accepted.
+    let a_sid = fake
+        .sent
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|s| s.body.contains("From Alpha"))
+        .unwrap()
+        .sid
+        .clone();
+    for (token, expected) in [
+        (B_TOKEN, StatusCode::FORBIDDEN),
+        (A_TOKEN, StatusCode::NO_CONTENT),
+    ] {
+        let params: Vec<(String, String)> = [
+            ("MessageSid", a_sid.as_str()),
+            ("MessageStatus", "delivered"),
+            ("From", A_NUMBER),
+            ("To", "+14155552671"),
+            ("AccountSid", A_SID),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let url = "https://herald.example/webhooks/twilio/status";
+        let sig = herald::messaging::signature::compute_signature(token, url, &params);
+        let res = app
+            .client
+            .post(app.url("/webhooks/twilio/status"))
+            .header("X-Twilio-Signature", sig)
+            .form(&params)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), expected);
+    }
     app.settle().await;
     assert_eq!(
         app.count_where("message", "direction = 'inbound'").await,
