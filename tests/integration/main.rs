@@ -9,6 +9,7 @@ mod live_socket;
 
 mod access;
 mod access_binary;
+mod access_powers;
 mod agent_containment;
 mod agent_history;
 mod agent_lifecycle;
