@@ -45,12 +45,33 @@ pub async fn create_organization_with_owner(
             return Err(refuse_sign_up(state, &email).await);
         }
     }
+    let (org_id, user_id) =
+        insert_organization_with_owner(&txn, org_name, name, &email, hash, state.clock.now())
+            .await?;
+    txn.commit().await?;
+    Ok((org_id, user_id))
+}
+
+/// A new organisation with its first user as owner (and their own agents), in the caller's
+/// transaction; `hash` is the password's Argon2 hash. Answers (organisation, user).
+pub async fn insert_organization_with_owner<C: ConnectionTrait>(
+    txn: &C,
+    organization_name: &str,
+    name: &str,
+    email: &str,
+    hash: String,
+    now: chrono::DateTime<Utc>,
+) -> AppResult<(Uuid, Uuid)> {
+    let org_name = organization_name.trim();
+    if org_name.is_empty() {
+        return Err(AppError::validation("Give the organisation a name."));
+    }
     let org_id = Uuid::new_v4();
     organization::ActiveModel {
         id: Set(org_id),
         name: Set(org_name.to_owned()),
         time_zone: Set("UTC".into()),
-        created_at: Set(state.clock.now()),
+        created_at: Set(now),
         rules: Set(None),
         help_text: Set(None),
         opt_out_reply: Set(None),
@@ -58,18 +79,11 @@ pub async fn create_organization_with_owner(
         ai_disclosure_text: Set(None),
         opt_out_phrases: Set(None),
     }
-    .insert(&txn)
+    .insert(txn)
     .await?;
-    let user_id = insert_user(&txn, name, &email, hash, state.clock.now()).await?;
-    insert_membership(&txn, user_id, org_id, Role::Owner, state.clock.now()).await?;
-    crate::ai_agent::service::clone_platform_agents_for_member(
-        &txn,
-        user_id,
-        org_id,
-        state.clock.now(),
-    )
-    .await?;
-    txn.commit().await?;
+    let user_id = insert_user(txn, name, &normalize_email(email), hash, now).await?;
+    insert_membership(txn, user_id, org_id, Role::Owner, now).await?;
+    crate::ai_agent::service::clone_platform_agents_for_member(txn, user_id, org_id, now).await?;
     Ok((org_id, user_id))
 }
 

@@ -19,3 +19,34 @@ pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_j
         }
     }
 }
+
+/// `GET /readyz`: 200 only when this instance should take traffic: the database answers, every
+/// migration is applied, and the server is not shutting down. A load balancer routes by it;
+/// `/healthz` stays a liveness check.
+pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
+    use migration::MigratorTrait;
+    let not_ready = |why: &str| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(serde_json::json!({"status": "not ready", "reason": why})),
+        )
+    };
+    if state.shutdown.is_cancelled() {
+        return not_ready("shutting down");
+    }
+    if let Err(e) = state.db.ping().await {
+        tracing::error!(error = %e, "readiness: database unreachable");
+        return not_ready("database unreachable");
+    }
+    match migration::Migrator::get_pending_migrations(&state.db).await {
+        Ok(p) if p.is_empty() => (
+            StatusCode::OK,
+            Json(serde_json::json!({"status": "ready", "database": "ok", "migrations": "applied"})),
+        ),
+        Ok(p) => not_ready(&format!("{} migration(s) pending", p.len())),
+        Err(e) => {
+            tracing::error!(error = %e, "readiness: migrations unreadable");
+            not_ready("migrations unreadable")
+        }
+    }
+}

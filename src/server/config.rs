@@ -52,6 +52,9 @@ pub struct Config {
     pub seed_demo: bool,
     /// `SIGN_UP`: by invitation (the default) or open.
     pub sign_up: crate::server::access_config::SignUpMode,
+    /// `SHUTDOWN_GRACE_SECS` (default 20): after SIGTERM, how long in-flight requests and
+    /// background work may take to finish before the process exits.
+    pub shutdown_grace: std::time::Duration,
     /// `METRICS_TOKEN`: `/metrics` answers a request bearing it; unset, only loopback callers.
     pub metrics_token: Option<String>,
     /// `HERALD_SECRET_KEY`: seals organisations' provider credentials at rest.
@@ -219,6 +222,7 @@ impl Config {
             .unwrap_or(0.0);
         let reconcile_after = secs("RECONCILE_AFTER_SECS", 2.0 * provider_timeout + 5.0)?;
         let claim_stale_after = secs("CLAIM_STALE_SECS", 120.0)?;
+        let shutdown_grace = secs("SHUTDOWN_GRACE_SECS", 20.0)?;
         Ok(Self {
             database_url,
             ip,
@@ -240,6 +244,7 @@ impl Config {
             )?,
             sign_up: crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref())?,
             metrics_token: var("METRICS_TOKEN"),
+            shutdown_grace,
             secret_key: var("HERALD_SECRET_KEY")
                 .map(|k| crate::provider_accounts::crypto::key_from_setting(&k)),
             sign_ups_per_minute: var("SIGN_UPS_PER_MINUTE")
@@ -318,6 +323,7 @@ impl Config {
             // Tests create many organisations; the invite-only default has tests of its own.
             sign_up: crate::server::access_config::SignUpMode::Open,
             metrics_token: None,
+            shutdown_grace: std::time::Duration::from_secs(20),
             secret_key: None,
             sign_in_attempts_per_minute: 10,
             sign_ups_per_minute: 5,

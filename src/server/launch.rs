@@ -29,6 +29,8 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.ip, config.port))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    // Held while this process serves: `herald admin restore` refuses meanwhile.
+    let file_lock = crate::server::sqlite_file::hold_server_lock(&config.database_url)?;
     let db = crate::server::db::connect_and_migrate(&config.database_url)
         .await
         .map_err(|e| format!("database: {e}"))?;
@@ -57,8 +59,13 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         });
     }
     let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let stopping = state.shutdown.clone();
     let handle = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
+        let _file_lock = file_lock;
+        // Cancelling the shutdown token stops accepting; requests in flight (a webhook's
+        // acknowledgement) finish first.
+        let serve = axum::serve(listener, app).with_graceful_shutdown(stopping.cancelled_owned());
+        if let Err(e) = serve.await {
             tracing::error!(error = %e, "server stopped");
         }
     });
@@ -127,11 +134,50 @@ pub fn run() {
         }
         println!("  Sign-up:   {}", s.config.sign_up.as_str());
         println!();
-        let _ = running.handle.await;
+        let state = running.state.clone();
+        let mut handle = running.handle;
+        tokio::select! {
+            _ = &mut handle => {}
+            signal = stop_signal() => {
+                drain(&state, handle, signal).await;
+                std::process::exit(0);
+            }
+        }
     });
 }
 
-fn redact(url: &str) -> String {
+/// SIGTERM (a service manager stopping Herald) or SIGINT (Ctrl-C).
+async fn stop_signal() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    }
+}
+
+/// Stops taking requests (`/readyz` answers 503 at once), lets those in flight and the
+/// background work (routing, turns, sends) finish within `SHUTDOWN_GRACE_SECS`; whatever is
+/// still running then is handed back through its lease when the process exits.
+async fn drain(state: &AppState, server: tokio::task::JoinHandle<()>, signal: &str) {
+    let grace = state.config.shutdown_grace;
+    tracing::info!(signal, grace_secs = grace.as_secs_f64(), "draining");
+    state.shutdown.cancel();
+    let finished = tokio::time::timeout(grace, async {
+        let _ = server.await;
+        crate::server::state::wait_for_background(&state.tasks).await;
+    })
+    .await;
+    match finished {
+        Ok(()) => tracing::info!("drained; exiting"),
+        Err(_) => {
+            tracing::warn!("grace period over with work still running; its leases hand it back")
+        }
+    }
+}
+
+pub fn redact(url: &str) -> String {
     match (url.find("://"), url.find('@')) {
         (Some(s), Some(at)) if at > s => format!("{}://***{}", &url[..s], &url[at..]),
         _ => url.to_owned(),

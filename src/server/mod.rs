@@ -13,6 +13,7 @@ pub mod router;
 pub mod security_headers;
 pub mod seed;
 pub mod sqlite_busy;
+pub mod sqlite_file;
 pub mod sqlite_wal;
 pub mod state;
 pub mod work;

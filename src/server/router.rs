@@ -8,6 +8,7 @@ use axum::{Extension, Router};
 pub fn build_router(state: AppState) -> Router {
     let ops = Router::new()
         .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::metrics))
         .with_state(state.clone());
     app_router(state.config.public_dir.as_deref())
