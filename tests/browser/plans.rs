@@ -73,6 +73,8 @@ async fn plan_card_edit_approve_on(backend: Backend, screen: Screen) {
 
     // RiskGated: "let it proceed on low-risk plans", then a small plan runs by itself.
     b.open(&format!("{}/agents", server.base)).await;
+    // The list loads after the page: wait for it before looking for the Assistant's link.
+    b.wait_for_text(".agent-link", "Assistant").await;
     let links = b
         .client
         .find_all(Locator::Css(".agent-link"))

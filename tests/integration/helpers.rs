@@ -66,7 +66,7 @@ pub struct DbGuard {
 impl Drop for DbGuard {
     fn drop(&mut self) {
         if let Some(path) = &self.sqlite_path {
-            for suffix in ["", "-wal", "-shm"] {
+            for suffix in ["", "-wal", "-shm", ".lock"] {
                 let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
             }
         }
