@@ -30,6 +30,8 @@ mod m20261125_000026_suppression;
 mod m20261125_000027_compliance;
 mod m20261125_000028_access;
 mod m20261125_000029_provider_account;
+mod m20261126_000030_conversation;
+mod m20261126_000031_contact_tag;
 mod platform_agent;
 
 pub struct Migrator;
@@ -67,6 +69,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000027_compliance::Migration),
             Box::new(m20261125_000028_access::Migration),
             Box::new(m20261125_000029_provider_account::Migration),
+            Box::new(m20261126_000030_conversation::Migration),
+            Box::new(m20261126_000031_contact_tag::Migration),
         ]
     }
 }

@@ -237,6 +237,7 @@ mod tests {
                 send_attempts: 0,
                 reconcile_failures: 0,
                 purpose: None,
+                seq: None,
             },
             number: crate::phone_numbers::entity::Model {
                 id: Uuid::nil(),

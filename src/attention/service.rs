@@ -2,24 +2,16 @@
 use crate::attention::model::Attention;
 use crate::auth::session::Member;
 use crate::error::AppResult;
-use crate::messaging::entity as message;
 use crate::notifications::entity as notification;
 use crate::plans::entity::plan;
 use crate::plans::model::PlanStatus;
 use crate::server::AppState;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 
 pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
     let org = member.organization_id;
-    let unread_conversations = message::Entity::find()
-        .select_only()
-        .column(message::Column::ContactId)
-        .distinct()
-        .filter(message::Column::OrganizationId.eq(org))
-        .filter(message::Column::Direction.eq("inbound"))
-        .filter(message::Column::ReadAt.is_null())
-        .count(&state.db)
-        .await?;
+    let unread_conversations =
+        crate::messaging::conversation::unread_conversations(&state.db, org).await?;
     let plans_awaiting_approval = plan::Entity::find()
         .filter(plan::Column::OrganizationId.eq(org))
         .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))

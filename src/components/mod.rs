@@ -50,9 +50,31 @@ pub fn short_time(at: chrono::DateTime<chrono::Utc>) -> String {
     format!("{month} {}, {:02}:{:02}", at.day(), at.hour(), at.minute())
 }
 
+/// A count with thousands separators: 25000 → "25,000".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(super::grouped(0), "0");
+        assert_eq!(super::grouped(999), "999");
+        assert_eq!(super::grouped(1000), "1,000");
+        assert_eq!(super::grouped(25_000), "25,000");
+        assert_eq!(super::grouped(1_000_000), "1,000,000");
+    }
 
     #[test]
     fn short_time_matches_the_old_pattern() {

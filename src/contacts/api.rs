@@ -1,14 +1,35 @@
 //! Server functions behind the contacts page.
-use crate::contacts::model::{ContactInput, ContactView, ImportReport};
+use crate::contacts::model::{
+    ContactCursor, ContactFilter, ContactInput, ContactPage, ContactView, ImportReport,
+};
 use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 server_fn! {
     #[post("/api/contacts/search")]
-    pub async fn search_contacts(query: String) -> Result<Vec<ContactView>, AppError> {
+    /// The first page of contacts whose name, e-mail, tag or phone matches, with the exact total.
+    pub async fn search_contacts(query: String) -> Result<ContactPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::contacts::service::search(&state, m.organization_id, &query).await
+        let filter = ContactFilter {
+            search: Some(query),
+            ..Default::default()
+        };
+        crate::contacts::list::page(&state.db, m.organization_id, &filter, state.clock.now(), None)
+            .await
+    }
+}
+
+server_fn! {
+    #[post("/api/contacts/list")]
+    /// One page (name order) of the contacts a filter matches, after `after`, with the total.
+    pub async fn list_contacts(
+        filter: ContactFilter,
+        after: Option<ContactCursor>,
+    ) -> Result<ContactPage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::list::page(&state.db, m.organization_id, &filter, state.clock.now(), after)
+            .await
     }
 }
 

@@ -83,3 +83,24 @@ pub mod suppression_audit {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+/// A contact's tag as a row (migration 31), kept from `contact.tags` by the database itself: for
+/// tag filters and counts by index.
+pub mod contact_tag {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "contact_tag")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub contact_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false, column_type = "Text")]
+        pub tag: String,
+        pub organization_id: Uuid,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

@@ -7,7 +7,11 @@ pub mod edits;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod filter;
+#[cfg(feature = "server")]
 pub mod import;
+#[cfg(feature = "server")]
+pub mod list;
 #[cfg(feature = "server")]
 pub mod opt_out;
 #[cfg(feature = "server")]

@@ -82,3 +82,85 @@ mod tests {
         assert_eq!(super::parse_tags(" VIP, lead;vip ,, "), vec!["vip", "lead"]);
     }
 }
+
+/// Which contacts: every test given must hold, and an empty filter is everyone. The server
+/// evaluates it in SQL (`contacts::filter`), so counts are exact at any size and nobody, a model
+/// least of all, has to list the members.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContactFilter {
+    /// Name, e-mail or tag containing it, or a phone containing its digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<String>,
+    /// Tagged with at least one of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags_any: Vec<String>,
+    /// Tagged with every one of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags_all: Vec<String>,
+    /// Tagged with none of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags_none: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opted_out: Option<bool>,
+    /// Written consent on record (what marketing needs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marketing_consent: Option<bool>,
+    /// They texted us within the last N days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replied_within_days: Option<u32>,
+    /// They have not texted us within the last N days (or never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_reply_within_days: Option<u32>,
+    /// We texted them within the last N days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub texted_within_days: Option<u32>,
+    /// We have not texted them within the last N days (or never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_texted_within_days: Option<u32>,
+    /// Tests on custom fields.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldTest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_after: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_before: Option<chrono::DateTime<chrono::Utc>>,
+    /// Only these contacts (a hand-picked list, at most 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids: Option<Vec<Uuid>>,
+}
+
+/// A test on one custom field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldTest {
+    pub field: String,
+    pub op: FieldOp,
+    #[serde(default)]
+    pub value: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldOp {
+    /// Equal, ignoring case.
+    Equals,
+    /// Containing the value, ignoring case.
+    Contains,
+    /// Set to something not empty.
+    Present,
+}
+
+/// Where the next page of contacts starts: after this one, in name order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContactCursor {
+    pub name: String,
+    pub id: Uuid,
+}
+
+/// One page of the contacts a filter matches, in name order, with the exact number it matches.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContactPage {
+    pub items: Vec<ContactView>,
+    pub total: u64,
+    /// The next page's start; None on the last page.
+    pub next: Option<ContactCursor>,
+}

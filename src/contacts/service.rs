@@ -9,14 +9,10 @@ use crate::error::{AppError, AppResult};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
 use chrono::Utc;
-use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set, TransactionTrait,
 };
 use uuid::Uuid;
-
-const SEARCH_LIMIT: u64 = 500;
 
 pub fn to_view(c: contact::Model, opt_out_source: Option<String>) -> ContactView {
     let consent = ConsentSource::parse(&c.consent_source).unwrap_or_default();
@@ -72,46 +68,6 @@ pub async fn view(state: &AppState, org_id: Uuid, id: Uuid) -> AppResult<Contact
     let c = find_in_org(&state.db, org_id, id).await?;
     let src = opt_out::sms_opt_out(&state.db, id).await?.map(|o| o.source);
     Ok(to_view(c, src))
-}
-
-/// Searches by name, phone or tag; an empty query lists everyone (up to a limit).
-pub async fn search(state: &AppState, org_id: Uuid, query: &str) -> AppResult<Vec<ContactView>> {
-    let q = query.trim().to_lowercase();
-    let mut select = contact::Entity::find().filter(contact::Column::OrganizationId.eq(org_id));
-    if !q.is_empty() {
-        let term = q.replace(['%', '_'], "");
-        let like = format!("%{term}%");
-        let digits: String = q.chars().filter(|c| c.is_ascii_digit()).collect();
-        let lower = |c: contact::Column| Expr::expr(Func::lower(Expr::col(c)));
-        let tag_like = format!("%\"{term}%");
-        let mut cond = Condition::any()
-            .add(lower(contact::Column::Name).like(like.clone()))
-            .add(lower(contact::Column::Email).like(like))
-            .add(
-                Expr::expr(Func::lower(
-                    Expr::col(contact::Column::Tags).cast_as("TEXT"),
-                ))
-                .like(tag_like),
-            );
-        if !digits.is_empty() {
-            cond = cond.add(contact::Column::Phone.contains(digits));
-        }
-        select = select.filter(cond);
-    }
-    let rows = select
-        .order_by_asc(contact::Column::Name)
-        .limit(SEARCH_LIMIT)
-        .all(&state.db)
-        .await?;
-    let ids: Vec<Uuid> = rows.iter().map(|c| c.id).collect();
-    let outs = opt_out::sms_opt_outs(&state.db, &ids).await?;
-    Ok(rows
-        .into_iter()
-        .map(|c| {
-            let s = outs.get(&c.id).cloned();
-            to_view(c, s)
-        })
-        .collect())
 }
 
 /// A validated, normalised form of the input.

@@ -1,17 +1,32 @@
 //! Server functions behind the inbox, the conversation page, live updates and the phone simulator.
 use crate::error::AppError;
 use crate::messaging::model::{
-    ConversationSummary, ConversationView, LiveEvent, MessageView, SendSmsRequest, SimulatedText,
+    ConversationView, InboxCursor, InboxFilter, InboxPage, LiveEvent, MessagePage, MessageView,
+    SendSmsRequest, SimulatedText,
 };
 use dioxus::fullstack::{WebSocketOptions, Websocket};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 server_fn! {
-    #[get("/api/conversations")]
-    pub async fn list_conversations() -> Result<Vec<ConversationSummary>, AppError> {
+    #[post("/api/conversations")]
+    /// One inbox page (newest activity first) of a view, after `after`, with the view's total.
+    pub async fn list_conversations(
+        filter: InboxFilter,
+        after: Option<InboxCursor>,
+    ) -> Result<InboxPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::messaging::service::list_conversations(&state, m.organization_id).await
+        crate::messaging::conversation::inbox(&state.db, m.organization_id, filter, after).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/older")]
+    /// The page of a conversation's messages before `before` (a message's `seq`).
+    pub async fn older_messages(contact_id: Uuid, before: i64) -> Result<MessagePage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::messaging::service::older_messages(&state, m.organization_id, contact_id, before)
+            .await
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Model {
     /// Outbound: why it is sent (`compliance::Purpose`): reply, outreach or compliance. It decides
     /// which rules the send ledger checks at the moment the text leaves.
     pub purpose: Option<String>,
+    /// The database numbers messages in insertion order (migration 30): a conversation is
+    /// ordered and paged by it. None only on a row just returned by an insert on SQLite.
+    pub seq: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -57,6 +60,36 @@ pub mod pending_status {
         pub status: String,
         pub error_code: Option<String>,
         pub received_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// One row per conversation (per contact), kept by a trigger on `message` as texts arrive
+/// (migration 30); reading a conversation lowers its unread count.
+pub mod conversation {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "conversation")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub contact_id: Uuid,
+        pub organization_id: Uuid,
+        pub last_message_id: Uuid,
+        #[sea_orm(column_type = "Text")]
+        pub last_body: String,
+        pub last_direction: String,
+        pub last_media_count: i32,
+        pub last_phone_number_id: Uuid,
+        pub last_at: DateTimeUtc,
+        pub last_inbound_at: Option<DateTimeUtc>,
+        pub last_outbound_at: Option<DateTimeUtc>,
+        pub unread_count: i32,
+        pub message_count: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -8,7 +8,7 @@ use crate::messaging::entity as message;
 use crate::messaging::model::{Direction, LiveEvent};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use sea_orm::{ActiveModelTrait, Set, TransactionTrait, TryIntoModel};
+use sea_orm::{ActiveModelTrait, NotSet, Set, TransactionTrait, TryIntoModel};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -155,6 +155,8 @@ pub async fn persist_inbound(
         send_attempts: Set(0),
         reconcile_failures: Set(0),
         purpose: Set(None),
+        // Numbered by the database.
+        seq: NotSet,
     };
     let message = match store(state, row, &reading, &from, now).await? {
         Some(m) => m,
@@ -200,7 +202,11 @@ async fn store(
     };
     if *reading == Reading::Plain {
         // A plain text joins the writer's next group commit (`inbound_writer`).
-        let model = row.clone().try_into_model()?;
+        let model = message::ActiveModel {
+            seq: Set(None),
+            ..row.clone()
+        }
+        .try_into_model()?;
         return match state
             .inbound_writer
             .store(&state.ack_db, model.id, row)

@@ -3,6 +3,8 @@ pub mod api;
 pub mod model;
 
 #[cfg(feature = "server")]
+pub mod conversation;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod inbound;

@@ -50,6 +50,9 @@ pub struct MessageView {
     /// Outbound only: queued, sending, sent, failed, or unknown (a person decides).
     #[serde(default)]
     pub send_state: Option<String>,
+    /// Its place in the conversation (the database's insertion order).
+    #[serde(default)]
+    pub seq: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -62,12 +65,58 @@ pub struct ConversationSummary {
     pub last_at: DateTime<Utc>,
     pub unread: u64,
     pub opted_out: bool,
+    /// Pictures on the last message (its body may be empty).
+    #[serde(default)]
+    pub last_media_count: i32,
+}
+
+/// Messages before a point in a conversation, oldest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MessagePage {
+    pub messages: Vec<MessageView>,
+    /// Where the page before this one starts; None when this page holds the first message.
+    pub older: Option<i64>,
+}
+
+/// Which conversations the inbox lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InboxFilter {
+    #[default]
+    All,
+    /// With at least one unread inbound text.
+    Unread,
+}
+
+/// Where the next inbox page starts: after this conversation (newest activity first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxCursor {
+    pub last_at: DateTime<Utc>,
+    pub contact_id: Uuid,
+}
+
+/// One page of the inbox, newest activity first, with the exact number of conversations in the
+/// view: a list that stops says how many there are in all.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InboxPage {
+    pub items: Vec<ConversationSummary>,
+    pub total: u64,
+    /// The next page's start; None on the last page.
+    pub next: Option<InboxCursor>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConversationView {
     pub contact: ContactView,
+    /// The newest messages, oldest first (a page: `older` says whether more came before).
     pub messages: Vec<MessageView>,
+    /// The conversation's messages in all.
+    #[serde(default)]
+    pub message_count: u64,
+    /// Where the page of older messages starts (`/api/conversations/older`); None when the
+    /// first message is shown.
+    #[serde(default)]
+    pub older: Option<i64>,
     pub numbers: Vec<PhoneNumberView>,
     /// The number the contact last texted, which the composer picks first.
     pub default_number_id: Option<Uuid>,

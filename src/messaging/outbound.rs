@@ -8,7 +8,7 @@ use crate::messaging::model::{Direction, LiveEvent, MessageView, MAX_SMS_CHARS};
 use crate::messaging::service::to_view;
 use crate::phone_numbers::service as numbers;
 use crate::server::AppState;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, NotSet, QueryFilter, Set};
 use uuid::Uuid;
 
 /// A person's text from the composer: a reply when the contact has texted the organisation,
@@ -90,6 +90,8 @@ pub fn queued_row(
         send_attempts: Set(0),
         reconcile_failures: Set(0),
         purpose: Set(Some(purpose.as_str().into())),
+        // Numbered by the database.
+        seq: NotSet,
     }
 }
 

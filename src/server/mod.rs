@@ -15,6 +15,7 @@ pub mod seed;
 pub mod sqlite_busy;
 pub mod sqlite_file;
 pub mod sqlite_wal;
+pub mod seed_scale;
 pub mod state;
 pub mod work;
 

@@ -1,10 +1,12 @@
 //! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
 use crate::compliance::model::{ConsentInput, ConsentSource};
-use crate::components::{use_is_owner, ErrorBanner};
+use crate::components::{grouped, use_is_owner, ErrorBanner};
 use crate::contacts::api::{
-    create_contact, import_contacts_csv, search_contacts, set_contact_opt_out, update_contact,
+    create_contact, import_contacts_csv, list_contacts, set_contact_opt_out, update_contact,
 };
-use crate::contacts::model::{ContactInput, ContactView, ImportReport};
+use crate::contacts::model::{
+    ContactCursor, ContactFilter, ContactInput, ContactView, ImportReport,
+};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -28,11 +30,30 @@ fn input_from(c: &ContactView) -> ContactInput {
 pub fn Contacts() -> Element {
     let is_owner = use_is_owner();
     let mut query = use_signal(String::new);
+    let mut tag = use_signal(String::new);
+    let mut sms = use_signal(|| None::<bool>);
+    let mut quiet_days = use_signal(|| None::<u32>);
+    let filter = use_memo(move || ContactFilter {
+        search: Some(query()).filter(|q| !q.trim().is_empty()),
+        tags_any: Some(tag())
+            .filter(|t| !t.trim().is_empty())
+            .into_iter()
+            .collect(),
+        opted_out: sms(),
+        no_reply_within_days: quiet_days(),
+        ..Default::default()
+    });
+    // Pages after the first ("Show more"), and where the next one starts.
+    let mut later = use_signal(Vec::<ContactView>::new);
+    let mut next = use_signal(|| None::<ContactCursor>);
+    let mut loading = use_signal(|| false);
     // The rows carry the search they answer, so the table can say which one it shows.
     let mut contacts = use_resource(move || async move {
-        let q = query();
-        let rows = search_contacts(q.clone()).await;
-        rows.map(|rows| (q, rows))
+        let f = filter();
+        later.set(vec![]);
+        next.set(None);
+        let page = list_contacts(f.clone(), None).await;
+        page.map(|p| (f.search.clone().unwrap_or_default(), p))
     });
     let mut form = use_signal(ContactInput::default);
     let mut editing = use_signal(|| None::<ContactView>);
@@ -80,13 +101,36 @@ pub fn Contacts() -> Element {
                 }, "New contact" }
             }
             input { id: "contact-search", class: "search", placeholder: "Search by name, phone or tag", value: "{query}", oninput: move |e| query.set(e.value()) }
+            div { class: "inline-form contact-filters", id: "contact-filters",
+                input { id: "filter-tag", placeholder: "Tag", value: "{tag}", oninput: move |e| tag.set(e.value()) }
+                select { id: "filter-sms", onchange: move |e| sms.set(match e.value().as_str() { "out" => Some(true), "in" => Some(false), _ => None }),
+                    option { value: "", "Any SMS status" }
+                    option { value: "in", "Subscribed" }
+                    option { value: "out", "Opted out" }
+                }
+                select { id: "filter-quiet", onchange: move |e| quiet_days.set(e.value().parse().ok()),
+                    option { value: "", "Any last reply" }
+                    option { value: "7", "No reply in 7 days" }
+                    option { value: "30", "No reply in 30 days" }
+                    option { value: "90", "No reply in 90 days" }
+                }
+            }
             div { class: "two-col",
                 div { class: "col-main",
                     match list {
                         None => rsx! { p { class: "muted", "Loading…" } },
                         Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                        Some(Ok((_, rows))) if rows.is_empty() => rsx! { p { class: "muted", "No contacts match." } },
-                        Some(Ok((shown, rows))) => rsx! {
+                        Some(Ok((_, page))) if page.items.is_empty() => rsx! { p { class: "muted", id: "contacts-count", "No contacts match." } },
+                        Some(Ok((shown, page))) => {
+                            let mut rows = page.items.clone();
+                            rows.extend(later());
+                            let cursor = if later().is_empty() { page.next.clone() } else { next() };
+                            let total = page.total;
+                            let count = rows.len();
+                            rsx! {
+                            p { class: "muted small list-count", id: "contacts-count",
+                                if cursor.is_some() { "Showing {grouped(count as u64)} of {grouped(total)} contacts." } else { "{grouped(total)} contacts." }
+                            }
                             table { class: "table", id: "contacts-table", "data-query": "{shown}",
                                 thead { tr { th { "Name" } th { "Phone" } th { "Tags" } th { "SMS" } } }
                                 tbody {
@@ -107,6 +151,29 @@ pub fn Contacts() -> Element {
                                         }
                                     }
                                 }
+                            }
+                            if let Some(after) = cursor {
+                                button {
+                                    id: "contacts-more",
+                                    class: "secondary show-more",
+                                    disabled: loading(),
+                                    onclick: move |_| {
+                                        let after = after.clone();
+                                        loading.set(true);
+                                        spawn(async move {
+                                            match list_contacts(filter(), Some(after)).await {
+                                                Ok(p) => {
+                                                    later.write().extend(p.items);
+                                                    next.set(p.next);
+                                                }
+                                                Err(e) => error.set(Some(e.to_string())),
+                                            }
+                                            loading.set(false);
+                                        });
+                                    },
+                                    if loading() { "Loading…" } else { "Show more" }
+                                }
+                            }
                             }
                         },
                     }

@@ -1,15 +1,16 @@
 //! One conversation at `/messaging/{contact_id}`: the history, live; tap an inbound text for its
 //! suggested replies; texts an agent scheduled; the composer.
 use crate::app::Route;
+use crate::components::grouped;
 use crate::components::use_attention;
 use crate::components::use_live;
 use crate::components::{
     Composer, ErrorBanner, MessageBubble, PossibleOptOut, Prefill, ScheduledTexts, SuggestionsPanel,
 };
 use crate::contacts::model::can_text;
-use crate::messaging::api::get_conversation;
-use crate::messaging::model::Direction;
+use crate::messaging::api::{get_conversation, older_messages};
 use crate::messaging::model::LiveTopic;
+use crate::messaging::model::{Direction, MessageView};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -29,6 +30,13 @@ pub fn Conversation(contact_id: Uuid) -> Element {
             loaded
         }
     });
+    // Older pages the person asked for, the first page's oldest message when they did (the
+    // anchor: while the first page still starts there, they join up), and the next page's start.
+    let mut earlier = use_signal(Vec::<MessageView>::new);
+    let mut anchor = use_signal(|| None::<i64>);
+    let mut earlier_next = use_signal(|| None::<i64>);
+    let mut loading = use_signal(|| false);
+    let mut earlier_error = use_signal(|| None::<String>);
     let mut selected = use_signal(|| None::<Uuid>);
     let prefill = use_signal(|| None::<Prefill>);
     let data = conversation.read().clone();
@@ -41,6 +49,14 @@ pub fn Conversation(contact_id: Uuid) -> Element {
             }
         },
         Some(Ok(conv)) => {
+            let page_start = conv.messages.first().and_then(|m| m.seq);
+            // More than a page arrived since the older pages were read: they no longer join up.
+            let joined = anchor().is_some() && anchor() == page_start;
+            let mut messages = if joined { earlier() } else { vec![] };
+            let cursor = if joined { earlier_next() } else { conv.older };
+            messages.extend(conv.messages.iter().cloned());
+            let shown = messages.len();
+            let total = conv.message_count;
             let label = |id: Uuid| {
                 conv.numbers
                     .iter()
@@ -63,7 +79,37 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                         if conv.messages.is_empty() {
                             p { class: "muted", "No messages yet. Say hello." }
                         }
-                        for m in conv.messages.clone() {
+                        if let Some(before) = cursor {
+                            button {
+                                id: "earlier-messages",
+                                class: "secondary earlier",
+                                disabled: loading(),
+                                onclick: move |_| {
+                                    loading.set(true);
+                                    spawn(async move {
+                                        match older_messages(contact_id, before).await {
+                                            Ok(p) => {
+                                                if joined {
+                                                    let mut all = p.messages;
+                                                    all.extend(earlier());
+                                                    earlier.set(all);
+                                                } else {
+                                                    earlier.set(p.messages);
+                                                    anchor.set(page_start);
+                                                }
+                                                earlier_next.set(p.older);
+                                                earlier_error.set(None);
+                                            }
+                                            Err(e) => earlier_error.set(Some(e.to_string())),
+                                        }
+                                        loading.set(false);
+                                    });
+                                },
+                                if loading() { "Loading…" } else { "Show earlier messages ({grouped(shown as u64)} of {grouped(total)} shown)" }
+                            }
+                        }
+                        ErrorBanner { message: earlier_error() }
+                        for m in messages {
                             if m.direction == Direction::Inbound {
                                 MessageBubble {
                                     key: "{m.id}",

@@ -2,10 +2,10 @@
 use crate::app::Route;
 use crate::compliance::api::list_possible_opt_outs;
 use crate::components::use_live;
-use crate::components::{short_time, ErrorBanner};
+use crate::components::{grouped, short_time, ErrorBanner};
 use crate::messaging::api::list_conversations;
-use crate::messaging::model::Direction;
 use crate::messaging::model::LiveTopic;
+use crate::messaging::model::{ConversationSummary, Direction, InboxCursor, InboxFilter};
 use dioxus::prelude::*;
 
 #[component]
@@ -19,20 +19,34 @@ pub fn Home() -> Element {
 #[component]
 pub fn Inbox() -> Element {
     let live = use_live(LiveTopic::Inbox);
+    let mut filter = use_signal(InboxFilter::default);
+    // Pages after the first, as "Show more" loaded them, and where the next one starts.
+    let mut later = use_signal(Vec::<ConversationSummary>::new);
+    let mut next = use_signal(|| None::<InboxCursor>);
+    let mut loading = use_signal(|| false);
+    let mut more_error = use_signal(|| None::<String>);
     let conversations = use_resource(move || {
         let _ = live();
-        list_conversations()
+        let f = filter();
+        list_conversations(f, None)
     });
     let reviews = use_resource(move || {
         let _ = live();
         list_possible_opt_outs(0)
     });
-    let list = conversations.read().clone();
+    let first = conversations.read().clone();
     let pending = reviews
         .read()
         .clone()
         .and_then(Result::ok)
         .unwrap_or_default();
+    let mut choose = move |f: InboxFilter| {
+        filter.set(f);
+        later.set(vec![]);
+        next.set(None);
+        more_error.set(None);
+    };
+    let tab = |f: InboxFilter| if filter() == f { "tab active" } else { "tab" };
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Inbox" } }
@@ -54,37 +68,82 @@ pub fn Inbox() -> Element {
                     }
                 }
             }
-            match list {
+            nav { class: "tabs", id: "inbox-filters",
+                button { id: "filter-all", class: tab(InboxFilter::All), onclick: move |_| choose(InboxFilter::All), "All" }
+                button { id: "filter-unread", class: tab(InboxFilter::Unread), onclick: move |_| choose(InboxFilter::Unread), "Unread" }
+            }
+            match first {
                 None => rsx! { p { class: "muted", "Loading conversations…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                Some(Ok(items)) if items.is_empty() => rsx! {
+                Some(Ok(page)) if page.items.is_empty() => rsx! {
                     div { class: "empty",
-                        p { "No conversations yet." }
-                        p { class: "muted", "Text one of your numbers from the phone simulator, or open a contact and send the first message." }
+                        if filter() == InboxFilter::Unread {
+                            p { "Nothing unread." }
+                        } else {
+                            p { "No conversations yet." }
+                            p { class: "muted", "Text one of your numbers from the phone simulator, or open a contact and send the first message." }
+                        }
                     }
                 },
-                Some(Ok(items)) => rsx! {
-                    ul { class: "conversation-list", id: "conversation-list",
-                        for c in items {
-                            li { key: "{c.contact_id}",
-                                Link {
-                                    to: Route::Conversation { contact_id: c.contact_id },
-                                    class: if c.unread > 0 { "conversation-item unread" } else { "conversation-item" },
-                                    div { class: "conv-top",
-                                        span { class: "conv-name", "{c.contact_name}" }
-                                        if c.unread > 0 { span { class: "unread-dot", title: "Unread", "{c.unread}" } }
-                                        span { class: "conv-time", "{short_time(c.last_at)}" }
-                                    }
-                                    div { class: "conv-preview",
-                                        if c.last_direction == Direction::Outbound { span { class: "muted", "You: " } }
-                                        "{c.last_body}"
-                                        if c.opted_out { span { class: "badge keyword", " opted out" } }
+                Some(Ok(page)) => {
+                    // The first page is read again on every live event; later pages keep what
+                    // they showed, less the conversations that moved up into the first.
+                    let mut items = page.items.clone();
+                    let shown: std::collections::HashSet<_> = items.iter().map(|c| c.contact_id).collect();
+                    items.extend(later().into_iter().filter(|c| !shown.contains(&c.contact_id)));
+                    let cursor = if later().is_empty() { page.next.clone() } else { next() };
+                    let total = page.total;
+                    let count = items.len();
+                    rsx! {
+                        ul { class: "conversation-list", id: "conversation-list",
+                            for c in items {
+                                li { key: "{c.contact_id}",
+                                    Link {
+                                        to: Route::Conversation { contact_id: c.contact_id },
+                                        class: if c.unread > 0 { "conversation-item unread" } else { "conversation-item" },
+                                        div { class: "conv-top",
+                                            span { class: "conv-name", "{c.contact_name}" }
+                                            if c.unread > 0 { span { class: "unread-dot", title: "Unread", "{c.unread}" } }
+                                            span { class: "conv-time", "{short_time(c.last_at)}" }
+                                        }
+                                        div { class: "conv-preview",
+                                            if c.last_direction == Direction::Outbound { span { class: "muted", "You: " } }
+                                            if c.last_body.is_empty() && c.last_media_count > 0 { "Picture" } else { "{c.last_body}" }
+                                            if c.opted_out { span { class: "badge keyword", " opted out" } }
+                                        }
                                     }
                                 }
                             }
                         }
+                        p { class: "muted small list-count", id: "inbox-count",
+                            if cursor.is_some() { "Showing {grouped(count as u64)} of {grouped(total)} conversations." } else { "All {grouped(total)} conversations shown." }
+                        }
+                        ErrorBanner { message: more_error() }
+                        if let Some(after) = cursor {
+                            button {
+                                id: "inbox-more",
+                                class: "secondary show-more",
+                                disabled: loading(),
+                                onclick: move |_| {
+                                    let after = after.clone();
+                                    loading.set(true);
+                                    spawn(async move {
+                                        match list_conversations(filter(), Some(after)).await {
+                                            Ok(p) => {
+                                                later.write().extend(p.items);
+                                                next.set(p.next);
+                                                more_error.set(None);
+                                            }
+                                            Err(e) => more_error.set(Some(e.to_string())),
+                                        }
+                                        loading.set(false);
+                                    });
+                                },
+                                if loading() { "Loading…" } else { "Show more" }
+                            }
+                        }
                     }
-                },
+                }
             }
         }
     }

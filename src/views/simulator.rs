@@ -51,10 +51,12 @@ pub fn Simulator() -> Element {
             Err(err) => error.set(Some(err.to_string())),
         }
     };
+    // The first page of contacts, as suggestions: any other number can be typed.
     let contact_list = contacts
         .read()
         .clone()
         .and_then(Result::ok)
+        .map(|p| p.items)
         .unwrap_or_default();
     let number_list = numbers
         .read()

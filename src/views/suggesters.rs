@@ -83,6 +83,7 @@ fn SuggesterCard(
         }
         crate::contacts::api::search_contacts(q)
             .await
+            .map(|p| p.items)
             .unwrap_or_default()
     });
     let mut error = use_signal(|| None::<String>);

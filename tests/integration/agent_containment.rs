@@ -190,10 +190,7 @@ async fn a_compromised_model_cannot_leave_its_reply(backend: Backend) {
                 .collect(),
         }));
     }
-    let tags_before: Value = s
-        .app
-        .ok_as(&s.org.client, "/api/contacts/search", json!({"query": ""}))
-        .await;
+    let tags_before: Value = s.app.search_contacts(&s.org.client, json!("")).await;
     text_in(
         &s,
         "SMevil000000000000000000000000001",
@@ -212,10 +209,7 @@ async fn a_compromised_model_cannot_leave_its_reply(backend: Backend) {
         assert!(!m.body.contains("555"), "{}", m.body);
     }
     assert_eq!(s.app.count("ai_agent_plan").await, 0, "no plan");
-    let tags_after: Value = s
-        .app
-        .ok_as(&s.org.client, "/api/contacts/search", json!({"query": ""}))
-        .await;
+    let tags_after: Value = s.app.search_contacts(&s.org.client, json!("")).await;
     assert_eq!(tags_before, tags_after, "no contact changed");
     // Every forbidden attempt came back to the model as an error.
     let threads = threads_of(&s).await;

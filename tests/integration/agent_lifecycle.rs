@@ -244,9 +244,7 @@ async fn agent_apis_are_scoped(backend: Backend) {
             json!({"agent_id": a_agent}),
         )
         .await;
-    let list: Value = app
-        .ok_as(&a.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&a.client).await;
     let conv: Value = app
         .ok_as(
             &a.client,

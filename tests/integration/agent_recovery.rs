@@ -182,8 +182,19 @@ async fn sigkill_between_storing_and_routing(backend: Backend) {
         "Could I move my cleaning?",
     )
     .await;
-    let inbox = call(&client, &base, "/api/conversations", Value::Null).await;
-    assert_eq!(inbox.as_array().unwrap().len(), 1, "the text was stored");
+    let inbox = call(
+        &client,
+        &base,
+        "/api/conversations",
+        json!({"filter": "all", "after": null}),
+    )
+    .await;
+    assert_eq!(
+        inbox["items"].as_array().unwrap().len(),
+        1,
+        "the text was stored"
+    );
+    assert_eq!(inbox["total"], 1);
     assert!(
         thread_events(&client, &base, &agent).await.is_empty(),
         "and not routed yet"

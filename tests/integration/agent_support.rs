@@ -130,10 +130,7 @@ pub async fn text_in(s: &Setup, sid: &str, from: &str, to: &str, body: &str) {
 }
 
 pub async fn first_message(s: &Setup) -> (Value, Value) {
-    let list: Value = s
-        .app
-        .ok_as(&s.org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = s.app.inbox(&s.org.client).await;
     let conv: Value = s
         .app
         .ok_as(

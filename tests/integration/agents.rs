@@ -99,10 +99,7 @@ async fn autonomous_replies_from_the_texted_number(backend: Backend) {
     }
     let (_, msg) = first_message(&s).await;
     assert_eq!(msg["direction"], "inbound");
-    let list: Value = s
-        .app
-        .ok_as(&s.org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = s.app.inbox(&s.org.client).await;
     let conv: Value = s
         .app
         .ok_as(
@@ -159,9 +156,7 @@ async fn legacy_suggester_for_numbers_without_an_agent(backend: Backend) {
         0,
         "the legacy path has no thread"
     );
-    let list: Value = app
-        .ok_as(&org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&org.client).await;
     let conv: Value = app
         .ok_as(
             &org.client,

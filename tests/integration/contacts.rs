@@ -47,9 +47,7 @@ async fn create_search_edit(backend: Backend) {
         ("vip", "Ada Lovelace"),
         ("HOPPER", "Grace Hopper"),
     ] {
-        let found: Value = app
-            .ok_as(&org.client, "/api/contacts/search", json!({"query": q}))
-            .await;
+        let found: Value = app.search_contacts(&org.client, json!(q)).await;
         let names: Vec<&str> = found
             .as_array()
             .unwrap()
@@ -145,13 +143,7 @@ async fn csv_import_all_or_nothing(backend: Backend) {
         .await;
     assert_eq!(report["imported"], 2, "{report}");
     assert_eq!(app.count("contact").await, 3);
-    let found: Value = app
-        .ok_as(
-            &org.client,
-            "/api/contacts/search",
-            json!({"query": "patient"}),
-        )
-        .await;
+    let found: Value = app.search_contacts(&org.client, json!("patient")).await;
     assert_eq!(found[0]["name"], "Ada");
 }
 

@@ -48,9 +48,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         )
         .await;
     let numbers: Value = app.ok_as(&a.client, "/api/numbers", Value::Null).await;
-    let conversations: Value = app
-        .ok_as(&a.client, "/api/conversations", Value::Null)
-        .await;
+    let conversations: Value = app.inbox(&a.client).await;
     let alan = id("alan", &conversations[0]["contact_id"]);
     let conversation: Value = app
         .ok_as(

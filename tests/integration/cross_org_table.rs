@@ -175,6 +175,12 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         // Contacts.
         row("/api/contacts/search", json!({"query": ""}), Own, Member),
         row(
+            "/api/contacts/list",
+            json!({"filter": {"tags_any": ["vip"]}, "after": null}),
+            Own,
+            Member,
+        ),
+        row(
             "/api/contacts/get",
             json!({"id": c.katherine}),
             NotFound,
@@ -206,10 +212,21 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Member,
         ),
         // Conversations and texts.
-        row("/api/conversations", Value::Null, Own, Member),
+        row(
+            "/api/conversations",
+            json!({"filter": "all", "after": null}),
+            Own,
+            Member,
+        ),
         row(
             "/api/conversations/get",
             json!({"contact_id": a.alan}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/conversations/older",
+            json!({"contact_id": a.alan, "before": i64::MAX}),
             NotFound,
             Member,
         ),

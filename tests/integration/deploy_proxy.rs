@@ -117,7 +117,7 @@ async fn a_signed_webhook_through_the_proxy(backend: Backend) {
         &owner,
         &public,
         "/api/conversations",
-        serde_json::Value::Null,
+        serde_json::json!({"filter": "all", "after": null}),
     )
     .await;
     assert!(

@@ -311,6 +311,26 @@ impl TestApp {
         )
     }
 
+    /// The first page of contacts a search matches: its items.
+    pub async fn search_contacts(&self, client: &reqwest::Client, query: Value) -> Value {
+        let page: Value = self
+            .ok_as(client, "/api/contacts/search", json!({"query": query}))
+            .await;
+        page["items"].clone()
+    }
+
+    /// The inbox's first page (all conversations, newest first): its items.
+    pub async fn inbox(&self, client: &reqwest::Client) -> Value {
+        let page: Value = self
+            .ok_as(
+                client,
+                "/api/conversations",
+                json!({"filter": "all", "after": null}),
+            )
+            .await;
+        page["items"].clone()
+    }
+
     /// Like `call_as`, but expects success and decodes the reply.
     pub async fn ok_as<T: DeserializeOwned>(
         &self,

@@ -24,7 +24,7 @@ fn campaign_from(seen: &Seen) -> Step {
     let leads = results
         .iter()
         .rev()
-        .find_map(|r| r.as_array())
+        .find_map(|r| r["contacts"].as_array())
         .cloned()
         .unwrap_or_default();
     let audience: Vec<Value> = leads

@@ -31,9 +31,7 @@ async fn compose_and_send_from_the_texted_number(backend: Backend) {
         None,
     )
     .await;
-    let list: Value = app
-        .ok_as(&org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&org.client).await;
     let contact = list[0]["contact_id"].clone();
     let conv: Value = app
         .ok_as(
@@ -87,9 +85,7 @@ async fn opted_out_contacts_are_never_texted(backend: Backend) {
         None,
     )
     .await;
-    let list: Value = app
-        .ok_as(&org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&org.client).await;
     assert_eq!(list[0]["opted_out"], true);
     let (status, body) = app
         .call_as(&org.client, "/api/messages/send", json!({"request": {"contact_id": list[0]["contact_id"], "phone_number_id": number, "body": "Please come back"}}))
@@ -158,9 +154,7 @@ async fn inbox_order_and_unread(backend: Backend) {
         None,
     )
     .await;
-    let list: Value = app
-        .ok_as(&org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&org.client).await;
     assert_eq!(list[0]["contact_phone"], "+14155552672", "newest first");
     assert_eq!(list[0]["last_body"], "again");
     assert_eq!(list[0]["unread"], 2);
@@ -172,9 +166,7 @@ async fn inbox_order_and_unread(backend: Backend) {
             json!({"contact_id": list[0]["contact_id"]}),
         )
         .await;
-    let list: Value = app
-        .ok_as(&org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&org.client).await;
     assert_eq!(list[0]["unread"], 0, "opening a conversation reads it");
     assert_eq!(list[1]["unread"], 1);
 }
@@ -237,9 +229,7 @@ async fn simulator_goes_through_the_webhook(backend: Backend) {
         .ok_as(&org.client, "/api/simulator/send", json!({"text": {"from": "(415) 555-2690", "to_number_id": number, "body": "Hello from the simulator"}}))
         .await;
     assert!(id.is_string());
-    let list: Value = app
-        .ok_as(&org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&org.client).await;
     assert_eq!(list[0]["contact_phone"], "+14155552690");
     assert_eq!(list[0]["last_body"], "Hello from the simulator");
     let (status, _) = app

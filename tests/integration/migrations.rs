@@ -22,3 +22,61 @@ async fn down_and_up_again(backend: Backend) {
 }
 
 on_both_databases!(down_and_up_again);
+
+/// Migration 30 numbers the texts already stored in time order and builds each conversation's
+/// row from them: the inbox reads the same after the upgrade as the messages say.
+async fn conversations_are_built_from_stored_texts(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Upgrade Co").await;
+    let number = app.add_number(&org, "+14155550100").await;
+    let spec = herald::server::seed_scale::ScaleSpec {
+        contacts: 30,
+        messages_each: 4,
+        now: test_daytime(),
+        unread_every: 3,
+        vip_every: 0,
+    };
+    herald::server::seed_scale::seed(&app.state.db, org.org_id, number, &spec)
+        .await
+        .unwrap();
+    let before = app.inbox(&org.client).await;
+    let db = &app.state.db;
+    Migrator::down(db, Some(2))
+        .await
+        .expect("migrations 31 and 30 down");
+    Migrator::up(db, None)
+        .await
+        .expect("and up, from the texts");
+    let after = app.inbox(&org.client).await;
+    assert_eq!(before, after);
+    assert_eq!(after.as_array().unwrap().len(), 30);
+    assert_eq!(after[0]["last_body"], "Text 3 with contact 0");
+    assert_eq!(
+        after[0]["unread"], 1,
+        "contact 0's last inbound text is unread"
+    );
+    assert_eq!(after[1]["unread"], 0);
+    let conv: serde_json::Value = app
+        .ok_as(
+            &org.client,
+            "/api/conversations/get",
+            serde_json::json!({"contact_id": after[0]["contact_id"]}),
+        )
+        .await;
+    let bodies: Vec<&str> = conv["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["body"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        bodies,
+        (0..4)
+            .map(|j| format!("Text {j} with contact 0"))
+            .collect::<Vec<_>>()
+    );
+}
+
+on_both_databases!(conversations_are_built_from_stored_texts);

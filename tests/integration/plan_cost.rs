@@ -45,13 +45,7 @@ async fn campaign_costs_are_estimated_and_gated(backend: Backend) {
     assert_eq!(v["estimated_cost"]["texts"], 2, "{v}");
 
     let alan_id = {
-        let v: Value = app
-            .ok_as(
-                &c.org.client,
-                "/api/contacts/search",
-                json!({"query": "Alan"}),
-            )
-            .await;
+        let v: Value = app.search_contacts(&c.org.client, json!("Alan")).await;
         v[0]["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap()
     };
     let three = campaign_plan(

@@ -11,9 +11,7 @@ fn input(name: &str, threshold: f64) -> Value {
 }
 
 async fn suggestion_sources(app: &TestApp, org: &Org) -> Vec<String> {
-    let list: Value = app
-        .ok_as(&org.client, "/api/conversations", Value::Null)
-        .await;
+    let list: Value = app.inbox(&org.client).await;
     let mut out = Vec::new();
     for c in list.as_array().unwrap() {
         let conv: Value = app

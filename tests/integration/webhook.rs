@@ -109,11 +109,7 @@ async fn opt_out_words(backend: Backend) {
             StatusCode::OK
         );
         let contacts: serde_json::Value = app
-            .ok_as(
-                &org.client,
-                "/api/contacts/search",
-                json!({"query": from[2..].to_string()}),
-            )
+            .search_contacts(&org.client, json!(from[2..].to_string()))
             .await;
         assert_eq!(contacts[0]["opted_out"], true, "{word} opts out");
         assert_eq!(contacts[0]["opt_out_source"], "keyword");
@@ -122,11 +118,7 @@ async fn opt_out_words(backend: Backend) {
         app.post_webhook(&sms_params(&sid2, &from, "+14155550100", "start"), None)
             .await;
         let contacts: serde_json::Value = app
-            .ok_as(
-                &org.client,
-                "/api/contacts/search",
-                json!({"query": from[2..].to_string()}),
-            )
+            .search_contacts(&org.client, json!(from[2..].to_string()))
             .await;
         assert_eq!(
             contacts[0]["opted_out"], false,
@@ -145,13 +137,7 @@ async fn opt_out_words(backend: Backend) {
             None,
         )
         .await;
-        let c: serde_json::Value = app
-            .ok_as(
-                &org.client,
-                "/api/contacts/search",
-                json!({"query": "4155553999"}),
-            )
-            .await;
+        let c: serde_json::Value = app.search_contacts(&org.client, json!("4155553999")).await;
         assert_eq!(c[0]["opted_out"], false, "{word} opts back in");
     }
     // "stop please" is an opt-out in any words now; "the bus stop" is an ordinary message, and
@@ -176,10 +162,7 @@ async fn opt_out_words(backend: Backend) {
     let search = |q: &'static str| {
         let app = &app;
         let client = org.client.clone();
-        async move {
-            app.ok_as::<serde_json::Value>(&client, "/api/contacts/search", json!({"query": q}))
-                .await
-        }
+        async move { app.search_contacts(&client, json!(q)).await }
     };
     assert_eq!(search("4155554001").await[0]["opted_out"], true);
     let c = search("4155554000").await;
@@ -290,13 +273,7 @@ async fn media_only_and_unknown_sender(backend: Backend) {
         app.post_webhook(&params, None).await.status(),
         StatusCode::OK
     );
-    let c: serde_json::Value = app
-        .ok_as(
-            &org.client,
-            "/api/contacts/search",
-            json!({"query": "4155552680"}),
-        )
-        .await;
+    let c: serde_json::Value = app.search_contacts(&org.client, json!("4155552680")).await;
     assert_eq!(c[0]["phone"], "+14155552680");
     assert_eq!(
         c[0]["name"], "+14155552680",

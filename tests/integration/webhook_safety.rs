@@ -95,9 +95,7 @@ async fn any_sender_is_kept(backend: Backend) {
     app.settle().await;
     assert_eq!(app.count("message").await, 3, "no text was lost");
     for (_, from, textable) in senders {
-        let found: Value = app
-            .ok_as(&org.client, "/api/contacts/search", json!({"query": from}))
-            .await;
+        let found: Value = app.search_contacts(&org.client, json!(from)).await;
         let contact = &found[0];
         assert_eq!(contact["phone"], from);
         let (status, reply) = app

@@ -1,19 +1,15 @@
 //! `find_contacts`: the organisation's contacts filtered by tag, opt-out state and last reply,
-//! with an exact count. Org-wide, so never offered in a contained reply turn.
+//! with the exact count (SQL through `contacts::filter`, at any size) and the first `limit`. Org-wide, so never offered in a contained reply turn.
 use super::output::{schema_of, to_json, FoundContact, FoundContacts};
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
-use crate::contacts::entity::contact;
-use crate::contacts::opt_out;
-use crate::messaging::entity as message;
-use sea_orm::sea_query::{Expr, Func};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use crate::contacts::model::ContactFilter;
+use crate::contacts::{list, opt_out};
+use crate::messaging::entity::conversation;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use uuid::Uuid;
-
-/// Contacts an organisation may have that one call looks through.
-const SCAN_LIMIT: u64 = 20_000;
 
 pub struct FindContacts;
 
@@ -72,63 +68,40 @@ impl AgentTool for FindContacts {
             .get("limit")
             .and_then(Value::as_u64)
             .unwrap_or(50)
-            .clamp(1, 5000) as usize;
+            .clamp(1, 5000);
+        let filter = ContactFilter {
+            tags_any: tag.into_iter().collect(),
+            opted_out: opted,
+            no_reply_within_days: quiet.map(|d| d as u32),
+            replied_within_days: active.map(|d| d as u32),
+            ..Default::default()
+        };
         let db = &ctx.state.db;
-        let fail = |e: sea_orm::DbErr| ToolError::Failed(e.to_string());
-        let people = contact::Entity::find()
-            .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
-            .order_by_asc(contact::Column::Name)
-            .limit(SCAN_LIMIT)
-            .all(db)
-            .await
-            .map_err(fail)?;
+        let now = ctx.state.clock.now();
+        let count = list::count(db, ctx.organization_id, &filter, now).await?;
+        let (people, _) = list::rows(db, ctx.organization_id, &filter, now, None, limit).await?;
         let ids: Vec<Uuid> = people.iter().map(|c| c.id).collect();
         let outs = opt_out::sms_opt_outs(db, &ids).await?;
-        let last_reply: HashMap<Uuid, chrono::DateTime<chrono::Utc>> = message::Entity::find()
-            .select_only()
-            .column(message::Column::ContactId)
-            .column_as(
-                Expr::expr(Func::max(Expr::col(message::Column::CreatedAt))),
-                "last",
-            )
-            .filter(message::Column::OrganizationId.eq(ctx.organization_id))
-            .filter(message::Column::Direction.eq("inbound"))
-            .group_by(message::Column::ContactId)
-            .into_tuple::<(Uuid, chrono::DateTime<chrono::Utc>)>()
+        let last_reply: HashMap<Uuid, chrono::DateTime<chrono::Utc>> = conversation::Entity::find()
+            .filter(conversation::Column::OrganizationId.eq(ctx.organization_id))
+            .filter(conversation::Column::ContactId.is_in(ids.clone()))
             .all(db)
             .await
-            .map_err(fail)?
+            .map_err(|e| ToolError::Failed(e.to_string()))?
             .into_iter()
-            .collect();
-        let now = ctx.state.clock.now();
-        let within = |id: &Uuid, d: i64| {
-            last_reply
-                .get(id)
-                .is_some_and(|at| *at >= now - chrono::Duration::days(d))
-        };
-        let matching: Vec<&contact::Model> = people
-            .iter()
-            .filter(|c| {
-                let tags: Vec<String> = serde_json::from_value(c.tags.clone()).unwrap_or_default();
-                tag.as_ref()
-                    .is_none_or(|t| tags.iter().any(|x| x.eq_ignore_ascii_case(t)))
-                    && opted.is_none_or(|o| outs.contains_key(&c.id) == o)
-                    && quiet.is_none_or(|d| !within(&c.id, d))
-                    && active.is_none_or(|d| within(&c.id, d))
-            })
+            .filter_map(|c| c.last_inbound_at.map(|at| (c.contact_id, at)))
             .collect();
         Ok(to_json(&FoundContacts {
-            count: matching.len(),
-            contacts: matching
-                .iter()
-                .take(limit)
+            count: count as usize,
+            contacts: people
+                .into_iter()
                 .map(|c| FoundContact {
                     id: c.id,
-                    name: c.name.clone(),
-                    phone: c.phone.clone(),
-                    tags: serde_json::from_value(c.tags.clone()).unwrap_or_default(),
                     opted_out: outs.contains_key(&c.id),
                     last_reply_at: last_reply.get(&c.id).copied(),
+                    tags: serde_json::from_value(c.tags).unwrap_or_default(),
+                    name: c.name,
+                    phone: c.phone,
                 })
                 .collect(),
         }))

@@ -27,6 +27,13 @@ pub struct ContactBrief {
     pub opted_out: bool,
 }
 
+/// `search_contacts`: how many match, exactly, and the first 50 in name order.
+#[derive(Serialize, JsonSchema)]
+pub struct ContactsFound {
+    pub count: usize,
+    pub contacts: Vec<ContactBrief>,
+}
+
 /// `get_contact`: the whole record.
 #[derive(Serialize, JsonSchema)]
 pub struct ContactRecord {

@@ -1,12 +1,13 @@
 //! Read-only CRM tools: the contact, a contact search, recent messages and opt-out status.
 use super::output::{
-    schema_of, to_json, ContactBrief, ContactRecord, MessageBrief, OptOutState, QuietContact,
-    QuietContacts,
+    schema_of, to_json, ContactBrief, ContactRecord, ContactsFound, MessageBrief, OptOutState,
+    QuietContact, QuietContacts,
 };
 use super::{readable_contact, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::entity::contact;
-use crate::contacts::{opt_out, service as contacts};
+use crate::contacts::model::{ContactFilter, FieldOp, FieldTest};
+use crate::contacts::{list, opt_out, service as contacts};
 use crate::messaging::entity as message;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::{json, Value};
@@ -65,7 +66,7 @@ impl AgentTool for SearchContacts {
     fn def(&self) -> ToolDef {
         def(
             "search_contacts",
-            "Find contacts by name, phone or tag, or by a custom field's value.",
+            "Find contacts by name, phone or tag, or by a custom field's value. Answers the exact count and the first 50 (name order).",
             json!({"type": "object", "properties": {
                 "query": {"type": "string"},
                 "custom_field": {"type": "string"},
@@ -74,7 +75,7 @@ impl AgentTool for SearchContacts {
         )
     }
     fn output_schema(&self) -> Value {
-        schema_of::<Vec<ContactBrief>>()
+        schema_of::<ContactsFound>()
     }
     fn mutates(&self) -> bool {
         false
@@ -85,34 +86,40 @@ impl AgentTool for SearchContacts {
     async fn call(&self, ctx: &ToolCtx, _key: &EffectKey, args: Value) -> Result<Value, ToolError> {
         org_wide(ctx)?;
         let query = args.get("query").and_then(Value::as_str).unwrap_or("");
-        let mut found = contacts::search(&ctx.state, ctx.organization_id, query).await?;
+        let mut filter = ContactFilter {
+            search: Some(query.to_owned()),
+            ..Default::default()
+        };
         if let (Some(field), Some(value)) = (
             args.get("custom_field").and_then(Value::as_str),
             args.get("value").and_then(Value::as_str),
         ) {
-            found.retain(|c| {
-                c.custom_fields
-                    .get(field)
-                    .map(|v| {
-                        v.as_str()
-                            .map(str::to_owned)
-                            .unwrap_or_else(|| v.to_string())
-                    })
-                    .is_some_and(|v| v.eq_ignore_ascii_case(value))
+            filter.fields.push(FieldTest {
+                field: field.to_owned(),
+                op: FieldOp::Equals,
+                value: value.to_owned(),
             });
         }
-        found.truncate(50);
-        let found: Vec<ContactBrief> = found
+        let db = &ctx.state.db;
+        let now = ctx.state.clock.now();
+        let count = list::count(db, ctx.organization_id, &filter, now).await?;
+        let (rows, _) = list::rows(db, ctx.organization_id, &filter, now, None, 50).await?;
+        let ids: Vec<_> = rows.iter().map(|c| c.id).collect();
+        let outs = opt_out::sms_opt_outs(db, &ids).await?;
+        let contacts = rows
             .into_iter()
             .map(|c| ContactBrief {
+                opted_out: outs.contains_key(&c.id),
+                tags: serde_json::from_value(c.tags).unwrap_or_default(),
                 id: c.id,
                 name: c.name,
                 phone: c.phone,
-                tags: c.tags,
-                opted_out: c.opted_out,
             })
             .collect();
-        Ok(to_json(&found))
+        Ok(to_json(&ContactsFound {
+            count: count as usize,
+            contacts,
+        }))
     }
 }
 

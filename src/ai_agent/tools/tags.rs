@@ -7,11 +7,10 @@ use super::read::org_wide;
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
 use crate::contacts::edits::{clean_tag, retag, tags_after};
-use crate::contacts::entity::contact;
+use crate::contacts::entity::{contact, contact_tag};
 use crate::error::AppError;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use uuid::Uuid;
 
 /// Contacts one `tag_contacts` call may change.
@@ -44,24 +43,24 @@ impl AgentTool for ListTags {
         _args: Value,
     ) -> Result<Value, ToolError> {
         org_wide(ctx)?;
-        let rows: Vec<Value> = contact::Entity::find()
+        // One row per (contact, tag), kept by the database (migration 31): counted by index.
+        let rows: Vec<(String, i64)> = contact_tag::Entity::find()
             .select_only()
-            .column(contact::Column::Tags)
-            .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
+            .column(contact_tag::Column::Tag)
+            .column_as(contact_tag::Column::ContactId.count(), "n")
+            .filter(contact_tag::Column::OrganizationId.eq(ctx.organization_id))
+            .group_by(contact_tag::Column::Tag)
+            .order_by_asc(contact_tag::Column::Tag)
             .into_tuple()
             .all(&ctx.state.db)
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
-        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-        for tags in rows {
-            let tags: Vec<String> = serde_json::from_value(tags).unwrap_or_default();
-            for t in tags {
-                *counts.entry(t).or_default() += 1;
-            }
-        }
-        let tags = counts
+        let tags = rows
             .into_iter()
-            .map(|(tag, contacts)| TagCount { tag, contacts })
+            .map(|(tag, contacts)| TagCount {
+                tag,
+                contacts: contacts as usize,
+            })
             .collect();
         Ok(to_json(&TagList { tags }))
     }

@@ -151,10 +151,11 @@ fn about(t: &Turn, name: &str) -> Completion {
     let Some(found) = t.result_of("search_contacts") else {
         return t.call("search_contacts", json!({ "query": name }));
     };
-    let people = found.as_array().cloned().unwrap_or_default();
+    let people = found["contacts"].as_array().cloned().unwrap_or_default();
     if people.is_empty() {
         return say(format!("I found nobody called \"{name}\"."));
     }
+    let count = found["count"].as_u64().unwrap_or(people.len() as u64);
     let lines: Vec<String> = people
         .iter()
         .take(5)
@@ -180,6 +181,13 @@ fn about(t: &Turn, name: &str) -> Completion {
             )
         })
         .collect();
+    if count > lines.len() as u64 {
+        return say(format!(
+            "{count} contacts match \"{name}\"; the first {}:\n{}",
+            lines.len(),
+            lines.join("\n")
+        ));
+    }
     say(lines.join("\n"))
 }
 

@@ -1,0 +1,89 @@
+//! The contacts a filter matches: the exact count and keyset pages in name order, read through
+//! `contacts::filter` (SQL on both databases, never a table in memory).
+use crate::contacts::entity::contact;
+use crate::contacts::filter;
+use crate::contacts::model::{ContactCursor, ContactFilter, ContactPage};
+use crate::contacts::{opt_out, service};
+use crate::error::AppResult;
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+use uuid::Uuid;
+
+/// Contacts on one page of the contacts list.
+pub const PAGE: u64 = 50;
+
+/// How many contacts match, exactly.
+pub async fn count<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    f: &ContactFilter,
+    now: DateTime<Utc>,
+) -> AppResult<u64> {
+    let cond = filter::condition(f, org_id, db.get_database_backend(), now)?;
+    Ok(contact::Entity::find().filter(cond).count(db).await?)
+}
+
+/// Up to `limit` matching contacts after `after`, in name order, and whether more follow.
+pub async fn rows<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    f: &ContactFilter,
+    now: DateTime<Utc>,
+    after: Option<&ContactCursor>,
+    limit: u64,
+) -> AppResult<(Vec<contact::Model>, bool)> {
+    let mut cond = filter::condition(f, org_id, db.get_database_backend(), now)?;
+    if let Some(c) = after {
+        cond = cond.add(
+            Condition::any()
+                .add(contact::Column::Name.gt(c.name.clone()))
+                .add(
+                    Condition::all()
+                        .add(contact::Column::Name.eq(c.name.clone()))
+                        .add(contact::Column::Id.gt(c.id)),
+                ),
+        );
+    }
+    let mut rows = contact::Entity::find()
+        .filter(cond)
+        .order_by_asc(contact::Column::Name)
+        .order_by_asc(contact::Column::Id)
+        .limit(limit + 1)
+        .all(db)
+        .await?;
+    let more = rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    Ok((rows, more))
+}
+
+/// One page of the contacts list, with the filter's exact total.
+pub async fn page<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    f: &ContactFilter,
+    now: DateTime<Utc>,
+    after: Option<ContactCursor>,
+) -> AppResult<ContactPage> {
+    let total = count(db, org_id, f, now).await?;
+    let (rows, more) = rows(db, org_id, f, now, after.as_ref(), PAGE).await?;
+    let next = match (more, rows.last()) {
+        (true, Some(c)) => Some(ContactCursor {
+            name: c.name.clone(),
+            id: c.id,
+        }),
+        _ => None,
+    };
+    let ids: Vec<Uuid> = rows.iter().map(|c| c.id).collect();
+    let outs = opt_out::sms_opt_outs(db, &ids).await?;
+    let items = rows
+        .into_iter()
+        .map(|c| {
+            let s = outs.get(&c.id).cloned();
+            service::to_view(c, s)
+        })
+        .collect();
+    Ok(ContactPage { items, total, next })
+}

@@ -1,0 +1,185 @@
+//! The inbox and a conversation's history, read from the per-conversation rows the database
+//! keeps as texts arrive (`entity::conversation`): keyset pages, exact totals, and no scan of
+//! the message table at any size.
+use crate::contacts::entity::contact;
+use crate::contacts::opt_out;
+use crate::error::AppResult;
+use crate::messaging::entity::{self as message, conversation};
+use crate::messaging::model::{
+    ConversationSummary, Direction, InboxCursor, InboxFilter, InboxPage,
+};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
+};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// Conversations on one inbox page.
+pub const INBOX_PAGE: u64 = 50;
+/// Messages on one page of a conversation.
+pub const HISTORY_PAGE: u64 = 50;
+
+fn in_view(org_id: Uuid, filter: InboxFilter) -> Condition {
+    let c = Condition::all().add(conversation::Column::OrganizationId.eq(org_id));
+    match filter {
+        InboxFilter::All => c,
+        InboxFilter::Unread => c.add(conversation::Column::UnreadCount.gt(0)),
+    }
+}
+
+/// Conversations with an unread inbound text (the navigation's count): an index range, not a
+/// scan of messages.
+pub async fn unread_conversations<C: ConnectionTrait>(db: &C, org_id: Uuid) -> AppResult<u64> {
+    Ok(conversation::Entity::find()
+        .filter(in_view(org_id, InboxFilter::Unread))
+        .count(db)
+        .await?)
+}
+
+/// One inbox page, newest activity first, after `after`.
+pub async fn inbox<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    filter: InboxFilter,
+    after: Option<InboxCursor>,
+) -> AppResult<InboxPage> {
+    let total = conversation::Entity::find()
+        .filter(in_view(org_id, filter))
+        .count(db)
+        .await?;
+    let mut q = conversation::Entity::find().filter(in_view(org_id, filter));
+    if let Some(c) = &after {
+        q = q.filter(
+            Condition::any()
+                .add(conversation::Column::LastAt.lt(c.last_at))
+                .add(
+                    Condition::all()
+                        .add(conversation::Column::LastAt.eq(c.last_at))
+                        .add(conversation::Column::ContactId.lt(c.contact_id)),
+                ),
+        );
+    }
+    let mut rows = q
+        .order_by_desc(conversation::Column::LastAt)
+        .order_by_desc(conversation::Column::ContactId)
+        .limit(INBOX_PAGE + 1)
+        .all(db)
+        .await?;
+    let more = rows.len() as u64 > INBOX_PAGE;
+    rows.truncate(INBOX_PAGE as usize);
+    let ids: Vec<Uuid> = rows.iter().map(|r| r.contact_id).collect();
+    let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
+        .filter(contact::Column::OrganizationId.eq(org_id))
+        .filter(contact::Column::Id.is_in(ids.clone()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c))
+        .collect();
+    let outs = opt_out::sms_opt_outs(db, &ids).await?;
+    let next = match (more, rows.last()) {
+        (true, Some(last)) => Some(InboxCursor {
+            last_at: last.last_at,
+            contact_id: last.contact_id,
+        }),
+        _ => None,
+    };
+    let items = rows
+        .into_iter()
+        .filter_map(|r| {
+            let c = people.get(&r.contact_id)?;
+            Some(ConversationSummary {
+                contact_id: r.contact_id,
+                contact_name: c.name.clone(),
+                contact_phone: c.phone.clone(),
+                last_body: r.last_body,
+                last_direction: if r.last_direction == "inbound" {
+                    Direction::Inbound
+                } else {
+                    Direction::Outbound
+                },
+                last_at: r.last_at,
+                unread: r.unread_count.max(0) as u64,
+                opted_out: outs.contains_key(&r.contact_id),
+                last_media_count: r.last_media_count,
+            })
+        })
+        .collect();
+    Ok(InboxPage { items, total, next })
+}
+
+/// The messages before `before` (a `seq`; None: the newest), oldest first, and where the page
+/// before them starts.
+pub async fn history<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    contact_id: Uuid,
+    before: Option<i64>,
+) -> AppResult<(Vec<message::Model>, Option<i64>)> {
+    let mut q = message::Entity::find()
+        .filter(message::Column::OrganizationId.eq(org_id))
+        .filter(message::Column::ContactId.eq(contact_id));
+    if let Some(b) = before {
+        q = q.filter(message::Column::Seq.lt(b));
+    }
+    let mut rows = q
+        .order_by_desc(message::Column::Seq)
+        .limit(HISTORY_PAGE + 1)
+        .all(db)
+        .await?;
+    let more = rows.len() as u64 > HISTORY_PAGE;
+    rows.truncate(HISTORY_PAGE as usize);
+    let older = if more {
+        rows.last().and_then(|m| m.seq)
+    } else {
+        None
+    };
+    rows.reverse();
+    Ok((rows, older))
+}
+
+/// The conversation's message count (0 before its first text).
+pub async fn message_count<C: ConnectionTrait>(db: &C, contact_id: Uuid) -> AppResult<u64> {
+    Ok(conversation::Entity::find_by_id(contact_id)
+        .one(db)
+        .await?
+        .map(|c| c.message_count.max(0) as u64)
+        .unwrap_or(0))
+}
+
+/// Marks the contact's inbound texts read and lowers the conversation's unread count by exactly
+/// the texts this marked, in one transaction (a text arriving meanwhile stays unread).
+pub async fn mark_read(
+    db: &DatabaseConnection,
+    org_id: Uuid,
+    contact_id: Uuid,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<()> {
+    let txn = db.begin().await?;
+    let marked = message::Entity::update_many()
+        .col_expr(message::Column::ReadAt, Expr::value(now))
+        .filter(message::Column::OrganizationId.eq(org_id))
+        .filter(message::Column::ContactId.eq(contact_id))
+        .filter(message::Column::ReadAt.is_null())
+        .filter(message::Column::Direction.eq("inbound"))
+        .exec(&txn)
+        .await?
+        .rows_affected;
+    if marked > 0 {
+        conversation::Entity::update_many()
+            .col_expr(
+                conversation::Column::UnreadCount,
+                Expr::cust(format!(
+                    "CASE WHEN unread_count > {marked} THEN unread_count - {marked} ELSE 0 END"
+                )),
+            )
+            .filter(conversation::Column::OrganizationId.eq(org_id))
+            .filter(conversation::Column::ContactId.eq(contact_id))
+            .exec(&txn)
+            .await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}

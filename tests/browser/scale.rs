@@ -1,0 +1,139 @@
+//! In Chromium, on a seeded large organisation (10,000 more contacts with two texts each in the
+//! demo organisation): the inbox says how many conversations there are, pages on with "Show
+//! more", filters to the unread ones, and a conversation opens; the Contacts, Assistant and
+//! Plans pages render. Each page's time to ready is printed (a figure, not a pass mark).
+use crate::harness::*;
+use crate::helpers::{test_daytime, Backend};
+use fantoccini::Locator;
+use herald::auth::entity::organization;
+use herald::phone_numbers::entity as phone_number;
+use herald::server::seed_scale::{seed, ScaleSpec};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use std::time::{Duration, Instant};
+
+const SEEDED: usize = 10_000;
+
+async fn items(b: &Browser) -> usize {
+    b.client
+        .find_all(Locator::Css(".conversation-item"))
+        .await
+        .map(|v| v.len())
+        .unwrap_or(0)
+}
+
+/// Waits until at least `n` conversations are listed.
+async fn wait_for_items(b: &Browser, n: usize) {
+    for _ in 0..200 {
+        if items(b).await >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the inbox never listed {n} conversations");
+}
+
+async fn timed_open(b: &Browser, url: &str, ready: &str, what: &str) {
+    let start = Instant::now();
+    b.client.goto(url).await.unwrap();
+    b.wait_for(ready).await;
+    println!(
+        "{what}: ready in {} ms with {SEEDED} seeded contacts",
+        start.elapsed().as_millis()
+    );
+}
+
+async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
+    let Some((server, b)) = signed_in(backend, screen).await else {
+        return;
+    };
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
+    let db = sea_orm::Database::connect(&server.db_url).await.unwrap();
+    let org = organization::Entity::find()
+        .one(&db)
+        .await
+        .unwrap()
+        .unwrap();
+    let number = phone_number::Entity::find()
+        .filter(phone_number::Column::OrganizationId.eq(org.id))
+        .one(&db)
+        .await
+        .unwrap()
+        .unwrap();
+    let spec = ScaleSpec {
+        contacts: SEEDED,
+        messages_each: 2,
+        now: test_daytime() - chrono::Duration::minutes(5),
+        unread_every: 5,
+        vip_every: 10,
+    };
+    seed(&db, org.id, number.id, &spec).await.unwrap();
+
+    timed_open(
+        &b,
+        &format!("{}/messaging", server.base),
+        ".conversation-item",
+        "Inbox",
+    )
+    .await;
+    b.wait_for_text("#inbox-count", "Showing 50 of 10,0").await;
+    assert_eq!(items(&b).await, 50, "one page at a time");
+    b.shot(&format!("{tag}-scale-01-inbox")).await;
+    b.click("#inbox-more").await;
+    wait_for_items(&b, 100).await;
+    b.wait_for_text("#inbox-count", "Showing 100 of 10,0").await;
+    b.shot(&format!("{tag}-scale-02-more")).await;
+    if matches!(screen, Screen::Phone { .. }) {
+        b.assert_fits_width("the inbox at size").await;
+    }
+
+    b.click("#filter-unread").await;
+    b.wait_for_text("#inbox-count", "Showing 50 of 2,0").await;
+    for el in b
+        .client
+        .find_all(Locator::Css(".conversation-item"))
+        .await
+        .unwrap()
+    {
+        let class = el.attr("class").await.unwrap().unwrap_or_default();
+        assert!(class.contains("unread"), "only unread ones: {class}");
+    }
+    b.shot(&format!("{tag}-scale-03-unread")).await;
+
+    b.click("#filter-all").await;
+    open_conversation(&b, "Contact 000000").await;
+    b.wait_for_text(".message", "Text 1 with contact 0").await;
+    b.shot(&format!("{tag}-scale-04-conversation")).await;
+
+    timed_open(
+        &b,
+        &format!("{}/contacts", server.base),
+        "#contacts-table",
+        "Contacts",
+    )
+    .await;
+    b.shot(&format!("{tag}-scale-05-contacts")).await;
+    timed_open(
+        &b,
+        &format!("{}/assistant", server.base),
+        "body[data-hydrated='true']",
+        "Assistant",
+    )
+    .await;
+    timed_open(
+        &b,
+        &format!("{}/plans", server.base),
+        "body[data-hydrated='true']",
+        "Plans",
+    )
+    .await;
+    b.client.clone().close().await.unwrap();
+}
+
+mod desktop {
+    crate::on_both_databases!(large_inbox);
+    async fn large_inbox(backend: crate::helpers::Backend) {
+        super::a_large_inbox_pages(backend, crate::harness::Screen::Desktop).await
+    }
+}
+
+crate::on_a_phone!(a_large_inbox_pages);
