@@ -1,0 +1,258 @@
+//! The scale benchmark (issue 27): organisations of 1,000, 10,000 and 100,000 contacts with 10
+//! texts each, on SQLite or PostgreSQL, and the reads a person makes timed at each size: the
+//! inbox's first and next page, the contacts list's first page and a filtered one, a segment's
+//! count, the navigation's counts, a conversation and the plans page. Each read's p50 and p95
+//! print beside the goal (p95 ≤ 100 ms) and, in the same run, beside the old way to read the
+//! same thing (grouping the message table), with the growth from the smallest size.
+//!
+//! `cargo run --release --features server --bin scale_bench -- [--sizes 1000,10000,100000] [--runs 30] [--postgres]`
+#[path = "common.rs"]
+mod common;
+
+use common::*;
+use herald::auth::session::Member;
+use herald::contacts::list;
+use herald::contacts::model::ContactFilter;
+use herald::messaging::conversation;
+use herald::messaging::entity as message;
+use herald::messaging::model::InboxFilter;
+use herald::server::seed_scale::{seed, ScaleSpec};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+const GOAL: Duration = Duration::from_millis(100);
+
+/// A read's name, its p50 and p95, and the old way's p50 and p95 where there was one.
+type Row = (
+    &'static str,
+    (Duration, Duration),
+    Option<(Duration, Duration)>,
+);
+
+/// p50 and p95 of `runs` calls of `read`.
+async fn time<F, Fut>(runs: usize, mut read: F) -> (Duration, Duration)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    read().await; // warm
+    let mut t: Vec<Duration> = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        read().await;
+        t.push(start.elapsed());
+    }
+    t.sort();
+    let pct = |p: f64| t[((t.len() as f64 * p).ceil() as usize).clamp(1, t.len()) - 1];
+    (pct(0.5), pct(0.95))
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1000.0)
+}
+
+#[tokio::main]
+async fn main() {
+    let postgres = std::env::args().any(|a| a == "--postgres");
+    let sizes: Vec<usize> = arg("--sizes", "1000,10000,100000".to_string())
+        .split(',')
+        .map(|s| s.trim().parse().expect("--sizes takes numbers"))
+        .collect();
+    let runs: usize = arg("--runs", 30);
+    let db_name = if postgres { "PostgreSQL" } else { "SQLite" };
+    println!("scale_bench on {db_name}: {runs} runs a read; goal p95 ≤ 100 ms at every size");
+    // read → size → p95, for the growth column.
+    let mut p95s: BTreeMap<&'static str, Vec<(usize, Duration)>> = BTreeMap::new();
+    for &n in &sizes {
+        let (_, state, org) = start_herald(postgres, &["+14155550100"]).await;
+        let number = herald::phone_numbers::service::list(&state, org)
+            .await
+            .unwrap()[0]
+            .id;
+        let spec = ScaleSpec {
+            contacts: n,
+            messages_each: 10,
+            now: daytime(),
+            unread_every: 7,
+            vip_every: 10,
+        };
+        let start = Instant::now();
+        let ids = seed(&state.db, org, number, &spec).await.unwrap();
+        println!(
+            "\n{n} contacts, {} messages: seeded in {:.1} s",
+            n * 10,
+            start.elapsed().as_secs_f64()
+        );
+        let owner = herald::auth::entity::membership::Entity::find()
+            .filter(herald::auth::entity::membership::Column::OrganizationId.eq(org))
+            .one(&state.db)
+            .await
+            .unwrap()
+            .unwrap();
+        let member = Member {
+            user_id: owner.user_id,
+            organization_id: org,
+            role: herald::auth::model::Role::Owner,
+        };
+        let db = &state.db;
+        let now = state.clock.now();
+        let first = conversation::inbox(db, org, InboxFilter::All, None)
+            .await
+            .unwrap();
+        let segment = ContactFilter {
+            tags_any: vec!["vip".into()],
+            opted_out: Some(false),
+            replied_within_days: Some(30),
+            ..Default::default()
+        };
+        let quiet_vips = ContactFilter {
+            tags_any: vec!["vip".into()],
+            no_reply_within_days: Some(30),
+            ..Default::default()
+        };
+        let mut rows: Vec<Row> = vec![];
+        let inbox = time(runs, || async {
+            conversation::inbox(db, org, InboxFilter::All, None)
+                .await
+                .unwrap();
+        })
+        .await;
+        // The old inbox: the message table grouped per contact on every call.
+        let old_inbox = time(runs.min(5), || async {
+            let _: Vec<(uuid::Uuid, chrono::DateTime<chrono::Utc>)> = message::Entity::find()
+                .select_only()
+                .column(message::Column::ContactId)
+                .column_as(message::Column::CreatedAt.max(), "last_at")
+                .filter(message::Column::OrganizationId.eq(org))
+                .group_by(message::Column::ContactId)
+                .order_by_desc(Expr::col("last_at"))
+                .limit(200)
+                .into_tuple()
+                .all(db)
+                .await
+                .unwrap();
+        })
+        .await;
+        rows.push(("inbox, first page", inbox, Some(old_inbox)));
+        let next = first.next.clone();
+        rows.push((
+            "inbox, next page",
+            time(runs, || async {
+                conversation::inbox(db, org, InboxFilter::All, next.clone())
+                    .await
+                    .unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
+            "inbox, unread view",
+            time(runs, || async {
+                conversation::inbox(db, org, InboxFilter::Unread, None)
+                    .await
+                    .unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
+            "contacts, first page",
+            time(runs, || async {
+                list::page(db, org, &ContactFilter::default(), now, None)
+                    .await
+                    .unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
+            "contacts, vip and quiet 30 days",
+            time(runs, || async {
+                list::page(db, org, &quiet_vips, now, None).await.unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
+            "segment count (vip, subscribed, replied in 30 days)",
+            time(runs, || async {
+                list::count(db, org, &segment, now).await.unwrap();
+            })
+            .await,
+            None,
+        ));
+        let counts = time(runs, || async {
+            herald::attention::service::counts(&state, &member)
+                .await
+                .unwrap();
+        })
+        .await;
+        // The old count: distinct contacts with an unread inbound text, from the message table.
+        let old_counts = time(runs.min(5), || async {
+            message::Entity::find()
+                .select_only()
+                .column(message::Column::ContactId)
+                .distinct()
+                .filter(message::Column::OrganizationId.eq(org))
+                .filter(message::Column::Direction.eq("inbound"))
+                .filter(message::Column::ReadAt.is_null())
+                .count(db)
+                .await
+                .unwrap();
+        })
+        .await;
+        rows.push(("attention counts", counts, Some(old_counts)));
+        let contact = ids[n / 2];
+        rows.push((
+            "a conversation",
+            time(runs, || async {
+                herald::messaging::conversation::history(db, org, contact, None)
+                    .await
+                    .unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
+            "plans page",
+            time(runs, || async {
+                herald::plans::service::list(&state, &member, None, None)
+                    .await
+                    .unwrap();
+            })
+            .await,
+            None,
+        ));
+        println!(
+            "{:<54} {:>9} {:>9} {:>7}  {:>22}",
+            "read", "p50 ms", "p95 ms", "goal", "old way p95 (same run)"
+        );
+        for (name, (p50, p95), old) in rows {
+            let verdict = if p95 <= GOAL { "met" } else { "MISSED" };
+            let old = old.map(|(_, p)| ms(p)).unwrap_or_else(|| "-".into());
+            println!(
+                "{name:<54} {:>9} {:>9} {verdict:>7}  {old:>22}",
+                ms(p50),
+                ms(p95)
+            );
+            p95s.entry(name).or_default().push((n, p95));
+        }
+    }
+    if sizes.len() > 1 {
+        println!(
+            "\ngrowth of p95 from {} to {} contacts (logarithmic would be about {:.1}x):",
+            sizes[0],
+            sizes[sizes.len() - 1],
+            (sizes[sizes.len() - 1] as f64).ln() / (sizes[0] as f64).ln()
+        );
+        for (name, by_size) in &p95s {
+            let (a, b) = (by_size[0].1, by_size[by_size.len() - 1].1);
+            println!(
+                "{name:<54} {:>7.1}x",
+                b.as_secs_f64() / a.as_secs_f64().max(1e-6)
+            );
+        }
+    }
+}
