@@ -32,6 +32,7 @@ mod m20261125_000028_access;
 mod m20261125_000029_provider_account;
 mod m20261126_000030_conversation;
 mod m20261126_000031_contact_tag;
+mod m20261126_000032_suggestion_window;
 mod platform_agent;
 
 pub struct Migrator;
@@ -71,6 +72,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000029_provider_account::Migration),
             Box::new(m20261126_000030_conversation::Migration),
             Box::new(m20261126_000031_contact_tag::Migration),
+            Box::new(m20261126_000032_suggestion_window::Migration),
         ]
     }
 }

@@ -64,6 +64,46 @@ pub async fn notify(state: &AppState, n: Notice) -> AppResult<Uuid> {
     }
 }
 
+/// A notice that sums up what happened in a window (its `source_key` names the window): the
+/// first call adds it, later ones rewrite its words and bring it back as unread, so a busy
+/// quarter hour is one notification, not one per event.
+pub async fn roll_up(state: &AppState, n: Notice) -> AppResult<Uuid> {
+    let (title, body, link) = (n.title.clone(), n.body.clone(), n.link.clone());
+    let (org, user) = (n.organization_id, n.user_id);
+    let (title_now, body_now) = (title.clone(), body.clone());
+    let id = notify(state, n).await?;
+    let changed = notification::Entity::update_many()
+        .col_expr(notification::Column::Title, Expr::value(title))
+        .col_expr(notification::Column::Body, Expr::value(body))
+        .col_expr(notification::Column::Link, Expr::value(link))
+        .col_expr(
+            notification::Column::ReadAt,
+            Expr::value(Option::<chrono::DateTime<chrono::Utc>>::None),
+        )
+        .col_expr(
+            notification::Column::CreatedAt,
+            Expr::value(state.clock.now()),
+        )
+        .filter(notification::Column::Id.eq(id))
+        .filter(notification::Column::OrganizationId.eq(org))
+        // A re-run that says the same leaves it as it is (read, if it was read).
+        .filter(
+            sea_orm::Condition::any()
+                .add(notification::Column::Title.ne(title_now.clone()))
+                .add(notification::Column::Body.ne(body_now.clone())),
+        )
+        .exec(&state.db)
+        .await?;
+    if changed.rows_affected == 0 {
+        return Ok(id);
+    }
+    state.live.publish(
+        org,
+        crate::messaging::model::LiveEvent::NotificationCreated { user_id: user },
+    );
+    Ok(id)
+}
+
 async fn by_key(state: &AppState, key: &str) -> AppResult<Option<Uuid>> {
     Ok(notification::Entity::find()
         .filter(notification::Column::SourceKey.eq(key))

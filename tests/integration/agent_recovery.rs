@@ -212,7 +212,7 @@ async fn sigkill_between_storing_and_routing(backend: Backend) {
     .await;
     let inbound = events.iter().filter(|e| e["kind"] == "inbound_sms").count();
     assert_eq!(inbound, 1, "the text reached its agent once");
-    let contact = inbox[0]["contact_id"].clone();
+    let contact = inbox["items"][0]["contact_id"].clone();
     let convo = call(
         &client,
         &base,

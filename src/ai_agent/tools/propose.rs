@@ -4,7 +4,10 @@ use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::entity::text_agent_suggestion;
 use crate::ai_agent::llm::ToolDef;
 use crate::messaging::model::LiveEvent;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::sea_query::{Expr, ExprTrait, Query};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, Set,
+};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
@@ -134,40 +137,84 @@ impl AgentTool for ProposeSmsReplies {
     }
 }
 
+/// How long one "drafted replies" notification gathers an agent's suggestion sets.
+const ROLL_UP_MINUTES: i64 = 15;
+
 /// "{Agent} drafted 3 replies for {contact}", for the agent's owner, linking to the
-/// conversation; once per suggestion set.
+/// conversation; within a quarter hour, later sets roll into the same notification ("{Agent}
+/// drafted replies for 37 conversations", linking to the unread inbox). A re-run counts the same
+/// sets, so it changes nothing.
 async fn notify_owner(
     ctx: &ToolCtx,
     contact_id: Uuid,
-    set_id: Uuid,
+    _set_id: Uuid,
     options: &[(String, f64)],
 ) -> Result<(), ToolError> {
     let Some(user_id) = ctx.agent.user_id else {
         return Ok(());
     };
     let fail = |e: crate::error::AppError| ToolError::Failed(e.to_string());
+    let db_fail = |e: sea_orm::DbErr| ToolError::Failed(e.to_string());
     let name = crate::contacts::entity::contact::Entity::find_by_id(contact_id)
         .filter(crate::contacts::entity::contact::Column::OrganizationId.eq(ctx.organization_id))
         .one(&ctx.state.db)
         .await
-        .map_err(|e| ToolError::Failed(e.to_string()))?
+        .map_err(db_fail)?
         .map(|c| c.name)
         .filter(|n| !n.trim().is_empty())
         .unwrap_or_else(|| "a contact".into());
-    crate::notifications::service::notify(
+    let window = ROLL_UP_MINUTES * 60;
+    let start_secs = ctx.state.clock.now().timestamp().div_euclid(window) * window;
+    let start = chrono::DateTime::from_timestamp(start_secs, 0).unwrap_or_default();
+    let end = start + chrono::Duration::seconds(window);
+    // The conversations this agent drafted for in the window (this set included).
+    let sets = Query::select()
+        .column(text_agent_suggestion::Column::MessageId)
+        .from(text_agent_suggestion::Entity)
+        .and_where(Expr::col(text_agent_suggestion::Column::AiAgentId).eq(ctx.agent.id))
+        .and_where(Expr::col(text_agent_suggestion::Column::CreatedAt).gte(start))
+        .and_where(Expr::col(text_agent_suggestion::Column::CreatedAt).lt(end))
+        .to_owned();
+    let conversations = crate::messaging::entity::Entity::find()
+        .select_only()
+        .column(crate::messaging::entity::Column::ContactId)
+        .distinct()
+        .filter(crate::messaging::entity::Column::OrganizationId.eq(ctx.organization_id))
+        .filter(crate::messaging::entity::Column::Id.in_subquery(sets))
+        .count(&ctx.state.db)
+        .await
+        .map_err(db_fail)?;
+    let first = options.first().map(|(b, _)| b.clone()).unwrap_or_default();
+    let (title, body, link) = if conversations <= 1 {
+        (
+            format!(
+                "{} drafted {} replies for {name}",
+                ctx.agent.name,
+                options.len()
+            ),
+            first,
+            format!("/messaging/{contact_id}"),
+        )
+    } else {
+        (
+            format!(
+                "{} drafted replies for {conversations} conversations",
+                ctx.agent.name
+            ),
+            format!("Latest, for {name}: {first}"),
+            "/messaging".to_owned(),
+        )
+    };
+    crate::notifications::service::roll_up(
         &ctx.state,
         crate::notifications::service::Notice {
             organization_id: ctx.organization_id,
             user_id,
             kind: "drafts",
-            title: format!(
-                "{} drafted {} replies for {name}",
-                ctx.agent.name,
-                options.len()
-            ),
-            body: options.first().map(|(b, _)| b.clone()).unwrap_or_default(),
-            link: Some(format!("/messaging/{contact_id}")),
-            source_key: Some(format!("drafts:{set_id}")),
+            title,
+            body,
+            link: Some(link),
+            source_key: Some(format!("drafts:{}:{start_secs}", ctx.agent.id)),
         },
     )
     .await
