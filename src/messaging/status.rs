@@ -1,14 +1,16 @@
 //! Delivery status callbacks. A status never moves backwards: each callback is one conditional
 //! UPDATE, so two callbacks racing cannot lose the later status. A callback for a SID Herald has
 //! not recorded yet (it raced the create's answer, or the answer was lost) is kept and applied
-//! when the SID arrives.
+//! when the SID arrives. A callback speaks only of its own organisation's texts: the one whose
+//! number is `From` (its token verified the request).
 use crate::contacts::opt_out::{self, OptOutSource};
 use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::inbound::WebhookError;
 use crate::messaging::model::LiveEvent;
+use crate::provider_accounts::entity as provider_account;
 use crate::server::AppState;
-use sea_orm::sea_query::{Alias, CaseStatement, Expr, ExprTrait};
+use sea_orm::sea_query::{Alias, CaseStatement, Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -50,9 +52,56 @@ fn rank_expr() -> CaseStatement {
     case.finally(Expr::val(-1))
 }
 
-/// Moves the message with `sid` to `status` if that is forward; answers whether a row moved.
+/// Whose texts a verified callback may speak of.
+#[derive(Clone, Copy, Debug)]
+enum Scope {
+    /// The organisation whose number is `From`: its own token (or, without an account of its
+    /// own, the server's) verified the request.
+    Org(Uuid),
+    /// `From` is none of ours: the server's token verified it, which speaks only for the
+    /// organisations without an account of their own.
+    Unowned,
+}
+
+impl Scope {
+    async fn of(state: &AppState, from: Option<&str>) -> AppResult<Self> {
+        let Some(from) = from.map(str::trim).filter(|f| !f.is_empty()) else {
+            return Ok(Scope::Unowned);
+        };
+        Ok(match state.numbers.find(&state.db, from).await? {
+            Some(n) => Scope::Org(n.organization_id),
+            None => Scope::Unowned,
+        })
+    }
+
+    /// The messages in scope.
+    fn messages(self) -> SimpleExpr {
+        match self {
+            Scope::Org(org) => message::Column::OrganizationId.eq(org),
+            Scope::Unowned => message::Column::OrganizationId.not_in_subquery(
+                Query::select()
+                    .column(provider_account::Column::OrganizationId)
+                    .from(provider_account::Entity)
+                    .to_owned(),
+            ),
+        }
+    }
+
+    /// The key a callback for a SID not recorded yet is kept under: only a text of the same
+    /// scope picks it up.
+    fn pending_key(self, sid: &str) -> String {
+        match self {
+            Scope::Org(org) => format!("{org}/{sid}"),
+            Scope::Unowned => sid.to_owned(),
+        }
+    }
+}
+
+/// Moves the organisation's message with `sid` to `status` if that is forward; answers whether
+/// a row moved.
 async fn advance(
     state: &AppState,
+    org: Uuid,
     sid: &str,
     status: &str,
     error_code: Option<&str>,
@@ -68,6 +117,7 @@ async fn advance(
     }
     let res = update
         .filter(message::Column::ProviderSid.eq(sid))
+        .filter(message::Column::OrganizationId.eq(org))
         .filter(Expr::expr(rank_expr()).lt(rank))
         .exec(&state.db)
         .await?;
@@ -75,9 +125,15 @@ async fn advance(
 }
 
 /// Effects of a status beyond the status itself: 21610 means the recipient opted out.
-async fn after_status(state: &AppState, sid: &str, error_code: Option<&str>) -> AppResult<()> {
+async fn after_status(
+    state: &AppState,
+    org: Uuid,
+    sid: &str,
+    error_code: Option<&str>,
+) -> AppResult<()> {
     let Some(row) = message::Entity::find()
         .filter(message::Column::ProviderSid.eq(sid))
+        .filter(message::Column::OrganizationId.eq(org))
         .one(&state.db)
         .await?
     else {
@@ -138,54 +194,74 @@ pub async fn apply_status_callback(
         )));
     }
     let error_code = map.get("ErrorCode").map(|c| c.to_string());
-    let known = message::Entity::find()
+    let scope = Scope::of(state, map.get("From").copied()).await?;
+    let ours = message::Entity::find()
         .filter(message::Column::ProviderSid.eq(*sid))
+        .filter(scope.messages())
         .one(&state.db)
-        .await?
-        .is_some();
-    if !known {
-        // Not recorded yet: kept until the SID arrives with the create's answer or a lookup.
-        tracing::info!(%sid, "status callback for a SID not recorded yet; kept");
-        crate::messaging::entity::pending_status::ActiveModel {
-            id: Set(Uuid::new_v4()),
-            provider_sid: Set(sid.to_string()),
-            status: Set(status.clone()),
-            error_code: Set(error_code.clone()),
-            received_at: Set(state.clock.now()),
-        }
-        .insert(&state.db)
         .await?;
-        // The SID may have been recorded meanwhile: apply what was just kept.
-        apply_pending(state, sid).await?;
+    if let Some(m) = ours {
+        let org = m.organization_id;
+        if advance(state, org, sid, &status, error_code.as_deref()).await? || error_code.is_some() {
+            after_status(state, org, sid, error_code.as_deref()).await?;
+        }
         return Ok(());
     }
-    if advance(state, sid, &status, error_code.as_deref()).await? || error_code.is_some() {
-        after_status(state, sid, error_code.as_deref()).await?;
+    let elsewhere = message::Entity::find()
+        .filter(message::Column::ProviderSid.eq(*sid))
+        .one(&state.db)
+        .await?;
+    if elsewhere.is_some() {
+        // Signed for one organisation, about another's text: it changes nothing.
+        tracing::warn!(%sid, ?scope, "status callback about a text outside its scope; ignored");
+        return Ok(());
     }
+    // Not recorded yet: kept until the SID arrives with the create's answer or a lookup.
+    tracing::info!(%sid, "status callback for a SID not recorded yet; kept");
+    crate::messaging::entity::pending_status::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        provider_sid: Set(scope.pending_key(sid)),
+        status: Set(status.clone()),
+        error_code: Set(error_code.clone()),
+        received_at: Set(state.clock.now()),
+    }
+    .insert(&state.db)
+    .await?;
+    // The SID may have been recorded meanwhile: apply what was just kept.
+    apply_pending(state, sid).await?;
     Ok(())
 }
 
-/// Applies (and forgets) the callbacks kept for `sid`, oldest first.
+/// Applies (and forgets) the callbacks kept for `sid`, oldest first: those kept for its
+/// message's organisation, and, if it has no account of its own, those the server's token
+/// verified.
 pub async fn apply_pending(state: &AppState, sid: &str) -> AppResult<()> {
     use crate::messaging::entity::pending_status as pending;
+    let Some(m) = message::Entity::find()
+        .filter(message::Column::ProviderSid.eq(sid))
+        .one(&state.db)
+        .await?
+    else {
+        return Ok(());
+    };
+    let org = m.organization_id;
+    let mut keys = vec![Scope::Org(org).pending_key(sid)];
+    let own_account = provider_account::Entity::find()
+        .filter(provider_account::Column::OrganizationId.eq(org))
+        .one(&state.db)
+        .await?;
+    if own_account.is_none() {
+        keys.push(Scope::Unowned.pending_key(sid));
+    }
     let kept = pending::Entity::find()
-        .filter(pending::Column::ProviderSid.eq(sid))
+        .filter(pending::Column::ProviderSid.is_in(keys))
         .order_by_asc(pending::Column::ReceivedAt)
         .all(&state.db)
         .await?;
-    if kept.is_empty()
-        || message::Entity::find()
-            .filter(message::Column::ProviderSid.eq(sid))
-            .one(&state.db)
-            .await?
-            .is_none()
-    {
-        return Ok(());
-    }
     for k in kept {
-        let moved = advance(state, sid, &k.status, k.error_code.as_deref()).await?;
+        let moved = advance(state, org, sid, &k.status, k.error_code.as_deref()).await?;
         if moved || k.error_code.is_some() {
-            after_status(state, sid, k.error_code.as_deref()).await?;
+            after_status(state, org, sid, k.error_code.as_deref()).await?;
         }
         pending::Entity::delete_by_id(k.id).exec(&state.db).await?;
     }

@@ -2,6 +2,7 @@
 //! fake Twilio that checks credentials per account. Each sends with its own credentials, a
 //! webhook signed with the other's token is refused, a number on the other account cannot be
 //! added, and the server's own account serves nobody on an open multi-organisation service.
+//! A delivery receipt signed for one organisation changes none of another's texts.
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::messaging::transport::twilio::TwilioTransport;
@@ -260,4 +261,139 @@ async fn each_organisation_texts_through_its_own_account(backend: Backend) {
     assert!(!seen.to_string().contains(A_TOKEN));
 }
 
-on_both_databases!(each_organisation_texts_through_its_own_account);
+/// Posts a delivery receipt signed with `token` (none: unsigned, without `From`).
+async fn receipt(app: &TestApp, token: Option<&str>, sid: &str, from: &str) -> StatusCode {
+    let mut params: Vec<(String, String)> = [
+        ("MessageSid", sid),
+        ("MessageStatus", "undelivered"),
+        ("ErrorCode", "21610"),
+        ("To", "+14155552671"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let mut req = app.client.post(app.url("/webhooks/twilio/status"));
+    if let Some(token) = token {
+        params.push(("From".into(), from.into()));
+        let url = "https://herald.example/webhooks/twilio/status";
+        let sig = herald::messaging::signature::compute_signature(token, url, &params);
+        req = req.header("X-Twilio-Signature", sig);
+    }
+    req.form(&params).send().await.unwrap().status()
+}
+
+async fn a_receipt_changes_only_its_own_organisations_texts(backend: Backend) {
+    let (base, fake) = crate::fake_twilio::start().await;
+    fake.add_account(A_SID, &[(A_SID, A_TOKEN)], &[A_NUMBER]);
+    fake.add_account(B_SID, &[(B_SID, B_TOKEN)], &[B_NUMBER]);
+    let transport = TwilioTransport::new(TwilioConfig {
+        account_sid: "ACenv".into(),
+        auth_token: ENV_TOKEN.into(),
+        messaging_service_sid: None,
+        status_callback_url: None,
+        api_base: base,
+        timeout: Duration::from_secs(5),
+    })
+    .unwrap();
+    let opts = Options {
+        transport: Some(Arc::new(transport)),
+        twilio: true,
+        secret_key: Some("a long random key for the test server".into()),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let (a, b) = (app.new_org("Alpha").await, app.new_org("Bravo").await);
+    for (org, sid, token) in [(&a, A_SID, A_TOKEN), (&b, B_SID, B_TOKEN)] {
+        let _: Value = app
+            .ok_as(
+                &org.client,
+                "/api/provider/twilio",
+                connect(sid, token, "", ""),
+            )
+            .await;
+    }
+    let a_number = app.add_number(&a, A_NUMBER).await;
+    app.add_number(&b, B_NUMBER).await;
+    let kim = app.add_contact(&a, "Kim", "+14155552671").await;
+    let send = |body: &str| {
+        app.ok_as::<Value>(
+            &a.client,
+            "/api/messages/send",
+            json!({"request": {"contact_id": kim, "phone_number_id": a_number, "body": body}}),
+        )
+    };
+    let sent = send("From Alpha").await;
+    app.settle().await;
+    let row = |id: &Value| {
+        let id: uuid::Uuid = id.as_str().unwrap().parse().unwrap();
+        let db = app.state.db.clone();
+        async move {
+            use sea_orm::EntityTrait;
+            herald::messaging::entity::Entity::find_by_id(id)
+                .one(&db)
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+    let before = row(&sent["id"]).await;
+    let a_sid = before.provider_sid.clone().expect("sent");
+    let opted_out = || async {
+        let c: Value = app
+            .ok_as(&a.client, "/api/contacts/get", json!({"id": kim}))
+            .await;
+        c["opted_out"] == true
+    };
+
+    // B signs a receipt naming A's text, from B's own number; and one unsigned, without From.
+    assert_eq!(
+        receipt(&app, Some(B_TOKEN), &a_sid, B_NUMBER).await,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        receipt(&app, None, &a_sid, "").await,
+        StatusCode::NO_CONTENT
+    );
+    let after = row(&sent["id"]).await;
+    assert_eq!((after.status, after.error), (before.status, before.error));
+    assert!(!opted_out().await, "no carrier opt-out from B's receipt");
+
+    // Kept for a SID not recorded yet, B's receipt is not applied to A's text that gets it.
+    let future = "SMforgedinadvance000000000000001";
+    assert_eq!(
+        receipt(&app, Some(B_TOKEN), future, B_NUMBER).await,
+        StatusCode::NO_CONTENT
+    );
+    let later = send("Later from Alpha").await;
+    app.settle().await;
+    use sea_orm::ConnectionTrait;
+    app.state
+        .db
+        .execute_unprepared(
+            "UPDATE message SET send_state = 'sending', provider_sid = NULL, status = 'queued', \
+             attempt_key = 'k-later' WHERE body = 'Later from Alpha'",
+        )
+        .await
+        .unwrap();
+    let later_id = later["id"].as_str().unwrap().parse().unwrap();
+    herald::messaging::ledger::record_sent(&app.state, later_id, "k-later", future, "queued")
+        .await
+        .unwrap();
+    assert_eq!(row(&later["id"]).await.status, "queued");
+    assert!(!opted_out().await);
+
+    // A's own receipt, signed with A's token from A's number, is applied.
+    assert_eq!(
+        receipt(&app, Some(A_TOKEN), &a_sid, A_NUMBER).await,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(row(&sent["id"]).await.status, "undelivered");
+    assert!(opted_out().await, "A's carrier says Kim opted out");
+}
+
+on_both_databases!(
+    each_organisation_texts_through_its_own_account,
+    a_receipt_changes_only_its_own_organisations_texts,
+);
