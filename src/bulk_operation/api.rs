@@ -16,7 +16,7 @@ server_fn! {
     #[post("/api/operations/get")]
     pub async fn get_operation(id: Uuid) -> Result<OperationView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        let op = crate::bulk_operation::review::find_in_org(&state.db, m.organization_id, id).await?;
+        let op = crate::bulk_operation::review::find_visible(&state, &m, id).await?;
         crate::bulk_operation::review::view(&state, op).await
     }
 }

@@ -1,5 +1,7 @@
 //! The draft review sheet (Gate 2): view drafts with segments and cost, edit, skip or
-//! regenerate one, approve all to start sending, or cancel.
+//! regenerate one, approve all to start sending, or cancel. An operation made from a member's
+//! private Assistant plan is seen, like the plan, by that member and by owners only.
+use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::bulk_operation::create::items_of;
 use crate::bulk_operation::entity::{item, operation};
@@ -9,22 +11,28 @@ use crate::bulk_operation::model::{
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
+use crate::plans::access::others_assistants;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait,
-};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
 use std::collections::HashMap;
 use uuid::Uuid;
 
-pub async fn find_in_org<C: ConnectionTrait>(
-    db: &C,
-    org: Uuid,
-    id: Uuid,
-) -> AppResult<operation::Model> {
+/// The organisation's operations this member may see: those of another member's Assistant
+/// are hidden from them, as its plans are (`plans::access`).
+fn visible_to(m: &Member) -> Condition {
+    let org = Condition::all().add(operation::Column::OrganizationId.eq(m.organization_id));
+    match m.role {
+        Role::Owner => org,
+        _ => org.add(operation::Column::AgentId.not_in_subquery(others_assistants(m))),
+    }
+}
+
+/// The operation, if this member may see it ("not found" otherwise).
+pub async fn find_visible(state: &AppState, m: &Member, id: Uuid) -> AppResult<operation::Model> {
     operation::Entity::find_by_id(id)
-        .filter(operation::Column::OrganizationId.eq(org))
-        .one(db)
+        .filter(visible_to(m))
+        .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Operation"))
 }
@@ -67,7 +75,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
 
 pub async fn list(state: &AppState, m: &Member) -> AppResult<Vec<OperationView>> {
     let rows = operation::Entity::find()
-        .filter(operation::Column::OrganizationId.eq(m.organization_id))
+        .filter(visible_to(m))
         .order_by_desc(operation::Column::CreatedAt)
         .all(&state.db)
         .await?;
@@ -79,7 +87,7 @@ pub async fn list(state: &AppState, m: &Member) -> AppResult<Vec<OperationView>>
 }
 
 pub async fn sheet(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
-    let op = find_in_org(&state.db, m.organization_id, id).await?;
+    let op = find_visible(state, m, id).await?;
     let items = items_of(state, id).await?;
     let ids: Vec<Uuid> = items.iter().map(|i| i.contact_id).collect();
     let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
@@ -138,7 +146,7 @@ async fn item_in_review(
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Draft"))?;
-    let op = find_in_org(&state.db, m.organization_id, it.operation_id).await?;
+    let op = find_visible(state, m, it.operation_id).await?;
     if OperationStatus::parse(&op.status) != OperationStatus::AwaitingApproval {
         return Err(AppError::Conflict(
             "Drafts can change only while the operation awaits review.".into(),
@@ -297,7 +305,7 @@ pub async fn approve_all(
     id: Uuid,
     digest: &str,
 ) -> AppResult<ReviewSheet> {
-    find_in_org(&state.db, m.organization_id, id).await?;
+    find_visible(state, m, id).await?;
     // Sending a campaign texts many people from the business's numbers: an owner decides.
     m.require_owner()?;
     let txn = state.db.begin().await?;
@@ -328,7 +336,7 @@ pub async fn approve_all(
 
 /// Cancel: nothing not yet sent goes out.
 pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
-    let op = find_in_org(&state.db, m.organization_id, id).await?;
+    let op = find_visible(state, m, id).await?;
     let status = OperationStatus::parse(&op.status);
     if matches!(
         status,
@@ -373,6 +381,7 @@ pub async fn resolve_item(
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Campaign text"))?;
+    find_visible(state, m, it.operation_id).await?;
     let Some(message_id) = it.message_id.filter(|_| it.status == item_status::UNKNOWN) else {
         return Err(AppError::Conflict(
             "That text is not waiting for a decision.".into(),

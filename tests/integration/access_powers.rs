@@ -1,5 +1,6 @@
 //! Powers bound to their owner (issue 26): security headers, the metrics token, private
-//! Assistant plans steered only by who directs their agent, and autonomy only an owner widens.
+//! Assistant plans (and the operations made from them) seen and steered only by who directs
+//! their agent, and autonomy only an owner widens.
 use crate::access::{audit, me_id};
 use crate::campaign_support::*;
 use crate::helpers::*;
@@ -177,6 +178,99 @@ async fn assistant_plans_are_private(backend: Backend) {
         .await;
 }
 
+/// An operation made from a member's private Assistant plan is as private as the plan: its
+/// concept and drafts are seen by that member and by owners only.
+async fn operations_of_private_plans_are_private(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let mo = app.add_member(&c.org, "Mo").await;
+    let zoe = app.add_member(&c.org, "Zoe").await;
+    let helper = member_assistant(&app, &mo).await;
+    let private = operation_for(&app, &helper, &include_all(&[c.katherine]), "Mo's plan").await;
+    {
+        // A draft with words of Mo's own, as the engine would write it.
+        use herald::bulk_operation::entity::item;
+        use sea_orm::sea_query::Expr;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        item::Entity::update_many()
+            .col_expr(item::Column::Draft, Expr::value(Some("Mo's secret draft")))
+            .filter(item::Column::OperationId.eq(private))
+            .exec(&app.state.db)
+            .await
+            .unwrap();
+    }
+    let text_reply = app.own_agent(&mo).await;
+    let text_reply = {
+        use herald::ai_agent::entity::ai_agent;
+        use sea_orm::EntityTrait;
+        let id: uuid::Uuid = text_reply["id"].as_str().unwrap().parse().unwrap();
+        ai_agent::Entity::find_by_id(id)
+            .one(&app.state.db)
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    let shared = operation_for(
+        &app,
+        &text_reply,
+        &include_all(&[c.linus]),
+        "Mo's reply plan",
+    )
+    .await;
+    let listed = |who: &Org| {
+        let client = who.client.clone();
+        let app = &app;
+        async move {
+            let v: Vec<Value> = app.ok_as(&client, "/api/operations", Value::Null).await;
+            v.iter()
+                .map(|o| o["id"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    let (private_s, shared_s) = (private.to_string(), shared.to_string());
+    for who in [&mo, &c.org] {
+        let ids = listed(who).await;
+        assert!(
+            ids.contains(&private_s) && ids.contains(&shared_s),
+            "{ids:?}"
+        );
+        let sheet: Value = app
+            .ok_as(&who.client, "/api/operations/sheet", json!({"id": private}))
+            .await;
+        assert!(sheet.to_string().contains("Mo's secret draft"));
+    }
+    assert_eq!(
+        listed(&zoe).await,
+        vec![shared_s],
+        "another member sees the shared one only"
+    );
+    let item_id = {
+        let sheet: Value = app
+            .ok_as(&mo.client, "/api/operations/sheet", json!({"id": private}))
+            .await;
+        sheet["items"][0]["id"].clone()
+    };
+    for (path, body) in [
+        ("/api/operations/get", json!({"id": private})),
+        ("/api/operations/sheet", json!({"id": private})),
+        ("/api/operations/cancel", json!({"id": private})),
+        (
+            "/api/operations/items/edit",
+            json!({"item_id": item_id, "text": "mine now"}),
+        ),
+        ("/api/operations/items/skip", json!({"item_id": item_id})),
+    ] {
+        let (status, reply) = app.call_as(&zoe.client, path, body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {reply}");
+        assert!(!reply.to_string().contains("secret"), "{reply}");
+    }
+    let _: Value = app
+        .ok_as(&zoe.client, "/api/operations/sheet", json!({"id": shared}))
+        .await;
+}
+
 async fn only_owners_widen_an_autonomous_agent(backend: Backend) {
     let Some(app) = spawn_app(backend).await else {
         return;
@@ -247,5 +341,6 @@ on_both_databases!(
     security_headers_on_every_response,
     metrics_need_the_token,
     assistant_plans_are_private,
+    operations_of_private_plans_are_private,
     only_owners_widen_an_autonomous_agent,
 );

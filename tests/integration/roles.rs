@@ -77,8 +77,8 @@ async fn owner_only_powers(backend: Backend) {
         json!({"id": c.boris, "opted_out": false}),
     )
     .await;
-    // A campaign's review sheet.
-    let agent = assistant_agent(&app, owner.org_id).await;
+    // A campaign's review sheet (from the member's own Assistant: they see it, not approve it).
+    let agent = member_assistant(&app, &member).await;
     let audience = include_all(&[c.linus]);
     let op = operation_for(&app, &agent, &audience, "Roles").await;
     herald::bulk_operation::engines::resume(&app.state)
