@@ -23,7 +23,9 @@ use uuid::Uuid;
 /// Platform agents every new member gets a clone of.
 pub const DEFAULT_USER_AGENT_SOURCES: [Uuid; 2] = [TEXT_REPLY_AGENT_ID, ASSISTANT_AGENT_ID];
 
-/// Clones each platform agent for a member, copying every field; send_mode explicitly.
+/// Clones each platform agent for a member, copying every field; send_mode explicitly. A member
+/// who rejoins keeps the clone they still hold (their Assistant, with its plans) and gets a new
+/// one of each that was handed to an owner when they left.
 pub async fn clone_platform_agents_for_member<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
@@ -31,6 +33,15 @@ pub async fn clone_platform_agents_for_member<C: ConnectionTrait>(
     now: chrono::DateTime<Utc>,
 ) -> AppResult<()> {
     for source_id in DEFAULT_USER_AGENT_SOURCES {
+        let held = ai_agent::Entity::find()
+            .filter(ai_agent::Column::OrganizationId.eq(organization_id))
+            .filter(ai_agent::Column::UserId.eq(user_id))
+            .filter(ai_agent::Column::SystemSourceId.eq(source_id))
+            .one(db)
+            .await?;
+        if held.is_some() {
+            continue;
+        }
         let Some(src) = ai_agent::Entity::find_by_id(source_id).one(db).await? else {
             continue;
         };

@@ -42,17 +42,15 @@ pub async fn record<C: ConnectionTrait>(
     Ok(())
 }
 
-/// The organisation's log, newest first, for owners. The instance's own entries (refused
-/// sign-ups) show to owners too: on an invite-only instance, they are its operators.
+/// The organisation's log, newest first, for owners: its own entries only. The server's own
+/// entries (refused sign-ups on an instance of several organisations) show to nobody.
 pub async fn page(
     state: &AppState,
     member: &Member,
     before: Option<AuditCursor>,
 ) -> AppResult<AuditPage> {
     member.require_owner()?;
-    let scope = Condition::any()
-        .add(audit_log::Column::OrganizationId.eq(member.organization_id))
-        .add(audit_log::Column::OrganizationId.is_null());
+    let scope = audit_log::Column::OrganizationId.eq(member.organization_id);
     let total = audit_log::Entity::find()
         .filter(scope.clone())
         .count(&state.db)

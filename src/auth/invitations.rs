@@ -1,5 +1,6 @@
 //! Joining by invitation: an owner makes a single-use link with a role that expires after seven
-//! days; the person who opens it chooses their own name, email and password, and is signed in.
+//! days; the person who opens it chooses their own name, email and password (or gives the
+//! password of the account they already have), and is signed in.
 use crate::audit::model::AuditAction;
 use crate::audit::service::{record, Entry};
 use crate::auth::entity::{invitation, organization, user};
@@ -210,7 +211,9 @@ pub async fn info(state: &AppState, token: &str) -> AppResult<InvitationInfo> {
 }
 
 /// Accepts the invitation: a new account and its membership, once, however many people race
-/// for the same link. Answers (organisation, user).
+/// for the same link. An email that already has an account (a member who was removed, or
+/// someone from another organisation) joins with that account, but only with its password:
+/// an invitation never takes over someone else's account. Answers (organisation, user).
 #[tracing::instrument(skip(state, token, password))]
 pub async fn accept(
     state: &AppState,
@@ -221,11 +224,34 @@ pub async fn accept(
 ) -> AppResult<(Uuid, Uuid)> {
     let inv = open_invitation(state, token).await?;
     let email = normalize_email(email);
-    let hash = state.hashing.hash(password).await?;
+    let existing = user::Entity::find()
+        .filter(user::Column::Email.eq(&email))
+        .one(&state.db)
+        .await?;
+    let joiner = match existing {
+        Some(u) if !state.hashing.verify(password, &u.password_hash).await? => {
+            return Err(AppError::Validation(
+                "An account with this email already exists, and that is not its password. \
+                 Enter the account's password to join with it, or use another email."
+                    .into(),
+            ));
+        }
+        Some(u) => Joiner::Existing(u),
+        None => Joiner::New(state.hashing.hash(password).await?),
+    };
     let now = state.clock.now();
     let role = Role::parse(&inv.role).unwrap_or(Role::Member);
     let txn = state.db.begin().await?;
-    let user_id = insert_user(&txn, name, &email, hash, now).await?;
+    let (user_id, display) = match &joiner {
+        Joiner::Existing(u) => {
+            already_member(&txn, u.id, inv.organization_id).await?;
+            (u.id, u.name.clone())
+        }
+        Joiner::New(hash) => {
+            let id = insert_user(&txn, name, &email, hash.clone(), now).await?;
+            (id, name.trim().to_owned())
+        }
+    };
     // Single use: only the first acceptance finds it still open.
     let claimed = invitation::Entity::update_many()
         .col_expr(invitation::Column::AcceptedAt, Expr::value(now))
@@ -255,12 +281,39 @@ pub async fn accept(
             organization_id: Some(inv.organization_id),
             actor: Some(user_id),
             action: AuditAction::MemberJoined,
-            target: &format!("{} <{email}> as {}", name.trim(), role.as_str()),
-            detail: None,
+            target: &format!("{display} <{email}> as {}", role.as_str()),
+            detail: matches!(joiner, Joiner::Existing(_))
+                .then(|| "with the account they already had".to_owned()),
         },
         now,
     )
     .await?;
     txn.commit().await?;
     Ok((inv.organization_id, user_id))
+}
+
+/// Who accepts: an account that proved its password, or a new one with this password hash.
+enum Joiner {
+    Existing(user::Model),
+    New(String),
+}
+
+/// Refuses an account that is already a member of the organisation (the link stays unused).
+async fn already_member<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    org: Uuid,
+) -> AppResult<()> {
+    use crate::auth::entity::membership;
+    let found = membership::Entity::find()
+        .filter(membership::Column::UserId.eq(user_id))
+        .filter(membership::Column::OrganizationId.eq(org))
+        .one(db)
+        .await?;
+    match found {
+        Some(_) => Err(AppError::Conflict(
+            "You are already a member of this organisation. Sign in instead.".into(),
+        )),
+        None => Ok(()),
+    }
 }

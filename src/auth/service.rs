@@ -8,8 +8,8 @@ use crate::server::access_config::SignUpMode;
 use crate::server::AppState;
 use chrono::Utc;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
-    TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -101,10 +101,29 @@ pub async fn sign_up_state(state: &AppState) -> AppResult<SignUpState> {
     })
 }
 
-/// The refusal an invite-only instance gives a sign-up, recorded in the audit log.
+/// The refusal an invite-only instance gives a sign-up. It goes in an organisation's audit log
+/// only when the instance has exactly that one organisation (its owners are the operators);
+/// with several, it belongs to none of them: kept as the server's own entry, which no
+/// organisation's log shows, and written to the server's log.
 async fn refuse_sign_up(state: &AppState, email: &str) -> AppError {
+    let orgs = organization::Entity::find()
+        .limit(2)
+        .all(&state.db)
+        .await
+        .unwrap_or_default();
+    let sole = match orgs.as_slice() {
+        [only] => Some(only.id),
+        _ => None,
+    };
+    if sole.is_none() {
+        tracing::warn!(
+            email,
+            from = %crate::auth::session::client_address(state),
+            "sign-up refused (invitation only)"
+        );
+    }
     let entry = crate::audit::service::Entry {
-        organization_id: None,
+        organization_id: sole,
         actor: None,
         action: crate::audit::model::AuditAction::SignUpRefused,
         target: email,
@@ -179,7 +198,16 @@ pub(crate) async fn insert_membership<C: ConnectionTrait>(
         created_at: Set(now),
     }
     .insert(db)
-    .await?;
+    .await
+    .map_err(|e| {
+        if crate::server::db::is_unique_violation(&e) {
+            AppError::Conflict(
+                "You are already a member of this organisation. Sign in instead.".into(),
+            )
+        } else {
+            e.into()
+        }
+    })?;
     Ok(())
 }
 
@@ -191,18 +219,18 @@ pub async fn authenticate(
 ) -> AppResult<(Uuid, Uuid)> {
     let email = normalize_email(email);
     let wrong = || AppError::Validation("That email and password do not match an account.".into());
-    let Some(u) = user::Entity::find()
+    let found = user::Entity::find()
         .filter(user::Column::Email.eq(&email))
         .one(&state.db)
-        .await?
-    else {
-        // Spend the same time as a real check, so timing does not reveal which emails exist.
-        let _ = state.hashing.verify(password, &DUMMY_HASH).await?;
+        .await?;
+    // One verification either way, so timing does not reveal which emails exist.
+    let verified = state
+        .hashing
+        .verify(password, hash_to_check(found.as_ref()))
+        .await?;
+    let Some(u) = found.filter(|_| verified) else {
         return Err(wrong());
     };
-    if !state.hashing.verify(password, &u.password_hash).await? {
-        return Err(wrong());
-    }
     let m = membership::Entity::find()
         .filter(membership::Column::UserId.eq(u.id))
         .order_by_asc(membership::Column::CreatedAt)
@@ -220,6 +248,12 @@ pub async fn authenticate(
 
 static DUMMY_HASH: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| hash_password("not a real password"));
+
+/// The hash a sign-in is checked against: the account's, or for an unknown email the fixed
+/// dummy (made with the same Argon2 parameters), so both cost one verification.
+fn hash_to_check(account: Option<&user::Model>) -> &str {
+    account.map_or(DUMMY_HASH.as_str(), |u| u.password_hash.as_str())
+}
 
 pub async fn current_user(state: &AppState, member: &Member) -> AppResult<CurrentUser> {
     let u = user::Entity::find_by_id(member.user_id)
@@ -259,4 +293,45 @@ pub async fn list_members(state: &AppState, member: &Member) -> AppResult<Vec<Me
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use argon2::password_hash::PasswordHash;
+
+    fn account(hash: String) -> user::Model {
+        user::Model {
+            id: Uuid::new_v4(),
+            email: "ann@example.test".into(),
+            name: "Ann".into(),
+            password_hash: hash,
+            created_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn an_unknown_email_is_checked_against_the_fixed_dummy_hash() {
+        let real = hash_password("ann's password");
+        let ann = account(real.clone());
+        assert_eq!(hash_to_check(Some(&ann)), real);
+        // Unknown: the same dummy every time, not an empty or malformed hash that fails fast.
+        assert_eq!(hash_to_check(None), DUMMY_HASH.as_str());
+        assert!(std::ptr::eq(hash_to_check(None), hash_to_check(None)));
+        let dummy = PasswordHash::new(hash_to_check(None)).expect("a real Argon2 hash");
+        let parsed = PasswordHash::new(&real).unwrap();
+        assert_eq!(
+            dummy.algorithm, parsed.algorithm,
+            "argon2id, like a real one"
+        );
+        assert_eq!(dummy.version, parsed.version);
+        assert_eq!(
+            dummy.params, parsed.params,
+            "same memory, time and lanes: the same cost"
+        );
+        assert!(!crate::auth::password::verify_password(
+            "ann's password",
+            hash_to_check(None)
+        ));
+    }
 }

@@ -190,6 +190,17 @@ async fn removing_a_member_ends_their_access(backend: Backend) {
     let mo = app.add_member(&owner, "Mo").await;
     let mo_id = me_id(&app, &mo).await;
     crate::plan_support::ask(&app, &mo, "how many contacts do we have?", false).await;
+    // Mo's agent texts by itself (an owner approved it): removal must pause it.
+    let agent = app.own_agent(&mo).await;
+    let _: Value = app
+        .ok_as(
+            &owner.client,
+            "/api/agents/update",
+            json!({"id": agent["id"], "input": {"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "",
+                   "send_mode": "autonomous", "planning_enabled": false, "plan_approval": "human_review", "reply_send_limit": 2, "reply_reads_org_wide": false}}),
+        )
+        .await;
+    assert_eq!(app.own_agent(&mo).await["send_mode"], "autonomous");
     let mut page = open_live(&app, Some(&mo), "inbox")
         .await
         .expect("Mo's page");
@@ -244,6 +255,24 @@ async fn removing_a_member_ends_their_access(backend: Backend) {
         .collect();
     assert_eq!(mine.len(), 2, "the owner's own and Mo's: {agents}");
     assert!(mine.iter().all(|a| a["send_mode"] == "suggest"));
+    let was_mos = mine
+        .iter()
+        .find(|a| a["id"] == agent["id"])
+        .expect("Mo's agent, handed to the owner");
+    assert_eq!(was_mos["send_mode"], "suggest", "no longer autonomous");
+    let row = {
+        use sea_orm::EntityTrait;
+        let id: uuid::Uuid = agent["id"].as_str().unwrap().parse().unwrap();
+        herald::ai_agent::entity::ai_agent::Entity::find_by_id(id)
+            .one(&app.state.db)
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(
+        (row.user_id, row.send_mode.as_str()),
+        (Some(owner_id), "suggest")
+    );
     let members: Value = app.ok_as(&owner.client, "/api/members", Value::Null).await;
     assert_eq!(members.as_array().unwrap().len(), 1);
     // Roles change, and the audit log says who did it; nobody can edit it.

@@ -8,6 +8,7 @@ mod ledger;
 mod live_socket;
 
 mod access;
+mod access_accounts;
 mod access_binary;
 mod access_powers;
 mod agent_containment;
