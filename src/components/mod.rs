@@ -50,6 +50,18 @@ pub fn short_time(at: chrono::DateTime<chrono::Utc>) -> String {
     format!("{month} {}, {:02}:{:02}", at.day(), at.hour(), at.minute())
 }
 
+/// A date as "2026-11-26" (UTC), written out by hand like `short_time`.
+pub fn day(at: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Datelike;
+    format!("{:04}-{:02}-{:02}", at.year(), at.month(), at.day())
+}
+
+/// A timestamp as "2026-11-26 05:43 UTC".
+pub fn day_time_utc(at: chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Timelike;
+    format!("{} {:02}:{:02} UTC", day(at), at.hour(), at.minute())
+}
+
 /// A count with thousands separators: 25000 → "25,000".
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -66,6 +78,16 @@ pub fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
+
+    #[test]
+    fn days_and_times_match_the_old_patterns() {
+        let at = chrono::Utc.with_ymd_and_hms(2026, 3, 4, 9, 5, 7).unwrap();
+        assert_eq!(super::day(at), at.format("%Y-%m-%d").to_string());
+        assert_eq!(
+            super::day_time_utc(at),
+            at.format("%Y-%m-%d %H:%M UTC").to_string()
+        );
+    }
 
     #[test]
     fn counts_are_grouped_by_thousands() {

@@ -58,8 +58,8 @@ pub fn Account() -> Element {
                                 for s in rows {
                                     tr { key: "{s.id}",
                                         td { class: "cell-title", "{s.device}" if s.current { span { class: "badge", " this browser" } } }
-                                        td { "data-label": "Signed in", {s.created_at.format("%Y-%m-%d %H:%M UTC").to_string()} }
-                                        td { "data-label": "Last seen", {s.last_seen_at.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "—".into())} }
+                                        td { "data-label": "Signed in", {crate::components::day_time_utc(s.created_at)} }
+                                        td { "data-label": "Last seen", {s.last_seen_at.map(crate::components::day_time_utc).unwrap_or_else(|| "—".into())} }
                                         td {
                                             if !s.current {
                                                 button { class: "link-button", onclick: move |_| async move {
@@ -109,7 +109,7 @@ pub fn Audit() -> Element {
                 tbody {
                     for e in shown() {
                         tr { key: "{e.id}", class: "audit-{e.action}",
-                            td { "data-label": "When", {e.at.format("%Y-%m-%d %H:%M UTC").to_string()} }
+                            td { "data-label": "When", {crate::components::day_time_utc(e.at)} }
                             td { "data-label": "Who", {e.actor.clone().unwrap_or_else(|| "Herald".into())} }
                             td { class: "cell-title", "{e.label}" if let Some(d) = e.detail.clone() { div { class: "muted", "{d}" } } }
                             td { "data-label": "On", "{e.target}" }

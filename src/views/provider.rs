@@ -37,7 +37,7 @@ pub fn ProviderCard() -> Element {
             h2 { "Twilio account" }
             match &s.connected {
                 Some(c) => {
-                    let day = c.updated_at.format("%Y-%m-%d").to_string();
+                    let day = crate::components::day(c.updated_at);
                     rsx! {
                         p { id: "provider-connected", "Texts go out through Twilio account {c.account} ({c.rest_auth}), connected by {c.connected_by} on {day}." }
                     }

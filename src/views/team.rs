@@ -167,7 +167,7 @@ fn Invitations() -> Element {
             button { class: "primary", r#type: "submit", id: "invite-create", "Create invitation link" }
             if let Some(c) = created() {
                 div { class: "notice invite-link", id: "invite-link",
-                    p { {format!("Send this link to the person you invite. It is shown only now, and works once, until {} UTC.", c.expires_at.format("%Y-%m-%d %H:%M"))} }
+                    p { {format!("Send this link to the person you invite. It is shown only now, and works once, until {} UTC.", crate::components::day_time_utc(c.expires_at).trim_end_matches(" UTC"))} }
                     input { readonly: true, id: "invite-url", value: "{c.url}", onfocus: move |_| { document::eval("document.getElementById('invite-url').select()"); } }
                     button { r#type: "button", id: "invite-copy", onclick: move |_| {
                         let url = c.url.clone();
@@ -197,7 +197,7 @@ fn Invitations() -> Element {
                                     td { "data-label": "Status",
                                         "{i.status}"
                                         if let Some(by) = i.accepted_by.clone() { " by {by}" }
-                                        if i.status == "pending" { {format!(" · expires {}", i.expires_at.format("%Y-%m-%d"))} }
+                                        if i.status == "pending" { {format!(" · expires {}", crate::components::day(i.expires_at))} }
                                     }
                                     td {
                                         if i.status == "pending" {
