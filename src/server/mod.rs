@@ -12,10 +12,10 @@ pub mod origin;
 pub mod router;
 pub mod security_headers;
 pub mod seed;
+pub mod seed_scale;
 pub mod sqlite_busy;
 pub mod sqlite_file;
 pub mod sqlite_wal;
-pub mod seed_scale;
 pub mod state;
 pub mod work;
 
