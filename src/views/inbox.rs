@@ -46,7 +46,7 @@ pub fn Inbox() -> Element {
         next.set(None);
         more_error.set(None);
     };
-    let tab = |f: InboxFilter| if filter() == f { "tab active" } else { "tab" };
+    let tab = |f: InboxFilter| if filter() == f { "filter-tab active" } else { "filter-tab" };
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Inbox" } }
@@ -68,7 +68,7 @@ pub fn Inbox() -> Element {
                     }
                 }
             }
-            nav { class: "tabs", id: "inbox-filters",
+            nav { class: "filter-tabs", id: "inbox-filters",
                 button { id: "filter-all", class: tab(InboxFilter::All), onclick: move |_| choose(InboxFilter::All), "All" }
                 button { id: "filter-unread", class: tab(InboxFilter::Unread), onclick: move |_| choose(InboxFilter::Unread), "Unread" }
             }
