@@ -1,20 +1,26 @@
-//! `GET /healthz`: answers 200 when the database answers.
+//! `GET /healthz`: answers 200 when the database answers (liveness), and reports the scheduled
+//! backups; `GET /readyz`: whether to route traffic here.
 use crate::server::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 
+/// A failed backup shows in `backup.last_error` but leaves the status code alone: restarting
+/// the process would not fix a full disk.
 pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
+    let backup = state.backups.get();
     match state.db.ping().await {
         Ok(()) => (
             StatusCode::OK,
-            Json(serde_json::json!({"status": "ok", "database": "ok"})),
+            Json(serde_json::json!({"status": "ok", "database": "ok", "backup": backup})),
         ),
         Err(e) => {
             tracing::error!(error = %e, "health check: database unreachable");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({"status": "error", "database": "unreachable"})),
+                Json(
+                    serde_json::json!({"status": "error", "database": "unreachable", "backup": backup}),
+                ),
             )
         }
     }
@@ -31,7 +37,7 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<serde_js
             Json(serde_json::json!({"status": "not ready", "reason": why})),
         )
     };
-    if state.shutdown.is_cancelled() {
+    if state.draining.is_cancelled() || state.shutdown.is_cancelled() {
         return not_ready("shutting down");
     }
     if let Err(e) = state.db.ping().await {

@@ -1,5 +1,6 @@
 //! The operator's command line, in the server binary: `herald admin …`.
-//! - `check-config`: reads the environment and `.env` as the server would; exits 2 naming the
+//! - `check-config`: reads the environment and `.env` as the server would, and looks at what
+//!   start-up needs (the model's settings, the database, the restore lock); exits 2 naming every
 //!   problem when the server would refuse to start.
 //! - `migrate`: runs pending migrations and prints how many are applied.
 //! - `backup PATH`: a consistent online copy of the SQLite database while Herald runs (on
@@ -16,6 +17,11 @@ const USAGE: &str = "usage: herald admin check-config | migrate | backup PATH | 
 
 /// Runs `herald admin …` with the arguments after `admin`; answers the exit code.
 pub async fn run(args: &[String]) -> i32 {
+    if let [only] = args {
+        if only == "check-config" {
+            return check_config().await;
+        }
+    }
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
@@ -25,10 +31,6 @@ pub async fn run(args: &[String]) -> i32 {
     };
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let outcome = match args.as_slice() {
-        ["check-config"] => {
-            check_config(&config);
-            Ok(())
-        }
         ["migrate"] => migrate(&config).await,
         ["backup", path] => backup(&config, Path::new(path)).await,
         ["restore", path] => restore(&config, Path::new(path)).await,
@@ -48,7 +50,22 @@ pub async fn run(args: &[String]) -> i32 {
     }
 }
 
-fn check_config(c: &Config) {
+/// Exit 0 when Herald would start, 2 naming every reason when it would not.
+async fn check_config() -> i32 {
+    let (config, mut problems) = Config::read_env();
+    problems.extend(crate::server::preflight::problems(&config).await);
+    if problems.is_empty() {
+        describe(&config);
+        return 0;
+    }
+    eprintln!(
+        "Herald would refuse to start: {}",
+        crate::server::config::ConfigErrors(problems)
+    );
+    2
+}
+
+fn describe(c: &Config) {
     use crate::server::config::TransportKind;
     println!("Configuration OK: Herald would start.");
     println!(
@@ -62,12 +79,26 @@ fn check_config(c: &Config) {
     println!("  SMS        {:?}", c.transport);
     println!("  sign-up    {}", c.sign_up.as_str());
     println!("  demo seed  {}", c.seed_demo);
+    match &c.backup {
+        Some(b) => println!(
+            "  backups    every {:.2} h into {}, keeping {}",
+            b.every.as_secs_f64() / 3600.0,
+            b.dir.display(),
+            b.keep
+        ),
+        None => println!("  backups    none scheduled (BACKUP_DIR unset)"),
+    }
     let mut notes = Vec::new();
     if c.production && !c.public_url.starts_with("https://") {
         notes.push("PUBLIC_URL is not https in production: cookies are not marked Secure.");
     }
     if c.transport == TransportKind::Twilio && c.secret_key.is_none() {
         notes.push("HERALD_SECRET_KEY is unset: owners cannot connect their own Twilio accounts.");
+    }
+    if c.backup.is_none() && crate::server::sqlite_file::path_of(&c.database_url).is_some() {
+        notes.push(
+            "BACKUP_DIR is unset: no scheduled backups (or run `admin backup` from a timer).",
+        );
     }
     if c.metrics_token.is_none() {
         notes.push("METRICS_TOKEN is unset: /metrics answers loopback callers only.");

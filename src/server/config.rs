@@ -109,24 +109,72 @@ pub struct Config {
     /// A text whose attempt began this long ago with no answer is reconciled with the provider
     /// (`RECONCILE_AFTER_SECS`; default twice the provider's timeout, plus 5 s).
     pub reconcile_after: std::time::Duration,
+    /// Scheduled SQLite backups (`BACKUP_DIR`, `BACKUP_EVERY_HOURS`, `BACKUP_KEEP`); none unset.
+    pub backup: Option<super::backup_config::BackupConfig>,
 }
 
-fn var(name: &str) -> Option<String> {
+pub(crate) fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
+/// Every problem with the settings, not only the first: start-up names them all, and so does
+/// `herald admin check-config`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", list(.0))]
+pub struct ConfigErrors(pub Vec<String>);
+
+fn list(problems: &[String]) -> String {
+    match problems {
+        [one] => one.clone(),
+        many => format!(
+            "{} problems with the settings:\n  - {}",
+            many.len(),
+            many.join("\n  - ")
+        ),
+    }
+}
+
+/// Collects problems while reading on with a stand-in value, so one bad setting hides no other.
+#[derive(Default)]
+pub(crate) struct Problems(pub Vec<String>);
+
+impl Problems {
+    pub fn or<T>(&mut self, read: Result<T, String>, stand_in: T) -> T {
+        read.unwrap_or_else(|e| {
+            self.0.push(e);
+            stand_in
+        })
+    }
+}
+
 impl Config {
-    /// Reads the process environment, after loading `.env` if there is one.
-    pub fn from_env() -> Result<Self, String> {
+    /// Reads the process environment, after loading `.env` if there is one; refuses with every
+    /// problem found.
+    pub fn from_env() -> Result<Self, ConfigErrors> {
+        match Self::read_env() {
+            (config, problems) if problems.is_empty() => Ok(config),
+            (_, problems) => Err(ConfigErrors(problems)),
+        }
+    }
+
+    /// The settings as far as they read, with a stand-in for each bad one, and every problem.
+    pub fn read_env() -> (Self, Vec<String>) {
         let _ = dotenvy::dotenv();
-        let ip: IpAddr = var("IP")
-            .unwrap_or_else(|| "127.0.0.1".into())
-            .parse()
-            .map_err(|e| format!("IP: {e}"))?;
-        let port: u16 = var("PORT")
-            .unwrap_or_else(|| "8080".into())
-            .parse()
-            .map_err(|e| format!("PORT: {e}"))?;
+        let mut p = Problems::default();
+        let ip: IpAddr = p.or(
+            var("IP")
+                .unwrap_or_else(|| "127.0.0.1".into())
+                .parse()
+                .map_err(|e| format!("IP: {e}")),
+            [127, 0, 0, 1].into(),
+        );
+        let port: u16 = p.or(
+            var("PORT")
+                .unwrap_or_else(|| "8080".into())
+                .parse()
+                .map_err(|e| format!("PORT: {e}")),
+            8080,
+        );
         let database_url = var("DATABASE_URL").unwrap_or_else(|| {
             let dir = var("HERALD_DATA_DIR").unwrap_or_else(|| "data".into());
             let _ = std::fs::create_dir_all(&dir);
@@ -142,88 +190,115 @@ impl Config {
             timeout: std::time::Duration::from_secs_f64(
                 var("TWILIO_TIMEOUT_SECS")
                     .and_then(|v| v.parse::<f64>().ok())
-                    .filter(|v| *v > 0.0)
+                    .filter(|v| *v > 0.0 && *v < 3600.0)
                     .unwrap_or(15.0),
             ),
         });
-        let transport = match var("SMS_TRANSPORT").as_deref() {
-            None | Some("outbox") => TransportKind::Outbox,
-            Some("twilio") => TransportKind::Twilio,
-            Some(other) => {
-                return Err(format!(
+        let transport = p.or(
+            match var("SMS_TRANSPORT").as_deref() {
+                None | Some("outbox") => Ok(TransportKind::Outbox),
+                Some("twilio") => Ok(TransportKind::Twilio),
+                Some(other) => Err(format!(
                     "SMS_TRANSPORT must be outbox or twilio, not {other}"
-                ))
-            }
-        };
+                )),
+            },
+            TransportKind::Outbox,
+        );
         if transport == TransportKind::Twilio && twilio.is_none() {
-            return Err(
-                "SMS_TRANSPORT=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN".into(),
-            );
+            p.0.push("SMS_TRANSPORT=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN".into());
         }
-        let unsigned_webhooks_allowed = super::exposure::check_webhook_signing(
-            transport,
-            super::exposure::reachable_beyond_loopback(ip, var("PUBLIC_URL").as_deref()),
-            var("TWILIO_AUTH_TOKEN").is_some(),
-            var("ALLOW_UNSIGNED_WEBHOOKS").is_some_and(|v| v == "true" || v == "1"),
-        )?;
+        let unsigned_webhooks_allowed = p.or(
+            super::exposure::check_webhook_signing(
+                transport,
+                super::exposure::reachable_beyond_loopback(ip, var("PUBLIC_URL").as_deref()),
+                var("TWILIO_AUTH_TOKEN").is_some(),
+                var("ALLOW_UNSIGNED_WEBHOOKS").is_some_and(|v| v == "true" || v == "1"),
+            ),
+            false,
+        );
         let simulator_default = transport == TransportKind::Outbox;
-        let production = match var("HERALD_ENV").as_deref() {
-            None | Some("development") | Some("test") => false,
-            Some("production") => true,
-            Some(other) => {
-                return Err(format!(
+        let production = p.or(
+            match var("HERALD_ENV").as_deref() {
+                None | Some("development") | Some("test") => Ok(false),
+                Some("production") => Ok(true),
+                Some(other) => Err(format!(
                     "HERALD_ENV must be development, test or production, not {other}"
-                ))
-            }
-        };
-        let test_clock = test_clock_from_env(production, ip)?;
+                )),
+            },
+            false,
+        );
+        let test_clock = p.or(test_clock_from_env(production, ip), None);
         let test_route_delay = match var("HERALD_TEST_ROUTE_DELAY_MS") {
             None => None,
-            Some(ms) => {
-                check_test_only("HERALD_TEST_ROUTE_DELAY_MS", production, ip)?;
-                Some(std::time::Duration::from_millis(
+            Some(ms) => p.or(
+                check_test_only("HERALD_TEST_ROUTE_DELAY_MS", production, ip).and_then(|()| {
                     ms.parse()
-                        .map_err(|e| format!("HERALD_TEST_ROUTE_DELAY_MS: {e}"))?,
-                ))
-            }
+                        .map(|ms| Some(std::time::Duration::from_millis(ms)))
+                        .map_err(|e| format!("HERALD_TEST_ROUTE_DELAY_MS: {e}"))
+                }),
+                None,
+            ),
         };
-        let secs = |name: &str, default: f64| -> Result<std::time::Duration, String> {
-            let v = match var(name) {
-                None => default,
-                Some(v) => v.parse::<f64>().map_err(|e| format!("{name}: {e}"))?,
+        let mut secs = |name: &str, default: f64| -> std::time::Duration {
+            let read = match var(name) {
+                None => Ok(default),
+                Some(v) => v.parse::<f64>().map_err(|e| format!("{name}: {e}")),
             };
-            if v.is_finite() && v > 0.0 {
-                Ok(std::time::Duration::from_secs_f64(v))
-            } else {
-                Err(format!("{name} must be a positive number of seconds"))
-            }
+            let checked = read.and_then(|v| {
+                std::time::Duration::try_from_secs_f64(v)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| format!("{name} must be a positive number of seconds"))
+            });
+            p.or(checked, std::time::Duration::from_secs_f64(default))
         };
-        let thread_lease = secs("THREAD_LEASE_SECS", 30.0)?;
-        let sweep_every = secs("SWEEP_SECS", 5.0)?;
-        let thread_idle_for = match var("THREAD_IDLE_DAYS") {
-            None => chrono::Duration::days(30),
-            Some(v) => match v.parse::<f64>() {
-                Ok(d) if d.is_finite() && d > 0.0 => {
-                    chrono::Duration::seconds((d * 86_400.0) as i64)
-                }
-                _ => return Err("THREAD_IDLE_DAYS must be a positive number of days".into()),
-            },
-        };
-        let lesson_review_every = match var("LESSON_REVIEW_HOURS") {
-            None => std::time::Duration::from_secs(7 * 24 * 3600),
-            Some(v) => match v.parse::<f64>() {
-                Ok(h) if h.is_finite() && h > 0.0 => std::time::Duration::from_secs_f64(h * 3600.0),
-                _ => return Err("LESSON_REVIEW_HOURS must be a positive number of hours".into()),
-            },
-        };
+        let thread_lease = secs("THREAD_LEASE_SECS", 30.0);
+        let sweep_every = secs("SWEEP_SECS", 5.0);
         let provider_timeout = twilio
             .as_ref()
             .map(|t| t.timeout.as_secs_f64())
             .unwrap_or(0.0);
-        let reconcile_after = secs("RECONCILE_AFTER_SECS", 2.0 * provider_timeout + 5.0)?;
-        let claim_stale_after = secs("CLAIM_STALE_SECS", 120.0)?;
-        let shutdown_grace = secs("SHUTDOWN_GRACE_SECS", 20.0)?;
-        Ok(Self {
+        let reconcile_after = secs("RECONCILE_AFTER_SECS", 2.0 * provider_timeout + 5.0);
+        let claim_stale_after = secs("CLAIM_STALE_SECS", 120.0);
+        let shutdown_grace = secs("SHUTDOWN_GRACE_SECS", 20.0);
+        let thread_idle_for = p.or(
+            match var("THREAD_IDLE_DAYS") {
+                None => Ok(chrono::Duration::days(30)),
+                Some(v) => match v.parse::<f64>() {
+                    Ok(d) if d.is_finite() && d > 0.0 && d < 36_500.0 => {
+                        Ok(chrono::Duration::seconds((d * 86_400.0) as i64))
+                    }
+                    _ => Err("THREAD_IDLE_DAYS must be a positive number of days".into()),
+                },
+            },
+            chrono::Duration::days(30),
+        );
+        let lesson_review_every = p.or(
+            match var("LESSON_REVIEW_HOURS") {
+                None => Ok(std::time::Duration::from_secs(7 * 24 * 3600)),
+                Some(v) => match v.parse::<f64>() {
+                    Ok(h) if h.is_finite() && h > 0.0 && h < 876_000.0 => {
+                        Ok(std::time::Duration::from_secs_f64(h * 3600.0))
+                    }
+                    _ => Err("LESSON_REVIEW_HOURS must be a positive number of hours".into()),
+                },
+            },
+            std::time::Duration::from_secs(7 * 24 * 3600),
+        );
+        let backup = super::backup_config::read(&database_url, production, ip, &mut p);
+        let seed_demo = p.or(
+            crate::server::access_config::seed_demo(
+                var("SEED_DEMO").as_deref(),
+                production,
+                transport,
+            ),
+            false,
+        );
+        let sign_up = p.or(
+            crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref()),
+            crate::server::access_config::SignUpMode::Invite,
+        );
+        let config = Self {
             database_url,
             ip,
             port,
@@ -237,12 +312,8 @@ impl Config {
                 .map(|v| v == "true" || v == "1")
                 .unwrap_or(simulator_default),
             default_region: var("DEFAULT_REGION").unwrap_or_else(|| "US".into()),
-            seed_demo: crate::server::access_config::seed_demo(
-                var("SEED_DEMO").as_deref(),
-                production,
-                transport,
-            )?,
-            sign_up: crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref())?,
+            seed_demo,
+            sign_up,
             metrics_token: var("METRICS_TOKEN"),
             shutdown_grace,
             secret_key: var("HERALD_SECRET_KEY")
@@ -302,7 +373,9 @@ impl Config {
             thread_idle_for,
             reconcile_after,
             claim_stale_after,
-        })
+            backup,
+        };
+        (config, p.0)
     }
 
     /// A configuration for tests and tools: outbox transport, no signature check.
@@ -352,6 +425,7 @@ impl Config {
             thread_idle_for: chrono::Duration::days(30),
             reconcile_after: std::time::Duration::from_secs(5),
             claim_stale_after: std::time::Duration::from_secs(120),
+            backup: None,
         }
     }
 }

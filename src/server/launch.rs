@@ -15,6 +15,11 @@ pub struct Running {
     pub addr: SocketAddr,
     pub state: AppState,
     pub handle: tokio::task::JoinHandle<()>,
+    /// The router, held until the process ends. Server functions run on its Dioxus thread pool,
+    /// and the connections they open (Twilio's, a model's) are driven there: when serving ended
+    /// at SIGTERM and the router went with it, a send still in flight on such a pooled
+    /// connection lost its answer in the middle of the drain.
+    pub router: axum::Router,
 }
 
 /// Binds `IP:PORT` (port 0 picks a free one) and serves in the background.
@@ -50,6 +55,7 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);
     crate::server::sqlite_wal::start_checkpointer(&state);
+    crate::server::backups::start(&state);
     crate::ai_agent::learning::service::start_reviews(&state, state.config.lesson_review_every);
     if let Some(public) = state.config.public_dir.clone() {
         // Compressing a release wasm takes a moment: serve it as it is until its copy is there.
@@ -58,7 +64,10 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
             tracing::info!(files = n, "gzip copies of the web app written");
         });
     }
-    let app = build_router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let router = build_router(state.clone());
+    let app = router
+        .clone()
+        .into_make_service_with_connect_info::<SocketAddr>();
     let stopping = state.shutdown.clone();
     let handle = tokio::spawn(async move {
         let _file_lock = file_lock;
@@ -73,6 +82,7 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         addr,
         state,
         handle,
+        router,
     })
 }
 
@@ -135,7 +145,8 @@ pub fn run() {
         println!("  Sign-up:   {}", s.config.sign_up.as_str());
         println!();
         let state = running.state.clone();
-        let mut handle = running.handle;
+        // The router lives until the process exits: the drain's sends use its thread pool.
+        let (mut handle, _router) = (running.handle, running.router);
         tokio::select! {
             _ = &mut handle => {}
             signal = stop_signal() => {
@@ -145,6 +156,9 @@ pub fn run() {
         }
     });
 }
+
+/// The longest time a stopping server keeps taking requests after `/readyz` turned 503.
+const NOTICE_AT_MOST: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// SIGTERM (a service manager stopping Herald) or SIGINT (Ctrl-C).
 async fn stop_signal() -> &'static str {
@@ -157,13 +171,30 @@ async fn stop_signal() -> &'static str {
     }
 }
 
-/// Stops taking requests (`/readyz` answers 503 at once), lets those in flight and the
-/// background work (routing, turns, sends) finish within `SHUTDOWN_GRACE_SECS`; whatever is
-/// still running then is handed back through its lease when the process exits.
+/// `/readyz` answers 503 at once while requests are still served for a notice period (after
+/// SIGTERM: a quarter of the grace, at most `NOTICE_AT_MOST`), so a load balancer probing it stops sending
+/// them; then no new connection is taken, and requests in flight and the background work
+/// (routing, turns, sends) finish within the rest of `SHUTDOWN_GRACE_SECS`. Whatever is still
+/// running then is handed back through its lease when the process exits.
 async fn drain(state: &AppState, server: tokio::task::JoinHandle<()>, signal: &str) {
     let grace = state.config.shutdown_grace;
-    tracing::info!(signal, grace_secs = grace.as_secs_f64(), "draining");
+    let started = tokio::time::Instant::now();
+    // Ctrl-C is a person at a terminal, not a load balancer: no notice.
+    let notice = match signal {
+        "SIGTERM" => (grace / 4).min(NOTICE_AT_MOST),
+        _ => std::time::Duration::ZERO,
+    };
+    tracing::info!(
+        signal,
+        grace_secs = grace.as_secs_f64(),
+        notice_secs = notice.as_secs_f64(),
+        "draining: not ready"
+    );
+    state.draining.cancel();
+    tokio::time::sleep(notice).await;
+    tracing::info!("draining: taking no new connections");
     state.shutdown.cancel();
+    let grace = grace.saturating_sub(started.elapsed());
     let finished = tokio::time::timeout(grace, async {
         let _ = server.await;
         crate::server::state::wait_for_background(&state.tasks).await;

@@ -44,6 +44,11 @@ pub struct Inner {
     pub inbound: Arc<dyn crate::messaging::inbound::InboundSink>,
     /// Cancelled when the server stops: ends the periodic sweeper.
     pub shutdown: tokio_util::sync::CancellationToken,
+    /// Cancelled at SIGTERM, before `shutdown`: `/readyz` answers 503 while requests are still
+    /// served, so a load balancer can stop sending them.
+    pub draining: tokio_util::sync::CancellationToken,
+    /// The scheduled backups' status, for `/healthz`.
+    pub backups: crate::server::backups::BackupStatus,
     /// The campaign engines running in this process.
     pub engines: crate::bulk_operation::engines::Running,
     /// The agent threads this process is running.
@@ -162,6 +167,8 @@ impl AppState {
             faults: Default::default(),
             inbound: Arc::new(crate::ai_agent::routing::AgentRouter::default()),
             shutdown: Default::default(),
+            draining: Default::default(),
+            backups: Default::default(),
             engines: Default::default(),
             local_runs: Default::default(),
             numbers: Default::default(),

@@ -1,6 +1,6 @@
-//! Running Herald (issue 32): `/readyz`, the admin CLI (check-config, migrate, create-owner,
-//! reset-password, an online backup under load and a restore that refuses while a server runs)
-//! and SIGTERM draining, all through the real server binary.
+//! Running Herald (issue 32): `/readyz`, the admin CLI (check-config naming every problem,
+//! migrate, create-owner, reset-password), all through the real server binary. Backups and
+//! SIGTERM draining are in the modules below.
 use crate::binary::{call, free_port, healthy, start};
 use crate::helpers::*;
 use crate::on_both_databases;
@@ -8,12 +8,25 @@ use sea_orm::{ConnectionTrait, Statement};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+mod backup_load;
+mod drain;
+mod scheduled_backups;
 
 const FRONT_DESK: &str = "+14155550100";
 
 /// `herald admin ARGS…` on `db`, with `stdin`; answers (exit code, stdout, stderr).
 fn admin(db: &str, args: &[&str], stdin: &str) -> (i32, String, String) {
+    admin_with(db, args, stdin, &[])
+}
+
+/// `herald admin ARGS…` with `env` on top.
+fn admin_with(
+    db: &str,
+    args: &[&str],
+    stdin: &str,
+    env: &[(&str, String)],
+) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_herald"));
     for (k, _) in std::env::vars() {
         if k.starts_with("CARGO") || k.starts_with("DIOXUS") {
@@ -27,6 +40,7 @@ fn admin(db: &str, args: &[&str], stdin: &str) -> (i32, String, String) {
         .env("IP", "127.0.0.1")
         .env("PUBLIC_URL", "http://127.0.0.1:8080")
         .env("RUST_LOG", "warn")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -59,15 +73,21 @@ async fn setup(base: &str) -> reqwest::Client {
     client
 }
 
-async fn text(client: &reqwest::Client, base: &str, i: usize) -> bool {
-    let sid = format!("SMoperate{i:025}");
-    let params = sms_params(&sid, "+14155552671", FRONT_DESK, "Hello");
+/// Text number `i` (SID `SMoperate…i`) from `from` to the front desk; answers whether it was
+/// acknowledged.
+async fn text(client: &reqwest::Client, base: &str, i: usize, from: &str) -> bool {
+    let sid = sid(i);
+    let params = sms_params(&sid, from, FRONT_DESK, "Hello");
     client
         .post(format!("{base}/webhooks/twilio/sms"))
         .form(&params)
         .send()
         .await
         .is_ok_and(|r| r.status().is_success())
+}
+
+fn sid(i: usize) -> String {
+    format!("SMoperate{i:025}")
 }
 
 async fn count(url: &str, sql: &str) -> i64 {
@@ -80,6 +100,24 @@ async fn count(url: &str, sql: &str) -> i64 {
     let n = row.try_get_by_index::<i64>(0).unwrap();
     db.close().await.ok();
     n
+}
+
+/// `PRAGMA integrity_check` on a database file, read-only.
+async fn integrity(path: &std::path::Path) -> String {
+    let db = sea_orm::Database::connect(format!("sqlite://{}?mode=ro", path.display()))
+        .await
+        .unwrap();
+    let row = db
+        .query_one_raw(Statement::from_string(
+            db.get_database_backend(),
+            "PRAGMA integrity_check",
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    let verdict = row.try_get_by_index::<String>(0).unwrap();
+    db.close().await.ok();
+    verdict
 }
 
 async fn readiness_and_the_cli(backend: Backend) {
@@ -150,136 +188,98 @@ async fn readiness_and_the_cli(backend: Backend) {
     }
 }
 
-/// An online backup of SQLite while texts arrive: every text acknowledged before the backup
-/// began is in it; it passes its integrity check; a restore refuses while a server runs, and a
-/// fresh server runs on the restored copy.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_online_backup_under_load_restores() {
-    let (db, _guard) = fresh_database(Backend::Sqlite).await.unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut server = start(&db, port, &[]);
-    healthy(&base).await;
-    let client = setup(&base).await;
-    // Texts arrive back to back from another task, as fast as the server acknowledges them.
-    let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(usize, Instant)>::new()));
-    let load = {
-        let (acked, base) = (acked.clone(), base.clone());
-        tokio::spawn(async move {
-            let client = reqwest::Client::new();
-            for i in 0..400 {
-                if text(&client, &base, i).await {
-                    acked.lock().unwrap().push((i, Instant::now()));
-                }
-            }
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let backup_file = std::env::temp_dir().join(format!(
-        "herald-backup-{}.db",
-        uuid::Uuid::new_v4().simple()
-    ));
-    let began = Instant::now();
-    let (code, out, err) = admin(&db, &["backup", backup_file.to_str().unwrap()], "");
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("integrity check: ok"), "{out}");
-    load.await.unwrap();
-    let before: Vec<usize> = acked
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(_, at)| *at < began)
-        .map(|(i, _)| *i)
-        .collect();
-    assert!(
-        before.len() > 10,
-        "the backup ran under load ({} texts before it)",
-        before.len()
-    );
-    // A restore onto the running server's database is refused.
-    let (code, _, err) = admin(&db, &["restore", backup_file.to_str().unwrap()], "");
-    assert_eq!(code, 1);
-    assert!(err.contains("running"), "{err}");
-    server.kill_nine();
-    // Restored into a fresh file, a fresh server serves it, with every text acknowledged before.
-    let (fresh_url, _fresh_guard) = fresh_database(Backend::Sqlite).await.unwrap();
-    let (code, _, err) = admin(&fresh_url, &["restore", backup_file.to_str().unwrap()], "");
-    assert_eq!(code, 0, "{err}");
-    for i in &before {
-        let sid = format!("SMoperate{i:025}");
-        assert_eq!(
-            count(
-                &fresh_url,
-                &format!("SELECT count(*) FROM message WHERE provider_sid = '{sid}'")
-            )
-            .await,
-            1,
-            "text {i}, acknowledged before the backup, is in it"
-        );
-    }
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _restored = start(&fresh_url, port, &[]);
-    healthy(&base).await;
-    let (status, _) =
-        crate::binary::sign_in_status(&base, "olga@ops.test", "correct horse battery").await;
-    assert_eq!(status, 200);
-    let _ = client;
-    let _ = std::fs::remove_file(backup_file);
-}
-
-/// SIGTERM: the server stops taking requests, finishes what it acknowledged, and exits 0 within
-/// the grace period; nothing is lost or left running.
-async fn sigterm_drains(backend: Backend) {
+/// Several bad settings at once: `check-config` names every one, and what start-up would refuse
+/// beyond them (the model's settings, a restore in progress, a database that does not answer).
+async fn check_config_names_every_problem(backend: Backend) {
     let Some((db, _guard)) = fresh_database(backend).await else {
         return;
     };
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut server = start(&db, port, &[("SHUTDOWN_GRACE_SECS", "10".into())]);
-    healthy(&base).await;
-    let _client = setup(&base).await;
-    let plain = reqwest::Client::new();
-    let mut acked = 0;
-    for i in 0..30 {
-        if text(&plain, &base, i).await {
-            acked += 1;
-        }
+    let not_a_folder = std::env::temp_dir().join(format!(
+        "herald-not-a-folder-{}",
+        uuid::Uuid::new_v4().simple()
+    ));
+    std::fs::write(&not_a_folder, b"a file").unwrap();
+    let bad = [
+        ("SIGN_UP", "everyone".to_owned()),
+        ("BACKUP_DIR", not_a_folder.display().to_string()),
+        ("BACKUP_EVERY_HOURS", "0".into()),
+        ("LLM_PROVIDER", "anthropic".into()),
+    ];
+    let (code, out, err) = admin_with(&db, &["check-config"], "", &bad);
+    assert_eq!(code, 2, "{out}{err}");
+    for named in [
+        "SIGN_UP must be invite or open",
+        "is not a directory",
+        "BACKUP_EVERY_HOURS must be",
+        "LLM_MODEL is required",
+    ] {
+        assert!(err.contains(named), "{named} is named in: {err}");
     }
-    assert_eq!(acked, 30);
-    let t0 = Instant::now();
-    Command::new("kill")
-        .args(["-TERM", &server.0.id().to_string()])
-        .status()
-        .unwrap();
-    let status = loop {
-        if let Some(s) = server.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(25),
-            "exited within the grace period"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert_eq!(status.code(), Some(0), "a drained server exits 0");
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM message WHERE direction = 'inbound'"
-        )
-        .await,
-        30
+    if backend == Backend::Postgres {
+        assert!(err.contains("back up with pg_dump"), "{err}");
+    }
+    // The server refuses to start with the same settings, naming them all too.
+    let (code, err) = refused_start(&db, &bad);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("SIGN_UP") && err.contains("BACKUP_EVERY_HOURS"),
+        "{err}"
     );
-    assert_eq!(
-        count(
-            &db,
-            "SELECT count(*) FROM ai_thread WHERE state = 'running'"
-        )
-        .await,
-        0,
-        "no thread left running"
-    );
+    // A database that does not answer.
+    let nowhere = "postgres://postgres@127.0.0.1:1/herald";
+    let (code, _, err) = admin_with(nowhere, &["check-config"], "", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("does not answer"), "{err}");
+    std::fs::remove_file(not_a_folder).unwrap();
+    // A restore in progress holds the SQLite file's lock: start-up would be refused.
+    if let Some(path) = herald::server::sqlite_file::path_of(&db) {
+        let restore = hold_restore_lock(&path);
+        let (code, _, err) = admin(&db, &["check-config"], "");
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("being restored"), "{err}");
+        drop(restore);
+        assert_eq!(admin(&db, &["check-config"], "").0, 0);
+    }
 }
 
-on_both_databases!(readiness_and_the_cli, sigterm_drains);
+/// The server binary with `env`, expected to refuse to start: (exit code, standard error).
+fn refused_start(db: &str, env: &[(&str, String)]) -> (i32, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_herald"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO") || k.starts_with("DIOXUS") {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd
+        .env("DATABASE_URL", db)
+        .env("IP", "127.0.0.1")
+        .env("PORT", free_port().to_string())
+        .env("RUST_LOG", "warn")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The exclusive lock `herald admin restore` holds while it replaces the file.
+fn hold_restore_lock(db: &std::path::Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let mut path = db.as_os_str().to_owned();
+    path.push(".lock");
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(locked, 0, "no server holds the lock");
+    file
+}
+
+on_both_databases!(readiness_and_the_cli, check_config_names_every_problem);
