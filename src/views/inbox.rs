@@ -46,7 +46,13 @@ pub fn Inbox() -> Element {
         next.set(None);
         more_error.set(None);
     };
-    let tab = |f: InboxFilter| if filter() == f { "filter-tab active" } else { "filter-tab" };
+    let tab = |f: InboxFilter| {
+        if filter() == f {
+            "filter-tab active"
+        } else {
+            "filter-tab"
+        }
+    };
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Inbox" } }
