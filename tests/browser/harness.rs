@@ -306,12 +306,30 @@ impl Browser {
 
     /// Clicks the element as a person would: scrolled to the middle of the screen first, so
     /// that a phone's fixed bars never sit over it.
+    /// A live event may re-render the element between finding and clicking it; a person
+    /// would simply click the new one, so a stale element is looked up again.
     pub async fn click(&self, css: &str) {
-        let el = self.wait_for(css).await;
-        self.tap(&el).await;
+        for _ in 0..5 {
+            let el = self.wait_for(css).await;
+            match self.try_tap(&el).await {
+                Ok(()) => return,
+                Err(e) if is_stale(&e) => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => panic!("clicking {css}: {e}"),
+            }
+        }
+        panic!("{css} kept being replaced before it could be clicked");
     }
 
     pub async fn tap(&self, el: &fantoccini::elements::Element) {
+        self.try_tap(el).await.unwrap();
+    }
+
+    async fn try_tap(
+        &self,
+        el: &fantoccini::elements::Element,
+    ) -> Result<(), fantoccini::error::CmdError> {
         let arg = serde_json::to_value(el).unwrap();
         let _ = self
             .client
@@ -320,6 +338,14 @@ impl Browser {
                 vec![arg],
             )
             .await;
-        el.click().await.unwrap();
+        el.click().await
     }
+}
+
+fn is_stale(e: &fantoccini::error::CmdError) -> bool {
+    matches!(
+        e,
+        fantoccini::error::CmdError::Standard(w)
+            if w.error == fantoccini::error::ErrorStatus::StaleElementReference
+    )
 }
