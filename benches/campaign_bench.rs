@@ -53,11 +53,7 @@ async fn campaign(
         .await
         .unwrap()
         .unwrap();
-    let action = PlanAction::BulkSmsCampaign {
-        audience: audience.clone(),
-        message_concept: "Hello".into(),
-        from_number_id: None,
-    };
+    let action = PlanAction::campaign(audience.clone(), "Hello".into(), None);
     let plan = herald::plans::service::present_plan(
         &state,
         &agent,

@@ -218,7 +218,7 @@ async fn main() {
         rows.push((
             "plans page",
             time(runs, || async {
-                herald::plans::service::list(&state, &member, None, None)
+                herald::plans::service::list(&state, &member, Default::default(), None)
                     .await
                     .unwrap();
             })

@@ -355,13 +355,9 @@ fn plan_edits(r: &mut TestRunner) -> Result<(), TestError<String>> {
             })
             .collect();
         let action = if campaign {
-            PlanAction::BulkSmsCampaign {
-                audience: changes,
-                message_concept: concept,
-                from_number_id: None,
-            }
+            PlanAction::campaign(changes, concept, None)
         } else {
-            PlanAction::TagContacts { changes }
+            PlanAction::tagging(changes)
         };
         let current = Editable {
             title,

@@ -33,6 +33,8 @@ mod m20261125_000029_provider_account;
 mod m20261126_000030_conversation;
 mod m20261126_000031_contact_tag;
 mod m20261126_000032_suggestion_window;
+mod m20261126_000033_segment;
+mod m20261126_000034_message_search;
 mod platform_agent;
 
 pub struct Migrator;
@@ -73,6 +75,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000030_conversation::Migration),
             Box::new(m20261126_000031_contact_tag::Migration),
             Box::new(m20261126_000032_suggestion_window::Migration),
+            Box::new(m20261126_000033_segment::Migration),
+            Box::new(m20261126_000034_message_search::Migration),
         ]
     }
 }

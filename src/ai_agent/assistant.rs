@@ -45,21 +45,25 @@ pub async fn view(state: &AppState, member: &Member) -> AppResult<AssistantView>
     let planning_enabled = crate::ai_agent::settings::AgentSettings::of(&agent).planning_enabled;
     let thread_id = active_thread_for(&state.db, agent.id, &key(member)).await?;
     let (events, plans) = match thread_id {
-        Some(t) => (
-            crate::ai_agent::suggestions::thread_events(state, member, t).await?,
-            crate::plans::service::list(state, member, None, Some(agent.id))
-                .await?
-                .into_iter()
-                .filter(|p| p.thread_id == Some(t))
-                .collect(),
-        ),
-        None => (vec![], vec![]),
+        Some(t) => {
+            let by = crate::plans::service::PlanQuery {
+                agent: Some(agent.id),
+                thread: Some(t),
+                status: None,
+            };
+            (
+                crate::ai_agent::suggestions::thread_events(state, member, t).await?,
+                crate::plans::service::list(state, member, by, None).await?,
+            )
+        }
+        None => (vec![], Default::default()),
     };
     Ok(AssistantView {
         agent_id: agent.id,
         thread_id,
         planning_enabled,
         events,
-        plans,
+        plans_total: plans.total,
+        plans: plans.items,
     })
 }

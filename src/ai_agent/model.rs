@@ -87,7 +87,10 @@ pub struct AssistantView {
     pub thread_id: Option<Uuid>,
     pub planning_enabled: bool,
     pub events: Vec<ThreadEventView>,
+    /// The thread's newest plans (a page), and how many it has.
     pub plans: Vec<crate::plans::model::PlanView>,
+    #[serde(default)]
+    pub plans_total: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -79,14 +79,19 @@ pub async fn create_bulk_operation(
         .filter(|d| d.include)
         .map(|d| d.contact_id)
         .collect();
-    let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
-        .filter(contact::Column::OrganizationId.eq(p.organization_id))
-        .filter(contact::Column::Id.is_in(included.clone()))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|c| (c.id, c))
-        .collect();
+    // A segment's audience may be tens of thousands: looked up a part at a time.
+    let mut people: HashMap<Uuid, contact::Model> = HashMap::with_capacity(included.len());
+    for part in included.chunks(1_000) {
+        people.extend(
+            contact::Entity::find()
+                .filter(contact::Column::OrganizationId.eq(p.organization_id))
+                .filter(contact::Column::Id.is_in(part.iter().copied()))
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|c| (c.id, c)),
+        );
+    }
     let outs = opt_out::sms_opt_outs(&state.db, &included).await?;
     let agent = crate::ai_agent::entity::ai_agent::Entity::find_by_id(p.agent_id)
         .one(&state.db)
@@ -150,8 +155,9 @@ pub async fn create_bulk_operation(
         }
         Err(e) => return Err(e.into()),
     }
-    for (position, contact_id, reason) in rows {
-        item::ActiveModel {
+    let items = rows
+        .into_iter()
+        .map(|(position, contact_id, reason)| item::ActiveModel {
             id: Set(Uuid::new_v4()),
             operation_id: Set(op_id),
             organization_id: Set(p.organization_id),
@@ -177,9 +183,11 @@ pub async fn create_bulk_operation(
             created_at: Set(now),
             updated_at: Set(now),
             sent_by: Set(None),
-        }
-        .insert(&txn)
-        .await?;
+        });
+    // Many rows a statement, within both databases' limits on bound values.
+    let items: Vec<item::ActiveModel> = items.collect();
+    for part in items.chunks(200) {
+        item::Entity::insert_many(part.to_vec()).exec(&txn).await?;
     }
     txn.commit().await?;
     Ok(op_id)

@@ -45,7 +45,11 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 error.set(None);
                 on_changed.call(());
             }
-            Err(e) => error.set(Some(e.to_string())),
+            Err(e) => {
+                error.set(Some(e.to_string()));
+                // A refusal may have found a changed audience: the card shows it.
+                on_changed.call(());
+            }
         }
         busy.set(false);
     };
@@ -134,7 +138,9 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                     }
                 }
             }
-            if plan.step_views.is_empty() {
+            if let Some(a) = plan.audience.clone() {
+                crate::components::PlanAudience { key: "{plan.updated_at}", plan_id: plan.id, audience: a }
+            } else if plan.step_views.is_empty() {
                 div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }
             } else {
                 crate::components::StepPlan { plan: plan.clone(), on_changed }
@@ -160,7 +166,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             if let Some(err) = plan.error.clone() {
                 div { class: "error-banner", "The plan failed: {err}" }
             }
-            details { class: "plan-lists", hidden: !plan.step_views.is_empty(),
+            details { class: "plan-lists", hidden: !plan.step_views.is_empty() || plan.audience.is_some(),
                 summary { "Show every contact" }
                 ul {
                     for c in plan.contacts.iter() {

@@ -76,3 +76,32 @@ server_fn! {
         crate::contacts::import::import_csv(&state, m.organization_id, &csv).await
     }
 }
+
+server_fn! {
+    #[post("/api/segments")]
+    /// The organisation's saved segments, in name order, with how many there are.
+    pub async fn list_segments() -> Result<crate::contacts::model::SegmentList, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::segments::list(&state.db, m.organization_id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/segments/save")]
+    /// Saves a filter as a named segment.
+    pub async fn save_segment(
+        name: String,
+        filter: ContactFilter,
+    ) -> Result<crate::contacts::model::SegmentView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::segments::save(&state, &m, &name, &filter).await
+    }
+}
+
+server_fn! {
+    #[post("/api/segments/delete")]
+    pub async fn delete_segment(id: Uuid) -> Result<(), AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::segments::delete(&state, &m, id).await
+    }
+}

@@ -104,3 +104,28 @@ pub mod contact_tag {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+/// A saved, named filter (migration 33); `name_key` is the name lower-cased, unique per
+/// organisation.
+pub mod segment {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "segment")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub name: String,
+        pub name_key: String,
+        pub filter: Json,
+        pub created_by: Option<Uuid>,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

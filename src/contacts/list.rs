@@ -35,7 +35,17 @@ pub async fn rows<C: ConnectionTrait>(
     after: Option<&ContactCursor>,
     limit: u64,
 ) -> AppResult<(Vec<contact::Model>, bool)> {
-    let mut cond = filter::condition(f, org_id, db.get_database_backend(), now)?;
+    let cond = filter::condition(f, org_id, db.get_database_backend(), now)?;
+    rows_where(db, cond, after, limit).await
+}
+
+/// Up to `limit` contacts meeting `cond` after `after`, in name order, and whether more follow.
+pub async fn rows_where<C: ConnectionTrait>(
+    db: &C,
+    mut cond: Condition,
+    after: Option<&ContactCursor>,
+    limit: u64,
+) -> AppResult<(Vec<contact::Model>, bool)> {
     if let Some(c) = after {
         cond = cond.add(
             Condition::any()

@@ -17,4 +17,6 @@ pub mod opt_out;
 #[cfg(feature = "server")]
 pub mod phone;
 #[cfg(feature = "server")]
+pub mod segments;
+#[cfg(feature = "server")]
 pub mod service;

@@ -87,6 +87,7 @@ mod tests {
 /// evaluates it in SQL (`contacts::filter`), so counts are exact at any size and nobody, a model
 /// least of all, has to list the members.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
 pub struct ContactFilter {
     /// Name, e-mail or tag containing it, or a phone containing its digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +132,7 @@ pub struct ContactFilter {
 
 /// A test on one custom field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
 pub struct FieldTest {
     pub field: String,
     pub op: FieldOp,
@@ -139,6 +141,7 @@ pub struct FieldTest {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FieldOp {
     /// Equal, ignoring case.
@@ -163,4 +166,114 @@ pub struct ContactPage {
     pub total: u64,
     /// The next page's start; None on the last page.
     pub next: Option<ContactCursor>,
+}
+
+/// A segment: a saved, named filter, evaluated anew each time it is read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SegmentView {
+    pub id: Uuid,
+    pub name: String,
+    pub filter: ContactFilter,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The organisation's segments in name order, at most a page of them, with how many there are.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SegmentList {
+    pub items: Vec<SegmentView>,
+    pub total: u64,
+}
+
+impl ContactFilter {
+    /// The filter in words, for a plan card or a segment: "tagged vip · no reply in 30 days".
+    pub fn describe(&self) -> String {
+        let list = |l: &[String], join: &str| l.join(join);
+        let mut parts = Vec::new();
+        if let Some(s) = self.search.as_deref().filter(|s| !s.trim().is_empty()) {
+            parts.push(format!("matching \u{201c}{}\u{201d}", s.trim()));
+        }
+        if !self.tags_any.is_empty() {
+            parts.push(format!("tagged {}", list(&self.tags_any, " or ")));
+        }
+        if !self.tags_all.is_empty() {
+            parts.push(format!("tagged {}", list(&self.tags_all, " and ")));
+        }
+        if !self.tags_none.is_empty() {
+            parts.push(format!("not tagged {}", list(&self.tags_none, " or ")));
+        }
+        match self.opted_out {
+            Some(true) => parts.push("opted out".into()),
+            Some(false) => parts.push("not opted out".into()),
+            None => {}
+        }
+        match self.marketing_consent {
+            Some(true) => parts.push("written consent on record".into()),
+            Some(false) => parts.push("no written consent".into()),
+            None => {}
+        }
+        let days = |n: u32| {
+            if n == 1 {
+                "1 day".to_owned()
+            } else {
+                format!("{n} days")
+            }
+        };
+        if let Some(d) = self.replied_within_days {
+            parts.push(format!("replied in the last {}", days(d)));
+        }
+        if let Some(d) = self.no_reply_within_days {
+            parts.push(format!("no reply in {}", days(d)));
+        }
+        if let Some(d) = self.texted_within_days {
+            parts.push(format!("texted in the last {}", days(d)));
+        }
+        if let Some(d) = self.not_texted_within_days {
+            parts.push(format!("not texted in {}", days(d)));
+        }
+        for t in &self.fields {
+            parts.push(match t.op {
+                FieldOp::Equals => format!("{} is \u{201c}{}\u{201d}", t.field, t.value),
+                FieldOp::Contains => format!("{} contains \u{201c}{}\u{201d}", t.field, t.value),
+                FieldOp::Present => format!("{} is set", t.field),
+            });
+        }
+        // By hand: chrono's `format` would bring strftime into the web client.
+        let date = |at: chrono::DateTime<chrono::Utc>| {
+            use chrono::Datelike;
+            format!("{:04}-{:02}-{:02}", at.year(), at.month(), at.day())
+        };
+        if let Some(at) = self.created_after {
+            parts.push(format!("added after {}", date(at)));
+        }
+        if let Some(at) = self.created_before {
+            parts.push(format!("added before {}", date(at)));
+        }
+        if let Some(ids) = &self.ids {
+            parts.push(format!("{} chosen contacts", ids.len()));
+        }
+        if parts.is_empty() {
+            return "every contact".into();
+        }
+        parts.join(" \u{b7} ")
+    }
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use super::*;
+
+    #[test]
+    fn a_filter_in_words() {
+        assert_eq!(ContactFilter::default().describe(), "every contact");
+        let f = ContactFilter {
+            tags_any: vec!["vip".into()],
+            no_reply_within_days: Some(30),
+            opted_out: Some(false),
+            ..Default::default()
+        };
+        assert_eq!(
+            f.describe(),
+            "tagged vip \u{b7} not opted out \u{b7} no reply in 30 days"
+        );
+    }
 }

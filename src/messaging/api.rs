@@ -31,6 +31,19 @@ server_fn! {
 }
 
 server_fn! {
+    #[post("/api/messages/search")]
+    /// The organisation's texts containing every word of `query` (a word's start is enough),
+    /// newest first, below `before` (a text's `seq`), with the exact number found.
+    pub async fn search_messages(
+        query: String,
+        before: Option<i64>,
+    ) -> Result<crate::messaging::model::MessageSearchPage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::messaging::search::search(&state.db, m.organization_id, &query, before).await
+    }
+}
+
+server_fn! {
     #[post("/api/conversations/get")]
     pub async fn get_conversation(contact_id: Uuid) -> Result<ConversationView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;

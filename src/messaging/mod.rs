@@ -21,6 +21,8 @@ pub mod quiet;
 #[cfg(feature = "server")]
 pub mod scheduled;
 #[cfg(feature = "server")]
+pub mod search;
+#[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]
 pub mod signature;

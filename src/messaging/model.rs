@@ -346,3 +346,25 @@ pub struct SimulatedText {
 
 /// The longest body Herald sends: ten concatenated segments, as Twilio allows.
 pub const MAX_SMS_CHARS: usize = 1600;
+
+/// A text a message search found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MessageHit {
+    pub message_id: Uuid,
+    pub contact_id: Uuid,
+    pub contact_name: String,
+    pub body: String,
+    pub direction: String,
+    pub at: DateTime<Utc>,
+    /// Its place in the order texts were stored; the next page starts below it.
+    pub seq: i64,
+}
+
+/// One page of the texts a search found, newest first, with the exact number found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MessageSearchPage {
+    pub items: Vec<MessageHit>,
+    pub total: u64,
+    /// The `seq` to continue below; None on the last page.
+    pub next: Option<i64>,
+}

@@ -2,7 +2,7 @@
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::notifications::entity as notification;
-use crate::notifications::model::NotificationView;
+use crate::notifications::model::{NotificationCursor, NotificationPage, NotificationView};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
@@ -139,14 +139,48 @@ pub async fn resolve(state: &AppState, organization_id: Uuid, source_key: &str) 
     Ok(())
 }
 
-pub async fn list(state: &AppState, member: &Member) -> AppResult<Vec<NotificationView>> {
-    Ok(notification::Entity::find()
+/// Notifications on one page.
+pub const PAGE: u64 = 50;
+
+/// One page of the member's notifications, newest first (after `after`), with the total.
+pub async fn list(
+    state: &AppState,
+    member: &Member,
+    after: Option<NotificationCursor>,
+) -> AppResult<NotificationPage> {
+    use sea_orm::{Condition, PaginatorTrait};
+    let mine = notification::Entity::find()
         .filter(notification::Column::OrganizationId.eq(member.organization_id))
-        .filter(notification::Column::UserId.eq(member.user_id))
+        .filter(notification::Column::UserId.eq(member.user_id));
+    let total = mine.clone().count(&state.db).await?;
+    let mut q = mine;
+    if let Some(c) = &after {
+        q = q.filter(
+            Condition::any()
+                .add(notification::Column::CreatedAt.lt(c.created_at))
+                .add(
+                    Condition::all()
+                        .add(notification::Column::CreatedAt.eq(c.created_at))
+                        .add(notification::Column::Id.lt(c.id)),
+                ),
+        );
+    }
+    let mut rows = q
         .order_by_desc(notification::Column::CreatedAt)
-        .limit(100)
+        .order_by_desc(notification::Column::Id)
+        .limit(PAGE + 1)
         .all(&state.db)
-        .await?
+        .await?;
+    let more = rows.len() as u64 > PAGE;
+    rows.truncate(PAGE as usize);
+    let next = match (more, rows.last()) {
+        (true, Some(n)) => Some(NotificationCursor {
+            created_at: n.created_at,
+            id: n.id,
+        }),
+        _ => None,
+    };
+    let items = rows
         .into_iter()
         .map(|n| NotificationView {
             id: n.id,
@@ -157,7 +191,8 @@ pub async fn list(state: &AppState, member: &Member) -> AppResult<Vec<Notificati
             read: n.read_at.is_some(),
             created_at: n.created_at,
         })
-        .collect())
+        .collect();
+    Ok(NotificationPage { items, total, next })
 }
 
 pub async fn mark_read(state: &AppState, member: &Member, id: Uuid) -> AppResult<()> {

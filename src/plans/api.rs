@@ -1,6 +1,6 @@
 //! Server functions for plans: get, list, edit, approve, reject; all scoped to the organisation.
 use crate::error::AppError;
-use crate::plans::model::{PlanEdit, PlanStatus, PlanView};
+use crate::plans::model::{PlanCursor, PlanEdit, PlanPage, PlanStatus, PlanView};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -15,12 +15,21 @@ server_fn! {
 
 server_fn! {
     #[post("/api/plans/list")]
+    /// One page of plans, newest first (after `after`), by status, agent or thread, with the
+    /// exact number matching.
     pub async fn list_plans(
         status: Option<PlanStatus>,
         agent_id: Option<Uuid>,
-    ) -> Result<Vec<PlanView>, AppError> {
+        thread_id: Option<Uuid>,
+        after: Option<PlanCursor>,
+    ) -> Result<PlanPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::plans::service::list(&state, &m, status, agent_id).await
+        let by = crate::plans::service::PlanQuery {
+            status,
+            agent: agent_id,
+            thread: thread_id,
+        };
+        crate::plans::service::list(&state, &m, by, after).await
     }
 }
 

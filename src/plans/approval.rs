@@ -127,8 +127,8 @@ mod tests {
     }
 
     fn tagging(n: usize) -> PlanAction {
-        PlanAction::TagContacts {
-            changes: (0..n)
+        PlanAction::tagging(
+            (0..n)
                 .map(|_| ContactChange {
                     contact_id: Uuid::new_v4(),
                     include: true,
@@ -138,7 +138,7 @@ mod tests {
                     kind: String::new(),
                 })
                 .collect(),
-        }
+        )
     }
 
     #[test]
@@ -192,11 +192,7 @@ mod tests {
 
     #[test]
     fn campaigns_always_gate() {
-        let campaign = PlanAction::BulkSmsCampaign {
-            audience: vec![],
-            message_concept: "Hi".into(),
-            from_number_id: None,
-        };
+        let campaign = PlanAction::campaign(vec![], "Hi".into(), None);
         for agent_default in [
             ApprovalPolicy::Auto,
             ApprovalPolicy::RiskGated,
@@ -228,17 +224,13 @@ mod tests {
 
     fn campaign(included: usize, excluded: usize, concept: &str) -> PlanAction {
         let mut audience = match tagging(included + excluded) {
-            PlanAction::TagContacts { changes } => changes,
+            PlanAction::TagContacts { changes, .. } => changes,
             _ => unreachable!(),
         };
         for c in audience.iter_mut().skip(included) {
             c.include = false;
         }
-        PlanAction::BulkSmsCampaign {
-            audience,
-            message_concept: concept.into(),
-            from_number_id: None,
-        }
+        PlanAction::campaign(audience, concept.into(), None)
     }
 
     #[test]

@@ -74,6 +74,8 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
             p.status.replace('_', " ")
         )));
     }
+    // An audience is resolved again: a changed membership is shown before anyone approves it.
+    crate::plans::audience::lifecycle::on_approve(state, &p, m.user_id).await?;
     let res = plan::Entity::update_many()
         .col_expr(
             plan::Column::Status,

@@ -121,9 +121,7 @@ mod tests {
         Editable {
             title: "Tag leads".into(),
             summary: "Why".into(),
-            action: PlanAction::TagContacts {
-                changes: ids.iter().map(|id| change(*id, false)).collect(),
-            },
+            action: PlanAction::tagging(ids.iter().map(|id| change(*id, false)).collect()),
         }
     }
 
@@ -194,11 +192,11 @@ mod tests {
         let before = Editable {
             title: "Follow up".into(),
             summary: "Why".into(),
-            action: PlanAction::BulkSmsCampaign {
-                audience: vec![change(Uuid::new_v4(), true)],
-                message_concept: "Hi".into(),
-                from_number_id: Some(Uuid::new_v4()),
-            },
+            action: PlanAction::campaign(
+                vec![change(Uuid::new_v4(), true)],
+                "Hi".into(),
+                Some(Uuid::new_v4()),
+            ),
         };
         let other = Uuid::new_v4();
         let after = PlanEdit {

@@ -224,7 +224,16 @@ async fn dispatch(
                 "{failed} step(s) failed and {blocked} could not run because of it."
             )),
         }),
-        PlanAction::TagContacts { changes } => {
+        PlanAction::TagContacts {
+            segment: Some(_),
+            add_tags,
+            remove_tags,
+            ..
+        } => {
+            tag_audience(state, p, &add_tags, &remove_tags).await?;
+            Ok(Dispatched::Done(None))
+        }
+        PlanAction::TagContacts { changes, .. } => {
             for c in changes.iter().filter(|c| c.include) {
                 match crate::contacts::edits::retag(
                     &state.db,
@@ -245,9 +254,14 @@ async fn dispatch(
         }
         PlanAction::BulkSmsCampaign {
             audience,
+            segment,
             message_concept,
             from_number_id,
         } => {
+            let audience = match segment {
+                Some(_) => crate::plans::audience::lifecycle::decisions(state, p.id).await?,
+                None => audience,
+            };
             let op = crate::bulk_operation::create::create_bulk_operation(
                 state,
                 p,
@@ -264,4 +278,30 @@ async fn dispatch(
             Ok(Dispatched::Done(Some(op)))
         }
     }
+}
+
+/// Tags every member of the plan's resolved audience, a batch per transaction: a re-run after a
+/// crash gives each the same tags again, which changes nothing.
+async fn tag_audience(
+    state: &AppState,
+    p: &plan::Model,
+    add: &[String],
+    remove: &[String],
+) -> AppResult<()> {
+    use sea_orm::TransactionTrait;
+    crate::plans::audience::lifecycle::for_each_batch(state, p.id, |ids| async move {
+        let txn = state.db.begin().await?;
+        let now = state.clock.now();
+        for id in ids {
+            match crate::contacts::edits::retag(&txn, p.organization_id, id, add, remove, now).await
+            {
+                // A contact deleted since the plan was approved is passed over.
+                Ok(_) | Err(AppError::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        txn.commit().await?;
+        Ok(())
+    })
+    .await
 }

@@ -135,6 +135,14 @@ pub async fn apply_lessons(
     if rules.is_empty() {
         return Ok(action);
     }
+    // An audience the server resolves leaves out everyone with such a tag, with the lesson.
+    if let Some(a) = action.audience_mut() {
+        a.lessons = rules
+            .into_iter()
+            .map(|(tag, text)| (tag, format!("a lesson: {text}")))
+            .collect();
+        return Ok(action);
+    }
     let ids: Vec<Uuid> = action
         .changes()
         .iter()

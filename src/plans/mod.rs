@@ -1,6 +1,7 @@
 //! Agent plans: research read-only, present a typed plan, let a policy decide, then execute.
 pub mod api;
 pub mod approval;
+pub mod audience;
 pub mod edit;
 pub mod model;
 pub mod steps;

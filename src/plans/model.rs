@@ -1,5 +1,6 @@
 //! The AgentPlan envelope, its typed actions, approval policies and statuses, shared by the plan
 //! card, the Plans page and the server.
+pub use crate::plans::audience::model::{Audience, AudienceView, HAND_PICKED_MAX};
 pub use crate::plans::steps::model::{PlanStep, StepMode};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -134,11 +135,27 @@ pub type ContactDecision = ContactChange;
 #[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PlanAction {
-    /// Per contact, tags to add and remove, each with a reason.
-    TagContacts { changes: Vec<ContactChange> },
+    /// Per contact, tags to add and remove, each with a reason (at most 500 contacts). For more,
+    /// name a `segment` (a saved segment or a filter the server resolves) and give `add_tags` and
+    /// `remove_tags` for every member instead.
+    TagContacts {
+        #[serde(default)]
+        changes: Vec<ContactChange>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        segment: Option<Audience>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        add_tags: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        remove_tags: Vec<String>,
+    },
     /// Text every included contact a draft written from the concept; always reviewed by a person.
+    /// `audience` lists contacts one by one (at most 500); for more, name a `segment` (a saved
+    /// segment or a filter the server resolves) instead.
     BulkSmsCampaign {
+        #[serde(default)]
         audience: Vec<ContactDecision>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        segment: Option<Audience>,
         message_concept: String,
         /// The number the texts leave from: one of the organisation's. Left out, it becomes the
         /// authoring agent's assigned number, else the organisation's first.
@@ -158,6 +175,47 @@ pub enum PlanAction {
 }
 
 impl PlanAction {
+    /// A tag plan over hand-picked contacts.
+    pub fn tagging(changes: Vec<ContactChange>) -> Self {
+        PlanAction::TagContacts {
+            changes,
+            segment: None,
+            add_tags: vec![],
+            remove_tags: vec![],
+        }
+    }
+    /// A campaign over hand-picked contacts.
+    pub fn campaign(
+        audience: Vec<ContactDecision>,
+        message_concept: String,
+        from_number_id: Option<Uuid>,
+    ) -> Self {
+        PlanAction::BulkSmsCampaign {
+            audience,
+            segment: None,
+            message_concept,
+            from_number_id,
+        }
+    }
+    /// The audience the server resolves, when the plan names one.
+    pub fn audience(&self) -> Option<&Audience> {
+        match self {
+            PlanAction::TagContacts { segment, .. }
+            | PlanAction::BulkSmsCampaign { segment, .. } => segment.as_ref(),
+            PlanAction::Steps { .. } => None,
+        }
+    }
+    pub fn audience_mut(&mut self) -> Option<&mut Audience> {
+        match self {
+            PlanAction::TagContacts { segment, .. }
+            | PlanAction::BulkSmsCampaign { segment, .. } => segment.as_mut(),
+            PlanAction::Steps { .. } => None,
+        }
+    }
+    /// Members of its resolved audience, when it names one.
+    fn members(&self) -> Option<usize> {
+        self.audience().map(|a| a.members.unwrap_or(0) as usize)
+    }
     pub fn type_name(&self) -> &'static str {
         match self {
             PlanAction::TagContacts { .. } => "tag_contacts",
@@ -168,14 +226,14 @@ impl PlanAction {
     /// The per-contact decisions; a step plan has none (its contacts come from its steps).
     pub fn changes(&self) -> &[ContactChange] {
         match self {
-            PlanAction::TagContacts { changes } => changes,
+            PlanAction::TagContacts { changes, .. } => changes,
             PlanAction::BulkSmsCampaign { audience, .. } => audience,
             PlanAction::Steps { .. } => &[],
         }
     }
     pub fn changes_mut(&mut self) -> Option<&mut Vec<ContactChange>> {
         match self {
-            PlanAction::TagContacts { changes } => Some(changes),
+            PlanAction::TagContacts { changes, .. } => Some(changes),
             PlanAction::BulkSmsCampaign { audience, .. } => Some(audience),
             PlanAction::Steps { .. } => None,
         }
@@ -188,9 +246,10 @@ impl PlanAction {
         }
     }
     /// The action's own policy, overriding the agent's default: anything that texts people is
-    /// hard-wired to human review.
+    /// hard-wired to human review, and so is anything over an audience the server resolves
+    /// (its size is whatever the data says at approval).
     pub fn policy_override(&self) -> Option<ApprovalPolicy> {
-        self.sends_messages().then_some(ApprovalPolicy::HumanReview)
+        (self.sends_messages() || self.audience().is_some()).then_some(ApprovalPolicy::HumanReview)
     }
 
     /// Whether executing it texts people.
@@ -267,7 +326,9 @@ impl PlanAction {
                 message_concept,
                 ..
             } => {
-                let texts = audience.iter().filter(|c| c.include).count();
+                let texts = self
+                    .members()
+                    .unwrap_or_else(|| audience.iter().filter(|c| c.include).count());
                 let per_text = crate::bulk_operation::segments::segments(message_concept)
                     .count
                     .max(1);
@@ -286,6 +347,9 @@ impl PlanAction {
                     _ => 1,
                 })
                 .sum();
+        }
+        if let Some(n) = self.members() {
+            return n;
         }
         self.changes()
             .iter()
@@ -418,6 +482,9 @@ pub struct PlanView {
     /// Whether a person may ask its agent to re-plan it now.
     #[serde(default)]
     pub replannable: bool,
+    /// The audience the server resolved, when the plan names a segment or a filter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<AudienceView>,
 }
 
 fn first_revision() -> i32 {
@@ -456,6 +523,22 @@ impl PlanView {
         groups.sort_by_key(|g| std::cmp::Reverse(g.1.len()));
         groups
     }
+}
+
+/// Where the next page of plans starts: after this one, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanCursor {
+    pub created_at: DateTime<Utc>,
+    pub id: Uuid,
+}
+
+/// One page of plans, newest first, with the exact number the filters match.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanPage {
+    pub items: Vec<PlanView>,
+    pub total: u64,
+    /// The next page's start; None on the last page.
+    pub next: Option<PlanCursor>,
 }
 
 /// What an operator may change before approving.

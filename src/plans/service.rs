@@ -58,6 +58,29 @@ pub(crate) async fn validate_action(
     org: Uuid,
     action: &PlanAction,
 ) -> AppResult<()> {
+    if action.changes().len() > HAND_PICKED_MAX {
+        return Err(AppError::validation(format!(
+            "A plan lists at most {HAND_PICKED_MAX} contacts one by one; for more, name a segment or give a filter as its audience."
+        )));
+    }
+    if action.audience().is_some() && !action.changes().is_empty() {
+        return Err(AppError::validation(
+            "A plan lists its contacts one by one or names an audience, not both.",
+        ));
+    }
+    if let PlanAction::TagContacts {
+        segment: Some(_),
+        add_tags,
+        remove_tags,
+        ..
+    } = action
+    {
+        if add_tags.is_empty() && remove_tags.is_empty() {
+            return Err(AppError::validation(
+                "A tag plan over an audience names tags to add or remove.",
+            ));
+        }
+    }
     let mut ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
     // A step that names a contact or a number outright: it must be the organisation's.
     let literal = |s: &PlanStep, key: &str| {
@@ -174,7 +197,10 @@ pub async fn present_plan(
     if title.trim().is_empty() {
         return Err(AppError::validation("A plan needs a title."));
     }
-    if !matches!(action, PlanAction::Steps { .. }) && action.changes().is_empty() {
+    if !matches!(action, PlanAction::Steps { .. })
+        && action.changes().is_empty()
+        && action.audience().is_none()
+    {
         return Err(AppError::validation("A plan needs at least one contact."));
     }
     let action = crate::plans::from_number::with_default(state, agent, org, action).await?;
@@ -201,7 +227,11 @@ pub async fn present_plan(
         },
         (other, None) => other,
     };
-    let action = crate::plans::learning::apply_lessons(state, agent.id, org, action).await?;
+    let mut action = action;
+    if let Some(a) = action.audience_mut() {
+        crate::plans::audience::resolve::prepare(state, org, a).await?;
+    }
+    let mut action = crate::plans::learning::apply_lessons(state, agent.id, org, action).await?;
     validate_action(state, org, &action).await?;
     let agent_policy = crate::ai_agent::settings::AgentSettings::of(agent).plan_approval;
     let policy = effective_policy(
@@ -254,7 +284,7 @@ pub async fn present_plan(
     if let Some(o) = &old {
         crate::plans::replan::close_old(&txn, now, o, id).await?;
     }
-    let row = row.insert(&txn).await.map_err(|e| match (&old, e) {
+    let mut row = row.insert(&txn).await.map_err(|e| match (&old, e) {
         (Some(_), sea_orm::DbErr::RecordNotInserted) => {
             AppError::Conflict("That plan was revised already.".into())
         }
@@ -263,6 +293,11 @@ pub async fn present_plan(
         }
         (_, e) => AppError::from(e),
     })?;
+    if action.audience().is_some() {
+        crate::plans::audience::lifecycle::on_present(&txn, org, id, &mut action, now).await?;
+        row.action_payload =
+            serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?;
+    }
     txn.commit().await?;
     record(
         &state.db,
@@ -341,30 +376,69 @@ pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
         .ok_or_else(|| AppError::not_found("Plan"))
 }
 
+/// Plans on one page of the Plans page.
+pub const PLANS_PAGE: u64 = 50;
+
+/// What the plans list is filtered by.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlanQuery {
+    pub status: Option<PlanStatus>,
+    pub agent: Option<Uuid>,
+    pub thread: Option<Uuid>,
+}
+
+/// One page of the plans the member may see, newest first, with the exact total.
 pub async fn list(
     state: &AppState,
     m: &Member,
-    status: Option<PlanStatus>,
-    agent: Option<Uuid>,
-) -> AppResult<Vec<PlanView>> {
+    by: PlanQuery,
+    after: Option<PlanCursor>,
+) -> AppResult<PlanPage> {
+    use sea_orm::{Condition, PaginatorTrait};
     let mut q = plan::Entity::find().filter(plan::Column::OrganizationId.eq(m.organization_id));
-    if let Some(s) = status {
+    if let Some(s) = by.status {
         q = q.filter(plan::Column::Status.eq(s.as_str()));
     }
-    if let Some(a) = agent {
+    if let Some(a) = by.agent {
         q = q.filter(plan::Column::AgentId.eq(a));
+    }
+    if let Some(t) = by.thread {
+        q = q.filter(plan::Column::ThreadId.eq(t));
     }
     if m.role != crate::auth::model::Role::Owner {
         q = q.filter(
             plan::Column::AgentId.not_in_subquery(crate::plans::access::others_assistants(m)),
         );
     }
-    let rows = q
+    let total = q.clone().count(&state.db).await?;
+    if let Some(c) = &after {
+        q = q.filter(
+            Condition::any()
+                .add(plan::Column::CreatedAt.lt(c.created_at))
+                .add(
+                    Condition::all()
+                        .add(plan::Column::CreatedAt.eq(c.created_at))
+                        .add(plan::Column::Id.lt(c.id)),
+                ),
+        );
+    }
+    let mut rows = q
         .order_by_desc(plan::Column::CreatedAt)
-        .limit(200)
+        .order_by_desc(plan::Column::Id)
+        .limit(PLANS_PAGE + 1)
         .all(&state.db)
         .await?;
-    crate::plans::view::views(state, rows).await
+    let more = rows.len() as u64 > PLANS_PAGE;
+    rows.truncate(PLANS_PAGE as usize);
+    let next = match (more, rows.last()) {
+        (true, Some(p)) => Some(PlanCursor {
+            created_at: p.created_at,
+            id: p.id,
+        }),
+        _ => None,
+    };
+    let items = crate::plans::view::views(state, rows).await?;
+    Ok(PlanPage { items, total, next })
 }
 
 /// Moves a plan from one status to the next, refusing an illegal transition with a clear error.

@@ -102,10 +102,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         .iter()
         .map(|p| match action_of(p) {
             Ok(a) => (a, None),
-            Err(_) => (
-                PlanAction::TagContacts { changes: vec![] },
-                Some(UNREADABLE.to_owned()),
-            ),
+            Err(_) => (PlanAction::tagging(vec![]), Some(UNREADABLE.to_owned())),
         })
         .collect();
     let contact_ids: Vec<Uuid> = decoded
@@ -179,6 +176,19 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 .into_iter()
                 .filter_map(|(id, of)| of.map(|of| (of, id))),
         );
+    }
+    // Audiences the server resolved: their counts, exclusions and first page, from SQL.
+    let mut audiences = HashMap::new();
+    for (p, (action, _)) in rows.iter().zip(&decoded) {
+        if let Some(a) = action.audience() {
+            let now = state.clock.now();
+            if let Some(v) =
+                crate::plans::audience::resolve::view(&state.db, p.organization_id, p.id, a, now)
+                    .await?
+            {
+                audiences.insert(p.id, v);
+            }
+        }
     }
     Ok(rows
         .into_iter()
@@ -260,6 +270,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 revision_of: p.revision_of,
                 revised_by: revised.get(&p.id).copied(),
                 step_meta,
+                audience: audiences.remove(&p.id),
             }
         })
         .collect())

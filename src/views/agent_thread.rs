@@ -18,22 +18,24 @@ pub fn AgentThread(thread_id: Uuid) -> Element {
     let current = events.read().clone();
     let mut plans = use_resource(move || {
         let _ = live();
-        crate::plans::api::list_plans(None, None)
+        crate::plans::api::list_plans(None, None, Some(thread_id), None)
     });
-    // Plans this thread presented, newest first.
-    let thread_plans: Vec<crate::plans::model::PlanView> = plans
+    // Plans this thread presented, newest first (a page of them, and how many there are).
+    let page = plans
         .read()
         .clone()
         .and_then(Result::ok)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p.thread_id == Some(thread_id))
-        .collect();
+        .unwrap_or_default();
+    let thread_total = page.total;
+    let thread_plans = page.items;
     rsx! {
         div { class: "page",
             header { class: "page-head",
                 button { class: "link-button back", onclick: move |_| navigator().go_back(), "← Back" }
                 h1 { "Agent thread" }
+            }
+            if thread_total > thread_plans.len() as u64 {
+                p { class: "muted small", "The newest {thread_plans.len()} of this thread's {thread_total} plans; every one is on the Plans page." }
             }
             for p in thread_plans {
                 crate::components::PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| plans.restart() }

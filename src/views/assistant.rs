@@ -50,6 +50,11 @@ pub fn Assistant() -> Element {
                             }
                         }
                     }
+                    if view.plans_total > view.plans.len() as u64 {
+                        p { class: "muted small", id: "assistant-plans-count",
+                            "The newest {view.plans.len()} of this conversation's {view.plans_total} plans; every one is on the Plans page."
+                        }
+                    }
                     for p in view.plans.iter().rev() {
                         PlanCard { key: "{p.id}-{p.updated_at}", plan: p.clone(), on_changed: move |_| data.restart() }
                     }

@@ -33,7 +33,9 @@ pub fn Contacts() -> Element {
     let mut tag = use_signal(String::new);
     let mut sms = use_signal(|| None::<bool>);
     let mut quiet_days = use_signal(|| None::<u32>);
-    let filter = use_memo(move || ContactFilter {
+    // A saved segment, when one is picked: the list is then exactly its members.
+    let segment = use_signal(|| None::<crate::contacts::model::SegmentView>);
+    let controls = use_memo(move || ContactFilter {
         search: Some(query()).filter(|q| !q.trim().is_empty()),
         tags_any: Some(tag())
             .filter(|t| !t.trim().is_empty())
@@ -42,6 +44,10 @@ pub fn Contacts() -> Element {
         opted_out: sms(),
         no_reply_within_days: quiet_days(),
         ..Default::default()
+    });
+    let filter = use_memo(move || match segment() {
+        Some(s) => s.filter,
+        None => controls(),
     });
     // Pages after the first ("Show more"), and where the next one starts.
     let mut later = use_signal(Vec::<ContactView>::new);
@@ -100,8 +106,9 @@ pub fn Contacts() -> Element {
                     show_form.set(true);
                 }, "New contact" }
             }
-            input { id: "contact-search", class: "search", placeholder: "Search by name, phone or tag", value: "{query}", oninput: move |e| query.set(e.value()) }
-            div { class: "inline-form contact-filters", id: "contact-filters",
+            input { id: "contact-search", class: "search", hidden: segment().is_some(), placeholder: "Search by name, phone or tag", value: "{query}", oninput: move |e| query.set(e.value()) }
+            super::segment_bar::SegmentBar { filter: controls, segment }
+            div { class: "inline-form contact-filters", id: "contact-filters", hidden: segment().is_some(),
                 input { id: "filter-tag", placeholder: "Tag", value: "{tag}", oninput: move |e| tag.set(e.value()) }
                 select { id: "filter-sms", onchange: move |e| sms.set(match e.value().as_str() { "out" => Some(true), "in" => Some(false), _ => None }),
                     option { value: "", "Any SMS status" }

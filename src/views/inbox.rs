@@ -20,6 +20,9 @@ pub fn Home() -> Element {
 pub fn Inbox() -> Element {
     let live = use_live(LiveTopic::Inbox);
     let mut filter = use_signal(InboxFilter::default);
+    // Words to search the texts for; while there are some, the results replace the list.
+    let mut search = use_signal(String::new);
+    let searching = use_memo(move || search().trim().to_owned());
     // Pages after the first, as "Show more" loaded them, and where the next one starts.
     let mut later = use_signal(Vec::<ConversationSummary>::new);
     let mut next = use_signal(|| None::<InboxCursor>);
@@ -74,6 +77,10 @@ pub fn Inbox() -> Element {
                     }
                 }
             }
+            input { id: "message-search", class: "search", r#type: "search", placeholder: "Search texts", "aria-label": "Search texts", value: "{search}", oninput: move |e| search.set(e.value()) }
+            if !searching().is_empty() {
+                super::message_search::MessageSearch { query: searching }
+            } else {
             nav { class: "filter-tabs", id: "inbox-filters",
                 button { id: "filter-all", class: tab(InboxFilter::All), onclick: move |_| choose(InboxFilter::All), "All" }
                 button { id: "filter-unread", class: tab(InboxFilter::Unread), onclick: move |_| choose(InboxFilter::Unread), "Unread" }
@@ -150,6 +157,7 @@ pub fn Inbox() -> Element {
                         }
                     }
                 }
+            }
             }
         }
     }

@@ -1,28 +1,50 @@
 //! The Plans page, the audit: every plan with its status, policy, decision, approver and times.
 use crate::components::use_live;
-use crate::components::{short_time, ErrorBanner, PlanCard};
+use crate::components::{grouped, short_time, ErrorBanner, PlanCard};
 use crate::messaging::model::LiveTopic;
 use crate::plans::api::list_plans;
+use crate::plans::model::{PlanCursor, PlanView};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn Plans() -> Element {
     let live = use_live(LiveTopic::Plans);
+    // Pages after the first ("Show more"), and where the next one starts.
+    let mut later = use_signal(Vec::<PlanView>::new);
+    let mut next = use_signal(|| None::<PlanCursor>);
+    let mut loading = use_signal(|| false);
+    let mut more_error = use_signal(|| None::<String>);
     let mut plans = use_resource(move || {
         let _ = live();
-        list_plans(None, None)
+        later.set(vec![]);
+        next.set(None);
+        list_plans(None, None, None, None)
     });
     let mut open = use_signal(|| None::<Uuid>);
-    let current = plans.read().clone();
+    let current = plans.read().clone().map(|r| {
+        r.map(|page| {
+            let cursor = if later.read().is_empty() {
+                page.next.clone()
+            } else {
+                next()
+            };
+            let mut list = page.items;
+            list.extend(later());
+            (list, page.total, cursor)
+        })
+    });
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Plans" } }
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                Some(Ok(list)) if list.is_empty() => rsx! { p { class: "muted", "No plans yet. Agents with planning on present them here." } },
-                Some(Ok(list)) => rsx! {
+                Some(Ok((list, _, _))) if list.is_empty() => rsx! { p { class: "muted", "No plans yet. Agents with planning on present them here." } },
+                Some(Ok((list, total, cursor))) => rsx! {
+                    p { class: "muted small list-count", id: "plans-count",
+                        if cursor.is_some() { "Showing {grouped(list.len() as u64)} of {grouped(total)} plans." } else { "{grouped(total)} plans." }
+                    }
                     table { class: "table", id: "plans-table",
                         thead { tr { th { "Plan" } th { "Agent" } th { "Status" } th { "Policy" } th { "Decision" } th { "Approved by" } th { "Created" } th { "Updated" } } }
                         tbody {
@@ -40,6 +62,30 @@ pub fn Plans() -> Element {
                                     td { class: "small", "data-label": "Updated", "{short_time(p.updated_at)}" }
                                 }
                             }
+                        }
+                    }
+                    ErrorBanner { message: more_error() }
+                    if let Some(after) = cursor {
+                        button {
+                            id: "plans-more",
+                            class: "secondary show-more",
+                            disabled: loading(),
+                            onclick: move |_| {
+                                let after = after.clone();
+                                loading.set(true);
+                                spawn(async move {
+                                    match list_plans(None, None, None, Some(after)).await {
+                                        Ok(p) => {
+                                            later.write().extend(p.items);
+                                            next.set(p.next);
+                                            more_error.set(None);
+                                        }
+                                        Err(e) => more_error.set(Some(e.to_string())),
+                                    }
+                                    loading.set(false);
+                                });
+                            },
+                            if loading() { "Loading…" } else { "Show more" }
                         }
                     }
                     for p in list.iter().filter(|p| open() == Some(p.id)) {

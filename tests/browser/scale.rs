@@ -1,7 +1,8 @@
 //! In Chromium, on a seeded large organisation (10,000 more contacts with two texts each in the
 //! demo organisation): the inbox says how many conversations there are, pages on with "Show
 //! more", filters to the unread ones, and a conversation opens; the Contacts, Assistant and
-//! Plans pages render. Each page's time to ready is printed (a figure, not a pass mark).
+//! Plans pages render; a text search counts exactly; a filter is saved as a segment, and a plan over a filter shows its exact
+//! members a page at a time. Each page's time to ready is printed (a figure, not a pass mark).
 use crate::harness::*;
 use crate::helpers::{test_daytime, Backend};
 use fantoccini::Locator;
@@ -100,6 +101,16 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
     b.shot(&format!("{tag}-scale-03-unread")).await;
 
     b.click("#filter-all").await;
+    // Searching the texts: exact counts, results that open their conversation.
+    b.fill("#message-search", "contact 1234").await;
+    b.wait_for("#search-count[data-query='contact 1234']").await;
+    b.wait_for_text("#search-count", "2 texts found").await;
+    b.shot(&format!("{tag}-scale-04a-search")).await;
+    b.client
+        .goto(&format!("{}/messaging", server.base))
+        .await
+        .unwrap();
+    b.wait_for("#inbox-count").await;
     open_conversation(&b, "Contact 000000").await;
     b.wait_for_text(".message", "Text 1 with contact 0").await;
     b.shot(&format!("{tag}-scale-04-conversation")).await;
@@ -112,6 +123,20 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
     )
     .await;
     b.shot(&format!("{tag}-scale-05-contacts")).await;
+    // A segment: the tag filter saved by name; picked, the list is exactly its members.
+    b.fill("#filter-tag", "vip").await;
+    b.wait_for_text("#contacts-count", "of 1,0").await;
+    b.click("#segment-new").await;
+    b.fill("#segment-name", "VIPs").await;
+    b.click("#segment-save").await;
+    b.wait_for_text("#segment-bar .segment-words", "tagged vip")
+        .await;
+    b.wait_for_text("#contacts-count", "of 1,0").await;
+    b.shot(&format!("{tag}-scale-06-segment")).await;
+    if matches!(screen, Screen::Phone { .. }) {
+        b.assert_fits_width("the contacts page with a segment")
+            .await;
+    }
     timed_open(
         &b,
         &format!("{}/assistant", server.base),
@@ -119,6 +144,30 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
         "Assistant",
     )
     .await;
+    // More quiet contacts than a list may name: the plan names a filter, and its card counts
+    // the members exactly and pages through them.
+    b.click("#plan-switch").await;
+    b.fill(
+        "#assistant-input",
+        "tag everyone who has not replied in 30 days as dormant",
+    )
+    .await;
+    b.click("#assistant-send").await;
+    b.wait_for(".plan-card[data-status='awaiting_approval'] .plan-audience")
+        .await;
+    b.wait_for_text(".plan-members", "members").await;
+    b.wait_for_text(".plan-audience-label", "no reply in 30 days")
+        .await;
+    b.click(".plan-audience .plan-lists summary").await;
+    b.wait_for_text(".plan-audience-count", "Showing 50 of")
+        .await;
+    b.click(".plan-audience-more").await;
+    b.wait_for_text(".plan-audience-count", "Showing 100 of")
+        .await;
+    b.shot(&format!("{tag}-scale-07-segment-plan")).await;
+    if matches!(screen, Screen::Phone { .. }) {
+        b.assert_fits_width("a plan over a filter").await;
+    }
     timed_open(
         &b,
         &format!("{}/plans", server.base),

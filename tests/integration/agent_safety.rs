@@ -204,8 +204,9 @@ async fn a_failed_turn_backs_off_and_recovers(backend: Backend) {
         .any(|e| e["kind"] == "turn_resumed"));
     let notes: Value = s
         .app
-        .ok_as(&s.org.client, "/api/notifications", Value::Null)
+        .ok_as(&s.org.client, "/api/notifications", json!({}))
         .await;
+    let notes = notes["items"].clone();
     assert!(notes.as_array().unwrap().is_empty(), "nobody was bothered");
 }
 
@@ -247,8 +248,9 @@ async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
         .contains("HTTP 500"));
     let notes: Value = s
         .app
-        .ok_as(&s.org.client, "/api/notifications", Value::Null)
+        .ok_as(&s.org.client, "/api/notifications", json!({}))
         .await;
+    let notes = notes["items"].clone();
     assert_eq!(notes[0]["title"], "Text Reply could not answer");
     assert!(notes[0]["body"].as_str().unwrap().contains("hello?"));
     assert!(notes[0]["body"].as_str().unwrap().contains("set aside"));

@@ -55,8 +55,9 @@ async fn counts_what_waits_within_the_organisation(backend: Backend) {
     assert_eq!(mine["unread_conversations"], 3, "{mine}");
     assert_eq!(mine["plans_awaiting_approval"], 1, "{mine}");
     let notes: Value = app
-        .ok_as(&c.org.client, "/api/notifications", Value::Null)
+        .ok_as(&c.org.client, "/api/notifications", json!({}))
         .await;
+    let notes = notes["items"].clone();
     let unread_notes = notes
         .as_array()
         .unwrap()

@@ -114,11 +114,7 @@ pub async fn campaign_plan(
     audience: &[herald::plans::model::ContactChange],
     title: &str,
 ) -> herald::plans::entity::plan::Model {
-    let action = herald::plans::model::PlanAction::BulkSmsCampaign {
-        audience: audience.to_vec(),
-        message_concept: "Hi".into(),
-        from_number_id: None,
-    };
+    let action = herald::plans::model::PlanAction::campaign(audience.to_vec(), "Hi".into(), None);
     herald::plans::service::present_plan(
         &app.state,
         agent,
@@ -168,7 +164,7 @@ pub async fn first_plan(app: &TestApp, org: &Org) -> Value {
             json!({"status": null, "agent_id": null}),
         )
         .await;
-    v[0].clone()
+    v["items"][0].clone()
 }
 
 pub async fn sheet(app: &TestApp, org: &Org, op: &Value) -> Value {

@@ -90,8 +90,9 @@ async fn campaign_end_to_end(backend: Backend) {
         .iter()
         .all(|i| i["draft"].as_str().unwrap().contains("quote")));
     let notes: Value = app
-        .ok_as(&c.org.client, "/api/notifications", Value::Null)
+        .ok_as(&c.org.client, "/api/notifications", json!({}))
         .await;
+    let notes = notes["items"].clone();
     assert_eq!(notes[0]["title"], "Drafts are ready for review");
     assert!(
         outbox.sent().is_empty(),
@@ -193,11 +194,11 @@ async fn audience_skips(backend: Backend) {
     };
     let agent = assistant_agent(&app, c.org.org_id).await;
     // The plan itself refuses an opted-out contact, so build the operation straight from a plan row.
-    let action = PlanAction::BulkSmsCampaign {
-        audience: vec![d(c.katherine), d(nophone), d(c.linus), d(c.katherine)],
-        message_concept: "Hello".into(),
-        from_number_id: None,
-    };
+    let action = PlanAction::campaign(
+        vec![d(c.katherine), d(nophone), d(c.linus), d(c.katherine)],
+        "Hello".into(),
+        None,
+    );
     let plan = herald::plans::service::present_plan(
         &app.state,
         &agent,

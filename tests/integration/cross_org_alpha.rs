@@ -19,6 +19,8 @@ pub struct Alpha {
     pub lesson: Value,
     pub suggester: Value,
     pub scheduled: Value,
+    /// A saved segment.
+    pub segment: Value,
     /// A possible opt-out waiting for a person.
     pub review: Value,
     /// The member's user id, an owner's invitation and the owner's session.
@@ -164,6 +166,13 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     let sessions: Value = app
         .ok_as(&a.client, "/api/auth/sessions", Value::Null)
         .await;
+    let segment: Value = app
+        .ok_as(
+            &a.client,
+            "/api/segments/save",
+            json!({"name": "Alpha segment", "filter": {"tags_any": ["quote"]}}),
+        )
+        .await;
     let alpha = Alpha {
         member_user: id("member", &me["user_id"]),
         invitation: id("invitation", &invitation["id"]),
@@ -180,6 +189,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         lesson: json!(lesson),
         suggester: id("suggester", &suggester["id"]),
         scheduled: json!(scheduled),
+        segment: id("segment", &segment["id"]),
         alan,
         secrets: vec![],
     };
@@ -198,6 +208,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "orchard",
         "Alpha lesson",
         "Alpha suggester",
+        "Alpha segment",
         "Alpha: wrong number",
     ]
     .map(String::from)

@@ -180,6 +180,26 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Own,
             Member,
         ),
+        // Segments.
+        row("/api/segments", json!({}), Own, Member),
+        row(
+            "/api/segments/save",
+            json!({"name": "Beta segment", "filter": {"tags_any": ["vip"]}}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/segments/delete",
+            json!({"id": a.segment}),
+            NotFound,
+            Owner,
+        ),
+        row(
+            "/api/messages/search",
+            json!({"query": "quote", "before": null}),
+            Own,
+            Member,
+        ),
         row(
             "/api/contacts/get",
             json!({"id": c.katherine}),
@@ -270,7 +290,7 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Own,
             Owner,
         ),
-        row("/api/notifications", Value::Null, Own, Member),
+        row("/api/notifications", json!({}), Own, Member),
         row(
             "/api/notifications/read",
             json!({"id": a.notification}),
@@ -390,6 +410,12 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Member,
         ),
         row("/api/plans/get", json!({"id": a.plan}), NotFound, Member),
+        row(
+            "/api/plans/audience",
+            json!({"plan_id": a.plan, "search": null, "after": null}),
+            NotFound,
+            Member,
+        ),
         row(
             "/api/plans/edit",
             json!({"id": a.plan, "edit": draft}),

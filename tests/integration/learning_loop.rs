@@ -16,7 +16,7 @@ async fn newest_plan(app: &TestApp, org: &Org) -> Value {
             json!({"status": null, "agent_id": null}),
         )
         .await;
-    v[0].clone()
+    v["items"][0].clone()
 }
 
 fn included(plan: &Value, name: &str) -> Option<(bool, String)> {

@@ -34,7 +34,7 @@ async fn plans(app: &TestApp, org: &Org) -> Vec<Value> {
             json!({"status": null, "agent_id": null}),
         )
         .await;
-    v.as_array().unwrap().clone()
+    v["items"].as_array().unwrap().clone()
 }
 
 async fn a_dozen_phrasings_and_an_honest_no(backend: Backend) {

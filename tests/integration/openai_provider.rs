@@ -184,8 +184,9 @@ async fn timeout_fails_the_turn_and_escalates(backend: Backend) {
     );
     let notes: Value = r
         .app
-        .ok_as(&r.org.client, "/api/notifications", Value::Null)
+        .ok_as(&r.org.client, "/api/notifications", json!({}))
         .await;
+    let notes = notes["items"].clone();
     assert!(
         notes[0]["body"].as_str().unwrap().contains("timed out"),
         "{notes}"

@@ -100,7 +100,7 @@ async fn any_agent_can_be_asked_to_plan(backend: Backend) {
             json!({"status": null, "agent_id": agent["id"]}),
         )
         .await;
-    let plans = plans.as_array().unwrap();
+    let plans = plans["items"].as_array().unwrap();
     assert_eq!(plans.len(), 1, "{plans:?}");
     assert_eq!(plans[0]["status"], "awaiting_approval");
     assert_eq!(plans[0]["thread_id"], thread);
@@ -108,8 +108,9 @@ async fn any_agent_can_be_asked_to_plan(backend: Backend) {
     assert!(s.outbox.sent().is_empty(), "planning texts nobody");
     let notes: Value = s
         .app
-        .ok_as(&s.org.client, "/api/notifications", Value::Null)
+        .ok_as(&s.org.client, "/api/notifications", json!({}))
         .await;
+    let notes = notes["items"].clone();
     let awaiting: Vec<&Value> = notes
         .as_array()
         .unwrap()

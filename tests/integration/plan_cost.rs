@@ -70,9 +70,7 @@ async fn campaign_costs_are_estimated_and_gated(backend: Backend) {
             thread_id: None,
             title: "Tag",
             summary: "t",
-            action: herald::plans::model::PlanAction::TagContacts {
-                changes: include_all(&[c.katherine]),
-            },
+            action: herald::plans::model::PlanAction::tagging(include_all(&[c.katherine])),
             policy_override: None,
             source_key: None,
             revises: None,

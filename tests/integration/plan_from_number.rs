@@ -73,9 +73,7 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
             thread_id: None,
             title: "Tag",
             summary: "t",
-            action: herald::plans::model::PlanAction::TagContacts {
-                changes: include_all(&[c.katherine]),
-            },
+            action: herald::plans::model::PlanAction::tagging(include_all(&[c.katherine])),
             policy_override: Some(herald::plans::model::ApprovalPolicy::HumanReview),
             source_key: None,
             revises: None,

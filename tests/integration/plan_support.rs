@@ -66,7 +66,7 @@ pub async fn plans(app: &TestApp, org: &Org) -> Vec<Value> {
             json!({"status": null, "agent_id": null}),
         )
         .await;
-    v.as_array().unwrap().clone()
+    v["items"].as_array().unwrap().clone()
 }
 
 pub async fn tags_of(app: &TestApp, org: &Org, id: uuid::Uuid) -> Vec<String> {

@@ -34,7 +34,8 @@ async fn an_unreadable_plan_breaks_nothing(backend: Backend) {
         )
         .await;
     let find = |title: &str| {
-        list.as_array()
+        list["items"]
+            .as_array()
             .unwrap()
             .iter()
             .find(|p| p["title"] == title)

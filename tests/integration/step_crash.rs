@@ -57,7 +57,7 @@ async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
             json!({"status": null, "agent_id": null}),
         )
         .await;
-        (list[0]["status"] == "awaiting_approval").then(|| list[0].clone())
+        (list["items"][0]["status"] == "awaiting_approval").then(|| list["items"][0].clone())
     })
     .await;
     let id = first["id"].clone();

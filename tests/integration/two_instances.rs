@@ -77,7 +77,7 @@ async fn two_instances_send_a_campaign_exactly_once() {
             json!({"status": null, "agent_id": null}),
         )
         .await;
-        (l[0]["status"] == "awaiting_approval").then(|| l[0].clone())
+        (l["items"][0]["status"] == "awaiting_approval").then(|| l["items"][0].clone())
     })
     .await;
     call(

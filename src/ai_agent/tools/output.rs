@@ -84,12 +84,19 @@ pub struct FoundContact {
     pub last_reply_at: Option<DateTime<Utc>>,
 }
 
-/// `find_quiet_contacts`.
+/// `find_quiet_contacts`: the exact count, and the first of them in name order.
 #[derive(Serialize, JsonSchema)]
 pub struct QuietContacts {
     pub days: i64,
+    /// How many contacts have not texted in `days` days, exactly.
+    pub count: u64,
+    /// The first of them (at most 500); `note` says when there are more.
     pub quiet: Vec<QuietContact>,
-    pub replied_recently: usize,
+    /// How many have texted in `days` days, exactly.
+    pub replied_recently: u64,
+    /// Set when `quiet` is not all of them: say so, and plan over a filter instead of a list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Serialize, JsonSchema)]

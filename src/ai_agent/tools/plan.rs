@@ -35,6 +35,12 @@ fn contain(scope: &TurnScope, action: &PlanAction) -> Result<(), ToolError> {
             "A step plan cannot come from a reply to a contact.".into(),
         ));
     }
+    if action.audience().is_some() {
+        return Err(ToolError::Refused(
+            "In a reply, a plan may change only the contact who texted you, not an audience."
+                .into(),
+        ));
+    }
     if action.sends_messages() {
         return Err(ToolError::Refused(
             "A plan that texts people cannot come from a reply to a contact.".into(),

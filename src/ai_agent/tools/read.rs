@@ -226,30 +226,25 @@ impl AgentTool for FindQuietContacts {
             .and_then(Value::as_i64)
             .filter(|d| (1..=3650).contains(d))
             .ok_or_else(|| ToolError::BadArguments("days must be 1 to 3650".into()))?;
-        let since = ctx.state.clock.now() - chrono::Duration::days(days);
-        let people = contact::Entity::find()
-            .filter(contact::Column::OrganizationId.eq(ctx.organization_id))
-            .order_by_asc(contact::Column::Name)
-            .limit(20_000)
-            .all(&ctx.state.db)
-            .await
-            .map_err(|e| ToolError::Failed(e.to_string()))?;
-        let recent: Vec<uuid::Uuid> = message::Entity::find()
-            .select_only()
-            .column(message::Column::ContactId)
-            .filter(message::Column::OrganizationId.eq(ctx.organization_id))
-            .filter(message::Column::Direction.eq("inbound"))
-            .filter(message::Column::CreatedAt.gte(since))
-            .distinct()
-            .into_tuple()
-            .all(&ctx.state.db)
-            .await
-            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        let db = &ctx.state.db;
+        let now = ctx.state.clock.now();
+        let quiet_filter = ContactFilter {
+            no_reply_within_days: Some(days as u32),
+            ..Default::default()
+        };
+        let count = list::count(db, ctx.organization_id, &quiet_filter, now).await?;
+        let shown = crate::plans::model::HAND_PICKED_MAX as u64;
+        let (people, _) =
+            list::rows(db, ctx.organization_id, &quiet_filter, now, None, shown).await?;
+        let replied = ContactFilter {
+            replied_within_days: Some(days as u32),
+            ..Default::default()
+        };
+        let replied_recently = list::count(db, ctx.organization_id, &replied, now).await?;
         let ids: Vec<uuid::Uuid> = people.iter().map(|c| c.id).collect();
-        let outs = opt_out::sms_opt_outs(&ctx.state.db, &ids).await?;
+        let outs = opt_out::sms_opt_outs(db, &ids).await?;
         let quiet: Vec<QuietContact> = people
             .into_iter()
-            .filter(|c| !recent.contains(&c.id))
             .map(|c| QuietContact {
                 opted_out: outs.contains_key(&c.id),
                 tags: serde_json::from_value(c.tags).unwrap_or_default(),
@@ -257,10 +252,18 @@ impl AgentTool for FindQuietContacts {
                 name: c.name,
             })
             .collect();
+        let note = (count > quiet.len() as u64).then(|| {
+            format!(
+                "Showing the first {} of {count}. To act on all of them, plan over the filter {{\"no_reply_within_days\": {days}}} as the audience.",
+                quiet.len()
+            )
+        });
         Ok(to_json(&QuietContacts {
             days,
+            count,
             quiet,
-            replied_recently: recent.len(),
+            replied_recently,
+            note,
         }))
     }
 }

@@ -209,6 +209,11 @@ fn tag_step(t: &Turn, days: i64, tag: &str) -> Completion {
         return t.call("find_quiet_contacts", json!({ "days": days }));
     };
     let rejection = t.rejection();
+    let count = found["count"].as_u64().unwrap_or(0);
+    let listed = found["quiet"].as_array().map_or(0, Vec::len) as u64;
+    if count > listed {
+        return tag_segment_step(t, days, tag, &found, count);
+    }
     let changes: Vec<Value> = found["quiet"]
         .as_array()
         .cloned()
@@ -237,6 +242,34 @@ fn tag_step(t: &Turn, days: i64, tag: &str) -> Completion {
             "title": format!("Tag {included} quiet contacts as \"{tag}\""),
             "summary": format!("Contacts with no reply in the last {days} days get the \"{tag}\" tag. Opted-out contacts are left out.{}", if rejection.is_some() { " Revised after review." } else { "" }),
             "action": {"type": "tag_contacts", "changes": changes}
+        }),
+    )
+}
+
+/// More quiet contacts than a list may name: the plan gives the filter, and the server resolves
+/// it; anyone named at review (among those listed) is left out by hand.
+fn tag_segment_step(t: &Turn, days: i64, tag: &str, found: &Value, count: u64) -> Completion {
+    let rejection = t.rejection();
+    let exclude: Vec<Value> = found["quiet"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| {
+            let name = c["name"].as_str().unwrap_or("");
+            rejection.as_ref().is_some_and(|r| {
+                name.split_whitespace()
+                    .any(|w| w.len() > 2 && r.contains(&w.to_lowercase()))
+            })
+        })
+        .map(|c| json!({"contact_id": c["id"], "reason": "excluded at review"}))
+        .collect();
+    t.call(
+        "present_plan",
+        json!({
+            "title": format!("Tag {count} quiet contacts as \"{tag}\""),
+            "summary": format!("Everyone with no reply in the last {days} days gets the \"{tag}\" tag; the server counts them exactly when you approve. Opted-out contacts are left out.{}", if rejection.is_some() { " Revised after review." } else { "" }),
+            "action": {"type": "tag_contacts", "segment": {"filter": {"no_reply_within_days": days}, "exclude": exclude}, "add_tags": [tag]}
         }),
     )
 }

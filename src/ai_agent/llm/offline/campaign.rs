@@ -32,6 +32,19 @@ pub(super) fn campaign_step(t: &Turn) -> Completion {
     };
     let revising = t.rejection().is_some();
     let rejection = t.rejection().unwrap_or_default();
+    // More leads than a list may name: the audience is the filter, resolved by the server.
+    if quotes["count"].as_u64().unwrap_or(0) > crate::plans::model::HAND_PICKED_MAX as u64 {
+        return t.call(
+            "present_plan",
+            json!({
+                "title": format!("Follow up with quiet quote leads ({} tagged quote)", quotes["count"]),
+                "summary": format!("Quote leads with no reply in 30 days get a personal follow-up; the server resolves who that is.{}", if revising { " Revised after review." } else { "" }),
+                "action": {"type": "bulk_sms_campaign",
+                    "segment": {"filter": {"tags_any": ["quote"], "no_reply_within_days": 30}},
+                    "message_concept": FOLLOW_UP_CONCEPT}
+            }),
+        );
+    }
     let quiet_ids: Vec<&str> = quiet["quiet"]
         .as_array()
         .map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect())

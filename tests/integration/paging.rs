@@ -1,0 +1,125 @@
+//! The Plans page and the notifications list page through everything, newest first: exact
+//! totals, pages that join without a gap or a repeat (even when rows share a timestamp), and no
+//! silent cut at 100 or 200.
+use crate::campaign_support::assistant_agent;
+use crate::helpers::*;
+use crate::on_both_databases;
+use herald::notifications::entity as notification;
+use herald::plans::model::{ContactChange, PlanAction};
+use herald::plans::service::{present_plan, Presented};
+use sea_orm::{EntityTrait, Set};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+
+on_both_databases!(
+    plans_page_through_every_plan,
+    notifications_page_through_every_notification
+);
+
+/// Walks every page of `path`, answering each page's item ids in order.
+async fn walk(app: &TestApp, org: &Org, path: &str, body: Value, total: u64) -> Vec<String> {
+    let mut after = Value::Null;
+    let mut ids = Vec::new();
+    loop {
+        let mut b = body.clone();
+        b["after"] = after;
+        let page: Value = app.ok_as(&org.client, path, b).await;
+        assert_eq!(
+            page["total"], total,
+            "{path}: the exact total on every page"
+        );
+        let items = page["items"].as_array().unwrap();
+        assert!(items.len() <= 50, "{path}: a page at a time");
+        ids.extend(items.iter().map(|i| i["id"].as_str().unwrap().to_owned()));
+        if page["next"].is_null() {
+            return ids;
+        }
+        assert_eq!(items.len(), 50, "{path}: only the last page is short");
+        after = page["next"].clone();
+    }
+}
+
+async fn plans_page_through_every_plan(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Many Plans").await;
+    let contact = app.add_contact(&org, "Ada", "+14155550101").await;
+    let agent = assistant_agent(&app, org.org_id).await;
+    for i in 0..230 {
+        present_plan(
+            &app.state,
+            &agent,
+            Presented {
+                thread_id: None,
+                title: &format!("Plan {i}"),
+                summary: "s",
+                action: PlanAction::tagging(vec![ContactChange {
+                    contact_id: contact,
+                    include: true,
+                    reason: "r".into(),
+                    add_tags: vec![format!("t{i}")],
+                    remove_tags: vec![],
+                    kind: String::new(),
+                }]),
+                policy_override: Some(herald::plans::model::ApprovalPolicy::HumanReview),
+                source_key: None,
+                revises: None,
+            },
+        )
+        .await
+        .unwrap();
+    }
+    let ids = walk(
+        &app,
+        &org,
+        "/api/plans/list",
+        json!({"status": null, "agent_id": null}),
+        230,
+    )
+    .await;
+    assert_eq!(ids.len(), 230, "past the 200 the list once stopped at");
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 230, "no repeats");
+    let first: Value = app
+        .ok_as(
+            &org.client,
+            "/api/plans/list",
+            json!({"status": null, "agent_id": null}),
+        )
+        .await;
+    assert_eq!(first["items"][0]["title"], "Plan 229", "newest first");
+}
+
+async fn notifications_page_through_every_notification(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Many Notes").await;
+    let me: Value = app.ok_as(&org.client, "/api/auth/me", Value::Null).await;
+    let user: uuid::Uuid = me["user_id"]
+        .as_str()
+        .or(me["id"].as_str())
+        .expect("the member's id")
+        .parse()
+        .unwrap();
+    // Pairs share a timestamp: the id orders them.
+    let rows = (0..130).map(|i| notification::ActiveModel {
+        id: Set(uuid::Uuid::new_v4()),
+        organization_id: Set(org.org_id),
+        user_id: Set(user),
+        kind: Set("escalation".into()),
+        title: Set(format!("Note {i}")),
+        body: Set(String::new()),
+        link: Set(None),
+        read_at: Set(None),
+        created_at: Set(test_daytime() - chrono::Duration::minutes(i / 2)),
+        source_key: Set(None),
+    });
+    notification::Entity::insert_many(rows)
+        .exec(&app.state.db)
+        .await
+        .unwrap();
+    let ids = walk(&app, &org, "/api/notifications", json!({}), 130).await;
+    assert_eq!(ids.len(), 130, "past the 100 the list once stopped at");
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 130, "no repeats");
+}
