@@ -1,13 +1,16 @@
 //! The scale benchmark (issue 27): organisations of 1,000, 10,000 and 100,000 contacts with 10
 //! texts each, on SQLite or PostgreSQL, and the reads a person makes timed at each size: the
 //! inbox's first and next page, the contacts list's first page and a filtered one, a segment's
-//! count, the navigation's counts, a conversation and the plans page. Each read's p50 and p95
+//! count, the navigation's counts, a conversation, a text search and the plans page; then a tag
+//! plan and a campaign plan over a fifth of the contacts (`scale_plans.rs`). Each read's p50 and p95
 //! print beside the goal (p95 ≤ 100 ms) and, in the same run, beside the old way to read the
 //! same thing (grouping the message table), with the growth from the smallest size.
 //!
 //! `cargo run --release --features server --bin scale_bench -- [--sizes 1000,10000,100000] [--runs 30] [--postgres]`
 #[path = "common.rs"]
 mod common;
+#[path = "scale_plans.rs"]
+mod scale_plans;
 
 use common::*;
 use herald::auth::session::Member;
@@ -216,6 +219,16 @@ async fn main() {
             None,
         ));
         rows.push((
+            "search texts (\"contact 12\"), first page",
+            time(runs, || async {
+                herald::messaging::search::search(db, org, "contact 12", None)
+                    .await
+                    .unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
             "plans page",
             time(runs, || async {
                 herald::plans::service::list(&state, &member, Default::default(), None)
@@ -238,6 +251,14 @@ async fn main() {
                 ms(p95)
             );
             p95s.entry(name).or_default().push((n, p95));
+        }
+        println!(
+            "\n{:<54} {:>12} {:>9} {:>7}",
+            "plans over a segment", "figure", "goal", ""
+        );
+        for f in scale_plans::plans_over_a_segment(&state, org, &member).await {
+            let verdict = if f.met { "met" } else { "MISSED" };
+            println!("{:<54} {:>12} {:>9} {verdict:>7}", f.what, f.value, f.goal);
         }
     }
     if sizes.len() > 1 {

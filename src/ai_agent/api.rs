@@ -1,7 +1,6 @@
 //! Server functions behind the agents pages and the suggestions panel.
 use crate::ai_agent::model::{
     AgentInput, AgentView, AssistantView, ModelInfo, OperatorView, SuggestionSet, ThreadEventView,
-    ThreadSummary,
 };
 use crate::error::AppError;
 use dioxus::prelude::*;
@@ -49,9 +48,13 @@ server_fn! {
 
 server_fn! {
     #[post("/api/agents/threads")]
-    pub async fn list_agent_threads(agent_id: Uuid) -> Result<Vec<ThreadSummary>, AppError> {
+    /// One page of the agent's threads (most recently active first), with how many there are.
+    pub async fn list_agent_threads(
+        agent_id: Uuid,
+        after: Option<crate::ai_agent::model::ThreadCursor>,
+    ) -> Result<crate::ai_agent::model::ThreadPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::ai_agent::suggestions::threads_for_agent(&state, &m, agent_id).await
+        crate::ai_agent::suggestions::threads_for_agent(&state, &m, agent_id, after).await
     }
 }
 

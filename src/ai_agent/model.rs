@@ -104,6 +104,21 @@ pub struct ThreadSummary {
     pub updated_at: DateTime<Utc>,
 }
 
+/// Where the next page of an agent's threads starts: after this one, most recent first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadCursor {
+    pub updated_at: DateTime<Utc>,
+    pub id: Uuid,
+}
+
+/// One page of an agent's threads the member may see, with how many there are.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadPage {
+    pub items: Vec<ThreadSummary>,
+    pub total: u64,
+    pub next: Option<ThreadCursor>,
+}
+
 /// Longest operator instruction to an agent, in characters.
 pub const MAX_INSTRUCTION_CHARS: usize = 4_000;
 

@@ -3,7 +3,9 @@ use crate::ai_agent::entity::{
     ai_agent, ai_thread, ai_thread_event, text_agent, text_agent_suggestion,
 };
 use crate::ai_agent::events::AiThreadEventPayload;
-use crate::ai_agent::model::{SuggestionOption, SuggestionSet, ThreadEventView, ThreadSummary};
+use crate::ai_agent::model::{
+    SuggestionOption, SuggestionSet, ThreadCursor, ThreadEventView, ThreadPage, ThreadSummary,
+};
 use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
@@ -65,47 +67,88 @@ pub(crate) fn visible_to(member: &Member, correlation_key: Option<&str>) -> bool
     }
 }
 
+/// Threads on one page of an agent's page.
+pub const THREADS_PAGE: u64 = 50;
+
+/// One page of the agent's threads the member may see (other members' Assistant threads never),
+/// most recently active first, with the exact number.
 pub async fn threads_for_agent(
     state: &AppState,
     member: &Member,
     agent_id: Uuid,
-) -> AppResult<Vec<ThreadSummary>> {
+    after: Option<ThreadCursor>,
+) -> AppResult<ThreadPage> {
+    use sea_orm::{Condition, PaginatorTrait};
     crate::ai_agent::service::find_in_org(&state.db, member.organization_id, agent_id).await?;
-    let rows = ai_thread::Entity::find()
+    let mine = format!("assistant:{}", member.user_id);
+    let visible = ai_thread::Entity::find()
         .filter(ai_thread::Column::OrganizationId.eq(member.organization_id))
         .filter(ai_thread::Column::AgentId.eq(agent_id))
+        .filter(
+            Condition::any()
+                .add(ai_thread::Column::CorrelationKey.is_null())
+                .add(ai_thread::Column::CorrelationKey.not_like("assistant:%"))
+                .add(ai_thread::Column::CorrelationKey.eq(mine)),
+        );
+    let total = visible.clone().count(&state.db).await?;
+    let mut q = visible;
+    if let Some(c) = &after {
+        q = q.filter(
+            Condition::any()
+                .add(ai_thread::Column::UpdatedAt.lt(c.updated_at))
+                .add(
+                    Condition::all()
+                        .add(ai_thread::Column::UpdatedAt.eq(c.updated_at))
+                        .add(ai_thread::Column::Id.lt(c.id)),
+                ),
+        );
+    }
+    let mut rows = q
         .order_by_desc(ai_thread::Column::UpdatedAt)
-        .limit(200)
+        .order_by_desc(ai_thread::Column::Id)
+        .limit(THREADS_PAGE + 1)
         .all(&state.db)
         .await?;
-    let mut out = Vec::with_capacity(rows.len());
-    for t in rows
-        .into_iter()
-        .filter(|t| visible_to(member, t.correlation_key.as_deref()))
-    {
-        let contact_id = t
-            .correlation_key
+    let more = rows.len() as u64 > THREADS_PAGE;
+    rows.truncate(THREADS_PAGE as usize);
+    let next = match (more, rows.last()) {
+        (true, Some(t)) => Some(ThreadCursor {
+            updated_at: t.updated_at,
+            id: t.id,
+        }),
+        _ => None,
+    };
+    let contact_of = |t: &ai_thread::Model| {
+        t.correlation_key
             .as_deref()
             .and_then(|k| k.strip_prefix("contact:"))
-            .and_then(|s| s.parse::<Uuid>().ok());
-        let contact_name = match contact_id {
-            Some(c) => contact::Entity::find_by_id(c)
-                .one(&state.db)
-                .await?
-                .map(|c| c.name),
-            None => None,
-        };
-        out.push(ThreadSummary {
-            id: t.id,
-            agent_id,
-            contact_id,
-            contact_name,
-            state: t.state,
-            last_error: t.last_error,
-            updated_at: t.updated_at,
-        });
-    }
-    Ok(out)
+            .and_then(|s| s.parse::<Uuid>().ok())
+    };
+    let ids: Vec<Uuid> = rows.iter().filter_map(contact_of).collect();
+    let names: std::collections::HashMap<Uuid, String> = contact::Entity::find()
+        .filter(contact::Column::OrganizationId.eq(member.organization_id))
+        .filter(contact::Column::Id.is_in(ids))
+        .all(&state.db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c.name))
+        .collect();
+    let items = rows
+        .into_iter()
+        .map(|t| {
+            let contact_id = contact_of(&t);
+            ThreadSummary {
+                id: t.id,
+                agent_id,
+                contact_id,
+                contact_name: contact_id.and_then(|c| names.get(&c).cloned()),
+                state: t.state,
+                last_error: t.last_error,
+                updated_at: t.updated_at,
+            }
+        })
+        .collect();
+    Ok(ThreadPage { items, total, next })
 }
 
 fn describe(p: &AiThreadEventPayload) -> (String, Option<String>) {

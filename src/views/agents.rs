@@ -6,7 +6,7 @@ use crate::ai_agent::api::{
 use crate::ai_agent::model::{AgentInput, AgentView, SendMode};
 use crate::app::Route;
 use crate::components::use_live;
-use crate::components::{short_time, use_is_owner, ErrorBanner};
+use crate::components::{grouped, short_time, use_is_owner, ErrorBanner};
 use crate::messaging::model::LiveTopic;
 use crate::phone_numbers::api::list_phone_numbers;
 use crate::plans::model::ApprovalPolicy;
@@ -85,12 +85,30 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
     let live = use_live(LiveTopic::Threads);
     let mut agent = use_resource(move || get_agent(agent_id));
     let numbers = use_resource(list_phone_numbers);
+    // Pages after the first ("Show more"), and where the next one starts.
+    let mut later = use_signal(Vec::<crate::ai_agent::model::ThreadSummary>::new);
+    let mut next = use_signal(|| None::<crate::ai_agent::model::ThreadCursor>);
+    let mut loading = use_signal(|| false);
+    let mut more_error = use_signal(|| None::<String>);
     let threads = use_resource(move || {
         let _ = live();
-        list_agent_threads(agent_id)
+        later.set(vec![]);
+        next.set(None);
+        list_agent_threads(agent_id, None)
     });
     let data = agent.read().clone();
-    let thread_list = threads.read().clone();
+    let thread_list = threads.read().clone().map(|r| {
+        r.map(|page| {
+            let cursor = if later.read().is_empty() {
+                page.next.clone()
+            } else {
+                next()
+            };
+            let mut list = page.items;
+            list.extend(later());
+            (list, page.total, cursor)
+        })
+    });
     rsx! {
         div { class: "page",
             header { class: "page-head",
@@ -115,8 +133,11 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
                 match thread_list {
                     None => rsx! { p { class: "muted", "Loading…" } },
                     Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                    Some(Ok(list)) if list.is_empty() => rsx! { p { class: "muted", "No threads yet: they start when a contact texts an assigned number." } },
-                    Some(Ok(list)) => rsx! {
+                    Some(Ok((list, _, _))) if list.is_empty() => rsx! { p { class: "muted", "No threads yet: they start when a contact texts an assigned number." } },
+                    Some(Ok((list, total, cursor))) => rsx! {
+                        p { class: "muted small list-count", id: "threads-count",
+                            if cursor.is_some() { "Showing {grouped(list.len() as u64)} of {grouped(total)} threads." } else { "{grouped(total)} threads." }
+                        }
                         ul { class: "thread-list",
                             for t in list {
                                 li { key: "{t.id}",
@@ -124,6 +145,30 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
                                     span { class: "muted small", " · {t.state} · {short_time(t.updated_at)}" }
                                     if let Some(err) = t.last_error { span { class: "message-error small", " · {err}" } }
                                 }
+                            }
+                        }
+                        ErrorBanner { message: more_error() }
+                        if let Some(after) = cursor {
+                            button {
+                                id: "threads-more",
+                                class: "secondary show-more",
+                                disabled: loading(),
+                                onclick: move |_| {
+                                    let after = after.clone();
+                                    loading.set(true);
+                                    spawn(async move {
+                                        match list_agent_threads(agent_id, Some(after)).await {
+                                            Ok(p) => {
+                                                later.write().extend(p.items);
+                                                next.set(p.next);
+                                                more_error.set(None);
+                                            }
+                                            Err(e) => more_error.set(Some(e.to_string())),
+                                        }
+                                        loading.set(false);
+                                    });
+                                },
+                                if loading() { "Loading…" } else { "Show more" }
                             }
                         }
                     },

@@ -268,7 +268,7 @@ async fn agent_apis_are_scoped(backend: Backend) {
         ("/api/agents/threads", json!({"agent_id": a_agent})),
         (
             "/api/threads/events",
-            json!({"thread_id": threads[0]["id"]}),
+            json!({"thread_id": threads["items"][0]["id"]}),
         ),
         ("/api/suggestions", json!({"message_id": a_message})),
     ];

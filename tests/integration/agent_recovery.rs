@@ -69,7 +69,7 @@ async fn thread_events(client: &reqwest::Client, base: &str, agent: &Value) -> V
         json!({"agent_id": agent["id"]}),
     )
     .await;
-    let Some(t) = threads.as_array().and_then(|t| t.first()) else {
+    let Some(t) = threads["items"].as_array().and_then(|t| t.first()) else {
         return vec![];
     };
     call(

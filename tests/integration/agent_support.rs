@@ -99,14 +99,17 @@ async fn setup_on(
     })
 }
 
+/// The first page of the agent's threads: its items.
 pub async fn threads_of(s: &Setup) -> Value {
-    s.app
+    let page: Value = s
+        .app
         .ok_as(
             &s.org.client,
             "/api/agents/threads",
             json!({"agent_id": s.agent["id"]}),
         )
-        .await
+        .await;
+    page["items"].clone()
 }
 
 pub async fn events_of(s: &Setup, thread: &Value) -> Value {

@@ -1,4 +1,5 @@
-//! The Plans page and the notifications list page through everything, newest first: exact
+//! The Plans page, the notifications list and an agent's threads page through everything,
+//! newest first: exact
 //! totals, pages that join without a gap or a repeat (even when rows share a timestamp), and no
 //! silent cut at 100 or 200.
 use crate::campaign_support::assistant_agent;
@@ -13,7 +14,8 @@ use std::collections::HashSet;
 
 on_both_databases!(
     plans_page_through_every_plan,
-    notifications_page_through_every_notification
+    notifications_page_through_every_notification,
+    an_agents_threads_page_and_hide_other_members_assistants,
 );
 
 /// Walks every page of `path`, answering each page's item ids in order.
@@ -122,4 +124,52 @@ async fn notifications_page_through_every_notification(backend: Backend) {
     let ids = walk(&app, &org, "/api/notifications", json!({}), 130).await;
     assert_eq!(ids.len(), 130, "past the 100 the list once stopped at");
     assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 130, "no repeats");
+}
+
+async fn an_agents_threads_page_and_hide_other_members_assistants(backend: Backend) {
+    use herald::ai_agent::entity::ai_thread;
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = app.new_org("Many Threads").await;
+    let agent = assistant_agent(&app, org.org_id).await;
+    let me: Value = app.ok_as(&org.client, "/api/auth/me", Value::Null).await;
+    let mine = format!("assistant:{}", me["user_id"].as_str().unwrap());
+    // 120 contact threads (pairs share a time), one of mine, and 5 of other members'.
+    let keys = (0..120)
+        .map(|i| (format!("contact:{}", uuid::Uuid::new_v4()), i / 2))
+        .chain(std::iter::once((mine, 200)))
+        .chain((0..5).map(|i| (format!("assistant:{}", uuid::Uuid::new_v4()), 300 + i)));
+    let rows = keys.map(|(key, minutes)| ai_thread::ActiveModel {
+        id: Set(uuid::Uuid::new_v4()),
+        agent_id: Set(agent.id),
+        organization_id: Set(org.org_id),
+        correlation_key: Set(Some(key)),
+        state: Set("idle".into()),
+        last_error: Set(None),
+        created_at: Set(test_daytime()),
+        updated_at: Set(test_daytime() - chrono::Duration::minutes(minutes)),
+        lease_owner: Set(None),
+        lease_expires_at: Set(None),
+        retry_at: Set(None),
+        summary: Set(None),
+    });
+    ai_thread::Entity::insert_many(rows)
+        .exec(&app.state.db)
+        .await
+        .unwrap();
+    let ids = walk(
+        &app,
+        &org,
+        "/api/agents/threads",
+        json!({"agent_id": agent.id}),
+        121,
+    )
+    .await;
+    assert_eq!(
+        ids.len(),
+        121,
+        "every thread the member may see, another member's Assistant threads not counted"
+    );
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 121, "no repeats");
 }
