@@ -132,6 +132,11 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
     b.wait_for_text("#segment-bar .segment-words", "tagged vip")
         .await;
     b.wait_for_text("#contacts-count", "of 1,0").await;
+    let controls = b.client.find(Locator::Id("contact-filters")).await.unwrap();
+    assert!(
+        !controls.is_displayed().await.unwrap(),
+        "a picked segment replaces the filter controls"
+    );
     b.shot(&format!("{tag}-scale-06-segment")).await;
     if matches!(screen, Screen::Phone { .. }) {
         b.assert_fits_width("the contacts page with a segment")
