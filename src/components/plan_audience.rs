@@ -2,13 +2,21 @@
 //! out by reason, any change found at approval, and the members a page at a time, searchable.
 use crate::components::{grouped, ErrorBanner};
 use crate::contacts::model::ContactCursor;
+use crate::plans::api::edit_plan;
 use crate::plans::audience::api::plan_audience;
 use crate::plans::audience::model::{AudienceMember, AudienceView};
+use crate::plans::model::PlanEdit;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
-pub fn PlanAudience(plan_id: Uuid, audience: AudienceView) -> Element {
+pub fn PlanAudience(
+    plan_id: Uuid,
+    audience: AudienceView,
+    /// While the plan awaits approval, a member can be left out.
+    editable: bool,
+    on_changed: EventHandler<()>,
+) -> Element {
     let first = audience.first.clone();
     let mut search = use_signal(String::new);
     // What the list shows: the first page until a search or "Show more" replaces it.
@@ -66,7 +74,7 @@ pub fn PlanAudience(plan_id: Uuid, audience: AudienceView) -> Element {
                 }
                 ul {
                     for m in items.read().iter() {
-                        MemberRow { key: "{m.contact_id}", member: m.clone() }
+                        MemberRow { key: "{m.contact_id}", plan_id, member: m.clone(), editable, on_changed }
                     }
                 }
                 p { class: "muted small list-count plan-audience-count",
@@ -87,11 +95,35 @@ pub fn PlanAudience(plan_id: Uuid, audience: AudienceView) -> Element {
 }
 
 #[component]
-fn MemberRow(member: AudienceMember) -> Element {
+fn MemberRow(
+    plan_id: Uuid,
+    member: AudienceMember,
+    editable: bool,
+    on_changed: EventHandler<()>,
+) -> Element {
+    let mut error = use_signal(|| None::<String>);
+    let id = member.contact_id;
+    let leave_out = move |_| async move {
+        let edit = PlanEdit {
+            title: None,
+            summary: None,
+            include: vec![(id, false)],
+            message_concept: None,
+            from_number_id: None,
+        };
+        match edit_plan(plan_id, edit).await {
+            Ok(_) => on_changed.call(()),
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
     rsx! {
-        li { class: "in",
+        li { class: "in audience-member", "data-name": "{member.name}",
             "{member.name}"
             if let Some(p) = member.phone.clone() { span { class: "muted small mono", " · {p}" } }
+            if editable {
+                button { class: "link-button audience-leave-out", onclick: leave_out, "Leave out" }
+            }
+            ErrorBanner { message: error() }
         }
     }
 }

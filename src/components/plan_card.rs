@@ -139,7 +139,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 }
             }
             if let Some(a) = plan.audience.clone() {
-                crate::components::PlanAudience { key: "{plan.updated_at}", plan_id: plan.id, audience: a }
+                crate::components::PlanAudience { key: "{plan.updated_at}", plan_id: plan.id, audience: a, editable: awaiting, on_changed }
             } else if plan.step_views.is_empty() {
                 div { class: "plan-counts", "{plan.included()} in · {plan.excluded()} out" }
             } else {

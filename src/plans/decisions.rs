@@ -10,7 +10,7 @@ use crate::plans::model::*;
 use crate::plans::service::{action_of, find_in_org, record, transition, validate_action, view};
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -33,8 +33,21 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
     let Editable {
         title,
         summary,
-        action,
+        mut action,
     } = edited;
+    let txn = state.db.begin().await?;
+    // The contacts a person left out or put back are resolved again; nobody else's row moves.
+    if !e.include.is_empty() {
+        crate::plans::audience::lifecycle::on_edit(
+            &txn,
+            m.organization_id,
+            id,
+            &mut action,
+            &e.include,
+            state.clock.now(),
+        )
+        .await?;
+    }
     let after = json!({"title": title, "summary": summary, "action": action});
     let mut am: plan::ActiveModel = p.into();
     am.title = Set(title);
@@ -42,7 +55,8 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
     am.action_payload =
         Set(serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?);
     am.updated_at = Set(state.clock.now());
-    let p = am.update(&state.db).await?;
+    let p = am.update(&txn).await?;
+    txn.commit().await?;
     crate::plans::learning::edited(state, m, &p, &before_action, &action).await?;
     record(
         &state.db,

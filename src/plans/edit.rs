@@ -1,9 +1,11 @@
 //! A person's edit to a plan awaiting approval, applied as a pure function of the plan's current
-//! title, summary and action: it switches contacts the plan already holds in or out and rewrites
-//! words, but never adds a contact, changes the action's kind or leaves an empty title. The
-//! service checks the result against the database (scoping, opt-outs) before it is stored.
+//! title, summary and action: it switches contacts the plan already holds in or out (or, for an
+//! audience the server resolves, leaves members out and puts them back) and rewrites words, but
+//! never changes the action's kind or leaves an empty title. The service checks the result
+//! against the database (scoping, opt-outs) and resolves an edited audience's contacts again
+//! before it is stored.
 use crate::error::AppError;
-use crate::plans::model::{PlanAction, PlanEdit};
+use crate::plans::model::{Audience, PlanAction, PlanEdit, HAND_PICKED_MAX};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -26,6 +28,12 @@ impl PlanEdit {
     /// The plan after this edit, or why the edit is refused; `current` is never changed.
     pub fn apply(&self, current: &Editable) -> Result<Editable, AppError> {
         let mut action = current.action.clone();
+        if action.audience().is_some() {
+            if let Some(a) = action.audience_mut() {
+                self.apply_to_audience(a)?;
+            }
+            return self.finish(current, action);
+        }
         let index: HashMap<Uuid, usize> = action
             .changes()
             .iter()
@@ -51,6 +59,45 @@ impl PlanEdit {
             }
             c.include = *include;
         }
+        self.finish(current, action)
+    }
+
+    /// An audience the server resolves: a person leaves members out (each with the reason
+    /// "left out by the operator") or puts them back; the server resolves those contacts again.
+    fn apply_to_audience(&self, a: &mut Audience) -> Result<(), AppError> {
+        use crate::plans::audience::model::AudienceEntry;
+        for (contact_id, include) in &self.include {
+            let excluded = a.exclude.iter().position(|e| e.contact_id == *contact_id);
+            match (include, excluded) {
+                (false, None) => {
+                    a.include.retain(|e| e.contact_id != *contact_id);
+                    a.exclude.push(AudienceEntry {
+                        contact_id: *contact_id,
+                        reason: "left out by the operator".into(),
+                    });
+                }
+                (true, Some(i)) => {
+                    a.exclude.remove(i);
+                }
+                (true, None) if !a.include.iter().any(|e| e.contact_id == *contact_id) => {
+                    a.include.push(AudienceEntry {
+                        contact_id: *contact_id,
+                        reason: "added by the operator".into(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        if a.exclude.len() > HAND_PICKED_MAX || a.include.len() > HAND_PICKED_MAX {
+            return Err(AppError::validation(format!(
+                "An audience leaves out or adds at most {HAND_PICKED_MAX} contacts by hand; change its filter instead."
+            )));
+        }
+        Ok(())
+    }
+
+    /// Concept, from-number, title and summary, common to every kind of plan.
+    fn finish(&self, current: &Editable, mut action: PlanAction) -> Result<Editable, AppError> {
         if let Some(concept) = &self.message_concept {
             let PlanAction::BulkSmsCampaign {
                 message_concept, ..

@@ -82,6 +82,10 @@ pub(crate) async fn validate_action(
         }
     }
     let mut ids: Vec<Uuid> = action.changes().iter().map(|c| c.contact_id).collect();
+    // An audience's hand-picked contacts must be the organisation's too.
+    if let Some(a) = action.audience() {
+        ids.extend(a.exclude.iter().chain(&a.include).map(|e| e.contact_id));
+    }
     // A step that names a contact or a number outright: it must be the organisation's.
     let literal = |s: &PlanStep, key: &str| {
         s.arguments

@@ -278,6 +278,26 @@ async fn a_tag_plan_over_a_segment_is_resolved_rechecked_and_run(backend: Backen
         )
         .await;
 
+    // A person leaves one member out from the card: only that contact is resolved again, so the
+    // change above is still found at approval.
+    let left_by_hand = view["audience"]["first"]["items"][0]["contact_id"].clone();
+    let edited: Value = app
+        .ok_as(
+            &org.client,
+            "/api/plans/edit",
+            json!({"id": plan.id, "edit": {"include": [[left_by_hand, false]]}}),
+        )
+        .await;
+    assert_eq!(
+        edited["audience"]["members"],
+        expected - 1,
+        "{}",
+        edited["audience"]
+    );
+    assert!(edited["audience"]["exclusions"]
+        .as_array()
+        .unwrap()
+        .contains(&json!(["left out by the operator", 1])));
     let (status, body) = app
         .call_as(&org.client, "/api/plans/approve", json!({"id": plan.id}))
         .await;
@@ -295,7 +315,7 @@ async fn a_tag_plan_over_a_segment_is_resolved_rechecked_and_run(backend: Backen
         view["audience"]["changed"],
         "1 joined, 1 left since this plan was written"
     );
-    assert_eq!(view["audience"]["members"], expected);
+    assert_eq!(view["audience"]["members"], expected - 1);
     assert!(view["audit"]
         .as_array()
         .unwrap()
@@ -319,8 +339,20 @@ async fn a_tag_plan_over_a_segment_is_resolved_rechecked_and_run(backend: Backen
         )
         .await;
     assert_eq!(
-        tagged["total"], expected,
+        tagged["total"],
+        expected - 1,
         "every member tagged, nobody else"
+    );
+    let untouched: Value = app
+        .ok_as(
+            &org.client,
+            "/api/contacts/get",
+            json!({"id": left_by_hand}),
+        )
+        .await;
+    assert!(
+        !untouched["tags"].to_string().contains("quiet"),
+        "{untouched}"
     );
     let left_tags: Value = app
         .ok_as(&org.client, "/api/contacts/get", json!({"id": left_out}))

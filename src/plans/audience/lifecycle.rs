@@ -128,6 +128,29 @@ pub async fn on_approve(state: &AppState, p: &plan::Model, actor: Uuid) -> AppRe
     )))
 }
 
+/// After a person's edit: the contacts they left out or put back are resolved again in the
+/// current generation (an opted-out contact put back stays out, with that reason), and the
+/// member count follows.
+pub async fn on_edit<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    plan_id: Uuid,
+    action: &mut PlanAction,
+    edited: &[(Uuid, bool)],
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<()> {
+    let campaign = is_campaign(action);
+    let Some(a) = action.audience_mut() else {
+        return Ok(());
+    };
+    let Some(gen) = resolve::generation(db, plan_id).await? else {
+        return Ok(());
+    };
+    let only: Vec<Uuid> = edited.iter().map(|(id, _)| *id).collect();
+    a.members = Some(resolve::resolve_again(db, org, plan_id, gen, a, campaign, now, &only).await?);
+    Ok(())
+}
+
 /// Calls `each` with the plan's members, a batch at a time, in contact order.
 pub async fn for_each_batch<F, Fut>(state: &AppState, plan_id: Uuid, mut each: F) -> AppResult<()>
 where

@@ -160,9 +160,49 @@ pub async fn snapshot<C: ConnectionTrait>(
     campaign: bool,
     now: DateTime<Utc>,
 ) -> AppResult<u64> {
+    resolve_into(db, org, plan_id, gen, a, campaign, now, None).await
+}
+
+/// Resolves `only` these contacts again into generation `gen`, after a person's edit: their
+/// rows are written anew, everyone else's stay as they were (a change in anyone else's
+/// membership is still found and shown at approval).
+#[allow(clippy::too_many_arguments)]
+pub async fn resolve_again<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    plan_id: Uuid,
+    gen: i32,
+    a: &Audience,
+    campaign: bool,
+    now: DateTime<Utc>,
+    only: &[Uuid],
+) -> AppResult<u64> {
+    let q = Query::delete()
+        .from_table(table())
+        .cond_where(of(plan_id, gen).add(col("contact_id").is_in(only.to_vec())))
+        .to_owned();
+    run(db, db.get_database_backend().build(&q)).await?;
+    resolve_into(db, org, plan_id, gen, a, campaign, now, Some(only)).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn resolve_into<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    plan_id: Uuid,
+    gen: i32,
+    a: &Audience,
+    campaign: bool,
+    now: DateTime<Utc>,
+    only: Option<&[Uuid]>,
+) -> AppResult<u64> {
     let backend = db.get_database_backend();
+    let scope = |c: Condition| match only {
+        Some(ids) => c.add(contact::Column::Id.is_in(ids.to_vec())),
+        None => c,
+    };
     let f = a.filter.clone().unwrap_or_default();
-    let cond = crate::contacts::filter::condition(&f, org, backend, now)?;
+    let cond = scope(crate::contacts::filter::condition(&f, org, backend, now)?);
     let columns = ["plan_id", "generation", "contact_id", "excluded"].map(Alias::new);
     let rows = |cond: Condition| {
         Query::select()
@@ -182,7 +222,7 @@ pub async fn snapshot<C: ConnectionTrait>(
     insert(db, &q).await?;
     let added: Vec<Uuid> = a.include.iter().map(|e| e.contact_id).collect();
     if !added.is_empty() {
-        let cond = Condition::all()
+        let cond = scope(Condition::all())
             .add(contact::Column::OrganizationId.eq(org))
             .add(contact::Column::Id.is_in(added))
             .add(
@@ -269,7 +309,7 @@ pub async fn snapshot<C: ConnectionTrait>(
         let who = Query::select()
             .column((contact::Entity, contact::Column::Id))
             .from(contact::Entity)
-            .cond_where(cond)
+            .cond_where(scope(cond))
             .to_owned();
         let q = Query::update()
             .table(table())
