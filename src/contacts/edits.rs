@@ -39,6 +39,56 @@ pub async fn retag<C: ConnectionTrait>(
     Ok(tags)
 }
 
+/// `retag` for many contacts at once (a batch of an audience): one read, and one update per
+/// distinct result (contacts that end with the same tags are written together). Contacts not
+/// in the organisation, or gone, are passed over. Answers how many changed.
+pub async fn retag_many<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    ids: &[Uuid],
+    add: &[String],
+    remove: &[String],
+    now: DateTime<Utc>,
+) -> AppResult<usize> {
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+    let rows: Vec<(Uuid, serde_json::Value)> = contact::Entity::find()
+        .select_only()
+        .column(contact::Column::Id)
+        .column(contact::Column::Tags)
+        .filter(contact::Column::OrganizationId.eq(org_id))
+        .filter(contact::Column::Id.is_in(ids.to_vec()))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut by_result: std::collections::BTreeMap<String, (Vec<String>, Vec<Uuid>)> =
+        std::collections::BTreeMap::new();
+    for (id, tags) in rows {
+        let before: Vec<String> = serde_json::from_value(tags).unwrap_or_default();
+        let after = tags_after(&before, add, remove);
+        if after != before {
+            let key = after.join("\u{1f}");
+            by_result
+                .entry(key)
+                .or_insert_with(|| (after, vec![]))
+                .1
+                .push(id);
+        }
+    }
+    let mut changed = 0;
+    for (_, (tags, ids)) in by_result {
+        changed += ids.len();
+        contact::Entity::update_many()
+            .col_expr(contact::Column::Tags, Expr::value(serde_json::json!(tags)))
+            .col_expr(contact::Column::UpdatedAt, Expr::value(now))
+            .filter(contact::Column::OrganizationId.eq(org_id))
+            .filter(contact::Column::Id.is_in(ids))
+            .exec(db)
+            .await?;
+    }
+    Ok(changed)
+}
+
 /// A contact's tags after removing then adding some (what `retag` writes).
 pub fn tags_after(before: &[String], add: &[String], remove: &[String]) -> Vec<String> {
     let mut tags = before.to_vec();

@@ -292,14 +292,8 @@ async fn tag_audience(
     crate::plans::audience::lifecycle::for_each_batch(state, p.id, |ids| async move {
         let txn = state.db.begin().await?;
         let now = state.clock.now();
-        for id in ids {
-            match crate::contacts::edits::retag(&txn, p.organization_id, id, add, remove, now).await
-            {
-                // A contact deleted since the plan was approved is passed over.
-                Ok(_) | Err(AppError::NotFound(_)) => {}
-                Err(e) => return Err(e),
-            }
-        }
+        // A contact deleted since the plan was approved is passed over.
+        crate::contacts::edits::retag_many(&txn, p.organization_id, &ids, add, remove, now).await?;
         txn.commit().await?;
         Ok(())
     })
