@@ -1,7 +1,7 @@
 //! Full-text search over texts. SQLite: an FTS5 index (`message_fts`, contentless, keyed by the
 //! message's `seq`) kept by triggers on `message`. PostgreSQL: a stored `tsvector` column
-//! (`body_tsv`, the 'simple' configuration: no stemming, any language) with a GIN index. Both
-//! also get an index on (organisation, seq): search results come newest first, a page at a time.
+//! (`body_tsv`, the 'simple' configuration: no stemming, any language) with a GIN index, and an
+//! index on (organisation, seq); SQLite one on seq. Results come newest first, a page at a time.
 use crate::index;
 use sea_orm::DbBackend;
 use sea_orm_migration::prelude::*;
@@ -13,10 +13,10 @@ pub struct Migration;
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let db = manager.get_connection();
-        manager
-            .create_index(index("message", &["organization_id", "seq"], false))
-            .await?;
         if db.get_database_backend() == DbBackend::Postgres {
+            manager
+                .create_index(index("message", &["organization_id", "seq"], false))
+                .await?;
             for sql in [
                 "ALTER TABLE message ADD COLUMN body_tsv tsvector \
                  GENERATED ALWAYS AS (to_tsvector('simple', coalesce(body, ''))) STORED",
@@ -25,6 +25,12 @@ impl MigrationTrait for Migration {
                 db.execute_unprepared(sql).await?;
             }
         } else {
+            // Search looks each match up by seq (its FTS rowid). Not (organization_id, seq): with
+            // it, SQLite walks the organisation's texts in seq order to find one contact's
+            // history (2.3 s at a million texts) instead of using (contact_id, seq).
+            manager
+                .create_index(index("message", &["seq"], false))
+                .await?;
             // A new message's seq is its rowid (migration 30's trigger sets it in the same
             // statement), so the index can key it by rowid at insert time.
             for sql in [
@@ -63,13 +69,13 @@ impl MigrationTrait for Migration {
             db.execute_unprepared("DROP TABLE IF EXISTS message_fts")
                 .await?;
         }
+        let name = if db.get_database_backend() == DbBackend::Postgres {
+            "idx_message_organization_id_seq"
+        } else {
+            "idx_message_seq"
+        };
         manager
-            .drop_index(
-                Index::drop()
-                    .name("idx_message_organization_id_seq")
-                    .table("message")
-                    .to_owned(),
-            )
+            .drop_index(Index::drop().name(name).table("message").to_owned())
             .await
     }
 }

@@ -124,11 +124,7 @@ pub async fn history<C: ConnectionTrait>(
     if let Some(b) = before {
         q = q.filter(message::Column::Seq.lt(b));
     }
-    // Ordered by (contact, seq), which only the (contact_id, seq) index serves: ordered by seq
-    // alone, a planner may walk the organisation's (organization_id, seq) index (message
-    // search's) through everyone's texts to find this contact's.
     let mut rows = q
-        .order_by_desc(message::Column::ContactId)
         .order_by_desc(message::Column::Seq)
         .limit(HISTORY_PAGE + 1)
         .all(db)
