@@ -6,7 +6,7 @@
 //! print beside the goal (p95 ≤ 100 ms) and, in the same run, beside the old way to read the
 //! same thing (grouping the message table), with the growth from the smallest size.
 //!
-//! `cargo run --release --features server --bin scale_bench -- [--sizes 1000,10000,100000] [--runs 30] [--postgres]`
+//! `cargo run --release --features server --bin scale_bench -- [--sizes 1000,10000,100000] [--runs 30] [--postgres] [--analyze]`
 #[path = "common.rs"]
 mod common;
 #[path = "scale_plans.rs"]
@@ -88,6 +88,18 @@ async fn main() {
             n * 10,
             start.elapsed().as_secs_f64()
         );
+        // A database in service has statistics (PostgreSQL's autovacuum, SQLite's ANALYZE):
+        // with --analyze they are gathered after the bulk load, as they would be by then.
+        if flag("--analyze") {
+            use sea_orm::ConnectionTrait;
+            let sql = if postgres {
+                "VACUUM ANALYZE"
+            } else {
+                "ANALYZE"
+            };
+            state.db.execute_unprepared(sql).await.unwrap();
+            println!("statistics gathered ({sql})");
+        }
         let owner = herald::auth::entity::membership::Entity::find()
             .filter(herald::auth::entity::membership::Column::OrganizationId.eq(org))
             .one(&state.db)
