@@ -35,6 +35,7 @@ mod m20261126_000031_contact_tag;
 mod m20261126_000032_suggestion_window;
 mod m20261126_000033_segment;
 mod m20261126_000034_message_search;
+mod m20261126_000035_plan_step_item;
 mod platform_agent;
 
 pub struct Migrator;
@@ -77,6 +78,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000032_suggestion_window::Migration),
             Box::new(m20261126_000033_segment::Migration),
             Box::new(m20261126_000034_message_search::Migration),
+            Box::new(m20261126_000035_plan_step_item::Migration),
         ]
     }
 }

@@ -151,10 +151,13 @@ fn StepBox(
     on_decide: EventHandler<StepAction>,
 ) -> Element {
     let status = step.status;
-    let args = view
-        .resolved
-        .clone()
-        .unwrap_or_else(|| step.arguments.clone());
+    let each = view.each.clone();
+    let args = match (&view.resolved, &each) {
+        // A for_each step: its template (the items are shown below it).
+        (Some(r), Some(_)) => r["arguments"].clone(),
+        (Some(r), None) => r.clone(),
+        (None, _) => step.arguments.clone(),
+    };
     let waits = running && status == StepStatus::AwaitingConfirmation;
     let (sid, hash) = (
         step.id.clone(),
@@ -183,7 +186,23 @@ fn StepBox(
                     }
                 }
             }
-            if let Some(r) = step.result.as_ref() {
+            if let Some(e) = each {
+                div { class: "step-each small", "data-each-count": "{e.count.unwrap_or_default()}",
+                    div {
+                        strong { "For {e.over}" }
+                        if let Some(n) = e.count { span { class: "muted", " · {n} item(s)" } }
+                    }
+                    if !e.sample.is_empty() {
+                        ul { class: "step-sample mono",
+                            for (k , a) in e.sample.iter().enumerate() {
+                                li { key: "{k}", "{brief(a)}" }
+                            }
+                        }
+                    }
+                    if let Some(c) = e.cost { div { class: "muted", "{c}" } }
+                    if let Some(p) = e.progress { div { class: "step-progress", "{p}" } }
+                }
+            } else if let Some(r) = step.result.as_ref() {
                 div { class: "step-result mono small", "→ {brief(r)}" }
             }
             if let Some(e) = step.error.clone() {

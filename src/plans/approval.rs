@@ -72,14 +72,18 @@ pub fn assess_risk(action: &PlanAction, limits: RiskLimits) -> (Decision, String
 
 /// Under RiskGated, whether a step that writes may run without a person confirming it: the step,
 /// with its arguments as resolved for running, is low-risk by `assess_risk` on its own. A text
-/// never is; under any other policy, every write is confirmed.
+/// never is, nor a `for_each` write; under any other policy, every write is confirmed.
 pub fn step_waived(
     policy: Option<ApprovalPolicy>,
     step: &PlanStep,
     resolved: &serde_json::Value,
     limits: RiskLimits,
 ) -> bool {
-    if policy != Some(ApprovalPolicy::RiskGated) || texts_people(&step.tool) {
+    // A write once per item touches as many rows as there are items: a person confirms it.
+    if policy != Some(ApprovalPolicy::RiskGated)
+        || texts_people(&step.tool)
+        || step.for_each.is_some()
+    {
         return false;
     }
     let mut one = step.as_planned();

@@ -84,13 +84,21 @@ fn step_views(
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let resolved = schedule::resolved_arguments(steps, i).ok();
+            let mut resolved = schedule::resolved_arguments(steps, i).ok();
+            let arguments_hash = resolved.as_ref().map(arguments_hash);
+            // A for_each step's items are counted and sampled in `each`, not sent whole.
+            if let Some(r) = resolved.as_mut().filter(|_| s.for_each.is_some()) {
+                if let Some(n) = r["for_each"].as_array().map(Vec::len) {
+                    r["for_each"] = serde_json::json!(format!("{n} items"));
+                }
+            }
             StepView {
                 id: s.id.clone(),
                 layer: layer_of(i),
                 mutates: catalog.get(&s.tool).is_some_and(|t| t.mutates),
-                arguments_hash: resolved.as_ref().map(arguments_hash),
+                arguments_hash,
                 resolved,
+                each: None,
             }
         })
         .collect()
@@ -190,10 +198,35 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
             }
         }
     }
+    // for_each steps: what they run over, a sample, the cost, and their progress, from SQL.
+    let mut eaches = HashMap::new();
+    for (p, (action, _)) in rows.iter().zip(&decoded) {
+        let steps = action.steps();
+        for (i, s) in steps.iter().enumerate() {
+            if s.for_each.is_some() {
+                let resolved = crate::plans::steps::schedule::resolved_arguments(steps, i).ok();
+                let v =
+                    crate::plans::steps::items::each_view(state, p, steps, i, resolved.as_ref())
+                        .await;
+                match v {
+                    Ok(v) => {
+                        eaches.insert((p.id, s.id.clone()), v);
+                    }
+                    Err(e) => {
+                        tracing::warn!(plan = %p.id, step = %s.id, error = %e, "for_each view")
+                    }
+                }
+            }
+        }
+    }
     Ok(rows
         .into_iter()
         .zip(decoded)
         .map(|(p, (action, unreadable))| {
+            let mut step_views = step_views(&action, &catalog);
+            for v in step_views.iter_mut() {
+                v.each = eaches.remove(&(p.id, v.id.clone()));
+            }
             let campaign = matches!(action, PlanAction::BulkSmsCampaign { .. });
             let contacts = action
                 .changes()
@@ -248,7 +281,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 title: p.title,
                 summary: p.summary,
                 estimated_cost: action.sends_messages().then(|| action.estimated_cost()),
-                step_views: step_views(&action, &catalog),
+                step_views,
                 from_number,
                 contacts,
                 action,

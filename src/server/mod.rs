@@ -18,6 +18,7 @@ pub mod seed;
 pub mod seed_scale;
 pub mod sqlite_busy;
 pub mod sqlite_file;
+pub mod sqlite_optimize;
 pub mod sqlite_wal;
 pub mod state;
 pub mod work;

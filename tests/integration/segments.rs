@@ -72,6 +72,27 @@ async fn segments_are_saved_named_filters_counted_exactly(backend: Backend) {
     let Some((app, org, _, _)) = still_app(backend).await else {
         return;
     };
+    // SQLite: the statistics the planner reads, gathered as the server does at start.
+    if backend == Backend::Sqlite {
+        use herald::server::sqlite_optimize::{optimize, Pass};
+        use sea_orm::ConnectionTrait;
+        optimize(&app.state.db, Pass::AtStart).await.unwrap();
+        let stats = app
+            .state
+            .db
+            .query_one_raw(sea_orm::Statement::from_string(
+                sea_orm::DbBackend::Sqlite,
+                "SELECT count(*) AS n FROM sqlite_stat1 WHERE tbl = 'contact'",
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            stats.try_get::<i64>("", "n").unwrap() > 0,
+            "contact analysed"
+        );
+        optimize(&app.state.db, Pass::Hourly).await.unwrap();
+    }
     let saved: Value = app
         .ok_as(
             &org.client,

@@ -103,4 +103,84 @@ async fn a_plan_step_starts_a_campaign_that_still_waits_for_its_review(backend: 
     );
 }
 
-on_both_databases!(a_plan_step_starts_a_campaign_that_still_waits_for_its_review);
+/// A campaign step over an audience the server resolves (issue 27 §1): the model writes a filter
+/// or a segment's name, never the list.
+async fn a_campaign_step_over_a_segment_is_resolved_by_the_server(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/segments/save",
+            json!({"name": "Quote leads", "filter": {"tags_any": ["quote"]}}),
+        )
+        .await;
+    let campaign = |audience: Value| {
+        step(
+            "campaign",
+            "start_campaign",
+            json!({"audience": audience, "message_concept": "Checking in on your quote"}),
+        )
+    };
+    // A segment that does not exist: the dry run says so, naming the ones that do.
+    let wrong = present(
+        &app,
+        c.org.org_id,
+        vec![campaign(json!({"segment": "Nope"}))],
+    )
+    .await
+    .unwrap();
+    let sim: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/plans/simulate",
+            json!({"id": wrong.id}),
+        )
+        .await;
+    let err = sim["steps"][0]["error"].as_str().unwrap_or_default();
+    assert!(err.contains("Quote leads"), "{sim}");
+    let plan = present(
+        &app,
+        c.org.org_id,
+        vec![campaign(json!({"segment": "Quote leads"}))],
+    )
+    .await
+    .unwrap();
+    let sim: Value = app
+        .ok_as(&c.org.client, "/api/plans/simulate", json!({"id": plan.id}))
+        .await;
+    assert_eq!(sim["steps"][0]["result"]["texts"], 3, "{sim}");
+    assert_eq!(sim["steps"][0]["result"]["left_out"], 1, "Boris opted out");
+    let _: Value = app
+        .ok_as(&c.org.client, "/api/plans/approve", json!({"id": plan.id}))
+        .await;
+    let p = until(&app, &c.org, plan.id, |p| {
+        status_of(p, "campaign") == "awaiting_confirmation"
+    })
+    .await;
+    let confirm =
+        json!({"kind": "confirm", "step": "campaign", "arguments_hash": hash_of(&p, "campaign")});
+    let (status, reply) = decide(&app, &c.org, plan.id, confirm).await;
+    assert_eq!(status, 200, "{reply}");
+    let done = until(&app, &c.org, plan.id, |p| p["status"] == "done").await;
+    assert_eq!(
+        done["action"]["steps"][0]["result"]["contacts"], 4,
+        "{done}"
+    );
+    app.settle().await;
+    let o: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/operations/get",
+            json!({"id": done["executed_ref"]}),
+        )
+        .await;
+    assert_eq!((&o["total"], &o["skipped"]), (&json!(4), &json!(1)), "{o}");
+}
+
+on_both_databases!(
+    a_plan_step_starts_a_campaign_that_still_waits_for_its_review,
+    a_campaign_step_over_a_segment_is_resolved_by_the_server
+);

@@ -1,13 +1,15 @@
-//! A step plan through a SIGKILL of the real server binary mid-run (issue 11 §6): the texts go
-//! out through a fake Twilio that never deduplicates, the binary is killed while texts are in
-//! flight, and after the restart no completed step runs again and nobody has two texts.
+//! A step plan through a SIGKILL of the real server binary mid-run (issues 11 §6 and 27 §2): the
+//! offline model plans `for_each` steps over 1,000 quote leads (the server resolves their filter),
+//! the texts go out through a fake Twilio that never deduplicates, the binary is killed while
+//! texts are in flight, and after the restart no completed step runs again, no item runs twice
+//! (nobody has two texts or two notes) and none is lost (everyone has one of each).
 use crate::binary::{call, eventually, free_port, healthy, start};
 use crate::helpers::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
 
-const LEADS: usize = 12;
+const LEADS: usize = 1000;
 
 async fn plan(client: &reqwest::Client, base: &str, id: &Value) -> Value {
     call(client, base, "/api/plans/get", json!({"id": id})).await
@@ -22,7 +24,7 @@ async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
         return;
     };
     let (twilio, fake) = crate::fake_twilio::start().await;
-    *fake.latency.lock().unwrap() = Duration::from_millis(300);
+    *fake.latency.lock().unwrap() = Duration::from_millis(20);
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let offset = daytime_offset_secs();
@@ -61,7 +63,12 @@ async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
     })
     .await;
     let id = first["id"].clone();
-    assert_eq!(steps(&first).len(), 2 + 2 * LEADS);
+    // find, then tag, text and note once per lead: four steps, whatever the number of leads.
+    assert_eq!(steps(&first).len(), 4, "{first}");
+    assert!(
+        steps(&first)[2]["for_each"]["filter"].is_object(),
+        "{first}"
+    );
     call(&client, &base, "/api/plans/approve", json!({"id": id})).await;
     eventually(30, "the writes to wait", || async {
         let p = plan(&client, &base, &id).await;
@@ -79,8 +86,8 @@ async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
     )
     .await;
     // Kill while texts are in flight at the provider.
-    for _ in 0..2000 {
-        if *fake.creates.lock().unwrap() >= 3 {
+    for _ in 0..30_000 {
+        if *fake.creates.lock().unwrap() >= LEADS / 3 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(2)).await;
@@ -92,7 +99,7 @@ async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
     // Restarted two minutes later on its clock: the dead runner's claim has expired.
     let _server = start(&db, port, &crate::crash::env(&twilio, offset + 120));
     healthy(&base).await;
-    let after = eventually(120, "the plan to finish", || async {
+    let after = eventually(300, "the plan to finish", || async {
         let p = plan(&client, &base, &id).await;
         (p["status"] == "done").then_some(p)
     })
@@ -109,20 +116,41 @@ async fn a_step_plan_survives_a_sigkill_mid_run(backend: Backend) {
         assert_eq!(a["result"], s["result"]);
         kept += 1;
     }
-    assert!(kept >= 2, "find and tag had completed before the kill");
-    // Everyone has exactly one text, and exactly one note of it.
-    let found = after_steps["find"]["result"]["contacts"]
-        .as_array()
-        .unwrap()
-        .clone();
-    assert_eq!(found.len(), LEADS);
-    for c in &found {
-        let phone = c["phone"].as_str().unwrap();
-        assert_eq!(fake.to(phone), 1, "{phone} has one text");
-        let contact = call(&client, &base, "/api/contacts/get", json!({"id": c["id"]})).await;
-        let notes = contact["notes"].as_str().unwrap();
-        assert_eq!(notes.matches("Texted a check-in").count(), 1, "{notes}");
+    assert!(kept >= 1, "find had completed before the kill");
+    for id in ["tag", "text", "note"] {
+        let r = &after_steps[id]["result"];
+        assert_eq!(r["completed"], LEADS, "{id}: {r}");
     }
+    // Everyone has exactly one text, and exactly one note of it.
+    let mut page = call(
+        &client,
+        &base,
+        "/api/contacts/list",
+        json!({"filter": {"tags_any": ["quote"]}, "after": null}),
+    )
+    .await;
+    let mut seen = 0;
+    loop {
+        for c in page["items"].as_array().unwrap() {
+            let phone = c["phone"].as_str().unwrap();
+            assert_eq!(fake.to(phone), 1, "{phone} has one text");
+            let contact = call(&client, &base, "/api/contacts/get", json!({"id": c["id"]})).await;
+            let notes = contact["notes"].as_str().unwrap();
+            assert_eq!(notes.matches("Texted a check-in").count(), 1, "{notes}");
+            seen += 1;
+        }
+        if page["next"].is_null() {
+            break;
+        }
+        page = call(
+            &client,
+            &base,
+            "/api/contacts/list",
+            json!({"filter": {"tags_any": ["quote"]}, "after": page["next"]}),
+        )
+        .await;
+    }
+    assert_eq!(seen, LEADS);
     assert_eq!(fake.count(), LEADS, "no text went twice");
     println!(
         "step plan through a SIGKILL ({backend:?}): {kept} steps completed before the kill kept, \

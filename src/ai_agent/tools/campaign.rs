@@ -28,11 +28,25 @@ struct Campaign {
     number: crate::phone_numbers::entity::Model,
 }
 
+/// Contacts one campaign step over an audience (a segment or a filter) may reach.
+pub const AUDIENCE_MAX: u64 = 50_000;
+
 async fn checked(ctx: &ToolCtx, args: &Value) -> Result<Campaign, ToolError> {
-    let ids = contact_ids(args, "contacts")?;
-    if ids.is_empty() || ids.len() > CAMPAIGN_MAX {
+    let by_audience = args.get("audience").is_some_and(|a| !a.is_null());
+    if by_audience == args.get("contacts").is_some_and(|c| !c.is_null()) {
+        return Err(ToolError::BadArguments(
+            "give either `contacts` (a list) or `audience` ({\"segment\": …} or {\"filter\": …})"
+                .into(),
+        ));
+    }
+    let ids = if by_audience {
+        Vec::new()
+    } else {
+        contact_ids(args, "contacts")?
+    };
+    if !by_audience && (ids.is_empty() || ids.len() > CAMPAIGN_MAX) {
         return Err(ToolError::BadArguments(format!(
-            "a campaign reaches 1 to {CAMPAIGN_MAX} contacts"
+            "a campaign reaches 1 to {CAMPAIGN_MAX} listed contacts; more is an audience"
         )));
     }
     let concept = args
@@ -57,6 +71,25 @@ async fn checked(ctx: &ToolCtx, args: &Value) -> Result<Campaign, ToolError> {
             .map_err(|_| {
                 ToolError::Refused("That number is not one of this organisation's numbers.".into())
             })?;
+    if by_audience {
+        let (contacts, total) = crate::plans::steps::items::audience_contacts(
+            &ctx.state,
+            ctx.organization_id,
+            &args["audience"],
+            AUDIENCE_MAX,
+        )
+        .await?;
+        if total == 0 || total > AUDIENCE_MAX {
+            return Err(ToolError::BadArguments(format!(
+                "the audience holds {total} contacts; a campaign reaches 1 to {AUDIENCE_MAX}"
+            )));
+        }
+        return Ok(Campaign {
+            contacts,
+            concept,
+            number,
+        });
+    }
     let mut contacts = Vec::with_capacity(ids.len());
     for part in ids.chunks(1_000) {
         contacts.extend(
@@ -83,9 +116,13 @@ impl AgentTool for StartCampaign {
     fn def(&self) -> ToolDef {
         ToolDef {
             name: CAMPAIGN_TOOL.into(),
-            description: "Start a campaign to these contacts: a draft for each from the message concept, a review sheet an owner approves, then compliant sending. `contacts` takes contact ids or the contacts another step found.".into(),
-            parameters: json!({"type": "object", "required": ["contacts", "message_concept"], "properties": {
+            description: "Start a campaign: a draft for each contact from the message concept, a review sheet an owner approves, then compliant sending. Give `contacts` (contact ids, or the contacts another step found) or, for any number, `audience`: {\"segment\": \"name\"} or {\"filter\": {…}}, which the server resolves.".into(),
+            parameters: json!({"type": "object", "required": ["message_concept"], "properties": {
                 "contacts": contacts_schema(CAMPAIGN_MAX),
+                "audience": {"type": "object", "properties": {
+                    "segment": {"type": "string", "minLength": 1},
+                    "filter": {"type": "object"}
+                }, "additionalProperties": false},
                 "message_concept": {"type": "string", "minLength": 1, "maxLength": MAX_CONCEPT_CHARS},
                 "phone_number_id": {"type": "string", "format": "uuid"}
             }}),

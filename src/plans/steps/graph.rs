@@ -1,7 +1,8 @@
 //! The plan as a graph: each step's dependencies (the steps its arguments refer to), a
 //! topological order in layers (what can run together), and who depends on whom.
 use super::model::PlanStep;
-use super::reference::{references_in, RefError};
+use super::reference::{references_in, RefError, Reference};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
@@ -18,6 +19,19 @@ pub enum GraphError {
     SelfReference(String),
     #[error("the steps {0:?} refer to each other in a cycle")]
     Cycle(Vec<String>),
+}
+
+/// Every reference a step makes: in its arguments, and its `for_each` list (at `for_each`).
+pub fn step_references(s: &PlanStep) -> Result<Vec<(String, Reference)>, RefError> {
+    let mut refs = references_in(&s.arguments)?;
+    if let Some(Value::String(source)) = &s.for_each {
+        refs.extend(
+            references_in(&Value::String(source.clone()))?
+                .into_iter()
+                .map(|(_, r)| ("for_each".to_owned(), r)),
+        );
+    }
+    Ok(refs)
 }
 
 /// The steps' dependencies, by index: `deps[i]` are the steps step `i` reads from.
@@ -43,7 +57,7 @@ impl Graph {
         }
         let mut deps = vec![BTreeSet::new(); steps.len()];
         for (i, s) in steps.iter().enumerate() {
-            let refs = match references_in(&s.arguments) {
+            let refs = match step_references(s) {
                 Ok(refs) => refs,
                 Err(error) => {
                     errors.push(GraphError::BadReference {
@@ -53,7 +67,7 @@ impl Graph {
                     continue;
                 }
             };
-            for (_, r) in refs {
+            for (_, r) in refs.into_iter().filter(|(_, r)| !r.is_item()) {
                 match index.get(r.step.as_str()) {
                     Some(&j) if j == i => errors.push(GraphError::SelfReference(s.id.clone())),
                     Some(&j) => {

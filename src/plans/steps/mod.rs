@@ -2,7 +2,10 @@
 //! other through references to earlier steps' results.
 #[cfg(feature = "server")]
 pub mod decide;
+pub mod each;
 pub mod graph;
+#[cfg(feature = "server")]
+pub mod items;
 pub mod model;
 pub mod reference;
 pub mod revise;

@@ -1,6 +1,6 @@
 //! References between steps: an argument that is exactly `{{step.result.path}}` becomes the
 //! typed JSON found there; one inside a longer string is interpolated as text. Paths index
-//! arrays (`data[0].phone`).
+//! arrays (`data[0].phone`). In a `for_each` step, `{{item.path}}` is the current item.
 use serde_json::Value;
 use std::fmt;
 
@@ -18,9 +18,22 @@ pub struct Reference {
     pub path: Vec<Segment>,
 }
 
+/// The name a `for_each` step's arguments use for the item they run on: `{{item.id}}`.
+pub const ITEM: &str = "item";
+
 impl fmt::Display for Reference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.step == ITEM {
+            return write!(f, "{{{{{ITEM}{}}}}}", path_text(&self.path));
+        }
         write!(f, "{{{{{}.result{}}}}}", self.step, path_text(&self.path))
+    }
+}
+
+impl Reference {
+    /// Whether it names the current item of a `for_each` step rather than a step's result.
+    pub fn is_item(&self) -> bool {
+        self.step == ITEM
     }
 }
 
@@ -66,7 +79,13 @@ fn is_name(c: char) -> bool {
 pub fn parse_reference(inner: &str) -> Result<Reference, RefError> {
     let bad = || RefError::Malformed(format!("{{{{{inner}}}}}"));
     let inner = inner.trim();
-    let (step, rest) = inner.split_once(".result").ok_or_else(bad)?;
+    let item_rest = inner
+        .strip_prefix(ITEM)
+        .filter(|r| r.is_empty() || r.starts_with('.') || r.starts_with('['));
+    let (step, rest) = match item_rest {
+        Some(rest) => (ITEM, rest),
+        None => inner.split_once(".result").ok_or_else(bad)?,
+    };
     if step.is_empty() || !step.chars().all(is_name) {
         return Err(bad());
     }
@@ -184,20 +203,33 @@ pub fn lookup<'a>(
 }
 
 /// The arguments with every reference replaced: whole ones by the typed value, embedded ones
-/// by its text (a string as it is, anything else as compact JSON).
+/// by its text (a string as it is, anything else as compact JSON). `{{item…}}` with no item
+/// given stays as written: the step's template, resolved once per item when it runs.
 pub fn resolve<'v>(
     args: &Value,
     result_of: &dyn Fn(&str) -> Option<&'v Value>,
 ) -> Result<Value, RefError> {
+    let no_item = result_of(ITEM).is_none();
+    resolve_deferring(args, result_of, &|step| no_item && step == ITEM)
+}
+
+/// As `resolve`, leaving every reference to a `deferred` step as written.
+pub fn resolve_deferring<'v>(
+    args: &Value,
+    result_of: &dyn Fn(&str) -> Option<&'v Value>,
+    deferred: &dyn Fn(&str) -> bool,
+) -> Result<Value, RefError> {
     Ok(match args {
         Value::String(s) => match parse_template(s)? {
             Template::Plain => args.clone(),
+            Template::Whole(r) if deferred(&r.step) => args.clone(),
             Template::Whole(r) => lookup(&r, result_of)?.clone(),
             Template::Parts(parts) => {
                 let mut text = String::new();
                 for p in parts {
                     match p {
                         Part::Text(t) => text.push_str(&t),
+                        Part::Ref(r) if deferred(&r.step) => text.push_str(&r.to_string()),
                         Part::Ref(r) => match lookup(&r, result_of)? {
                             Value::String(s) => text.push_str(s),
                             other => text.push_str(&other.to_string()),
@@ -210,12 +242,12 @@ pub fn resolve<'v>(
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .map(|i| resolve(i, result_of))
+                .map(|i| resolve_deferring(i, result_of, deferred))
                 .collect::<Result<_, _>>()?,
         ),
         Value::Object(map) => Value::Object(
             map.iter()
-                .map(|(k, v)| Ok((k.clone(), resolve(v, result_of)?)))
+                .map(|(k, v)| Ok((k.clone(), resolve_deferring(v, result_of, deferred)?)))
                 .collect::<Result<_, RefError>>()?,
         ),
         other => other.clone(),
@@ -296,6 +328,28 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn item_references_wait_for_their_item() {
+        let r = results();
+        let args = json!({"to": "{{item.id}}", "body": "Hi {{item.name}}, from {{count.result}}"});
+        let template = resolve(&args, &|s| r.get(s)).unwrap();
+        assert_eq!(template["to"], "{{item.id}}");
+        assert_eq!(template["body"], "Hi {{item.name}}, from 7");
+        let item = json!({"id": "c9", "name": "Ana"});
+        let of = |s: &str| if s == ITEM { Some(&item) } else { r.get(s) };
+        let one = resolve(&template, &of).unwrap();
+        assert_eq!(
+            (one["to"].as_str(), one["body"].as_str()),
+            (Some("c9"), Some("Hi Ana, from 7"))
+        );
+        assert!(parse_reference("item").unwrap().is_item());
+        assert!(!parse_reference("items.result").unwrap().is_item());
+        assert_eq!(
+            parse_reference("item[0].x").unwrap().to_string(),
+            "{{item[0].x}}"
+        );
     }
 
     #[test]

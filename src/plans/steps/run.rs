@@ -357,6 +357,13 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
                 let spec = catalog
                     .get(&step.tool)
                     .ok_or_else(|| format!("`{}` is not a step tool", step.tool))?;
+                let tool = tools
+                    .iter()
+                    .find(|t| t.def().name == step.tool)
+                    .ok_or_else(|| format!("`{}` is not a step tool", step.tool))?;
+                if step.for_each.is_some() {
+                    return super::items::run_each(ctx, p, step, &args, tool.as_ref(), spec).await;
+                }
                 check_resolved(spec, &args)?;
                 let key = EffectKey::named(format!(
                     "step:{}:{}:{}",
@@ -364,10 +371,6 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
                     step.id,
                     arguments_hash(&args)
                 ));
-                let tool = tools
-                    .iter()
-                    .find(|t| t.def().name == step.tool)
-                    .ok_or_else(|| format!("`{}` is not a step tool", step.tool))?;
                 tool.call(ctx, &key, args).await.map_err(|e| e.to_string())
             }
         };

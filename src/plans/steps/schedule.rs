@@ -51,14 +51,19 @@ pub fn block_downstream(steps: &mut [PlanStep], graph: &Graph, cause: usize) -> 
     blocked
 }
 
-/// Step `i`'s arguments with its references resolved from completed steps' results.
+/// Step `i`'s arguments with its references resolved from completed steps' results (for a
+/// `for_each` step, its template and items: see `each`).
 pub fn resolved_arguments(steps: &[PlanStep], i: usize) -> Result<Value, String> {
     let results: HashMap<&str, &Value> = steps
         .iter()
         .filter(|s| s.status == StepStatus::Completed)
         .filter_map(|s| s.result.as_ref().map(|r| (s.id.as_str(), r)))
         .collect();
-    resolve(&steps[i].arguments, &|id| results.get(id).copied()).map_err(|e| e.to_string())
+    let of = |id: &str| results.get(id).copied();
+    if steps[i].for_each.is_some() {
+        return super::each::resolved_each(&steps[i], steps, &of);
+    }
+    resolve(&steps[i].arguments, &of).map_err(|e| e.to_string())
 }
 
 /// How a run stopped.
@@ -98,6 +103,9 @@ fn arguments_for(steps: &[PlanStep], graph: &Graph, i: usize) -> Result<Value, S
             .find(|s| s.id == id && s.status == StepStatus::Completed)
             .and_then(|s| s.result.as_ref())
     };
+    if steps[i].for_each.is_some() {
+        return super::each::resolved_each(&steps[i], steps, &lookup);
+    }
     resolve(&steps[i].arguments, &lookup).map_err(|e| e.to_string())
 }
 

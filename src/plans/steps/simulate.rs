@@ -41,16 +41,20 @@ pub async fn simulate(state: &AppState, m: &Member, plan_id: Uuid) -> AppResult<
     let ctx = tool_ctx(state, &p).await?;
     let mut sim: Vec<PlanStep> = steps.iter().map(fresh).collect();
     let run = |i: usize, args: Value| {
-        let (tools, catalog, ctx, name) = (&tools, &catalog, &ctx, steps[i].tool.clone());
+        let (tools, catalog, ctx, step, p) = (&tools, &catalog, &ctx, &steps[i], &p);
         async move {
+            let name = &step.tool;
             let spec = catalog
-                .get(&name)
+                .get(name)
                 .ok_or_else(|| format!("`{name}` is not a step tool"))?;
-            check_resolved(spec, &args)?;
             let tool = tools
                 .iter()
-                .find(|t| t.def().name == name)
+                .find(|t| &t.def().name == name)
                 .ok_or_else(|| format!("`{name}` is not a step tool"))?;
+            if step.for_each.is_some() {
+                return super::items::simulate_each(ctx, p, step, &args, tool.as_ref(), spec).await;
+            }
+            check_resolved(spec, &args)?;
             tool.simulate(ctx, args).await.map_err(|e| e.to_string())
         }
     };
@@ -82,15 +86,26 @@ fn predictions(
     for (was, s) in before.iter().zip(after) {
         let already = was.status.is_final();
         let writes = mutates(s);
+        let each = s.for_each.is_some();
         if writes && !already {
-            match s.status {
-                StepStatus::Completed => out.writes += 1,
-                StepStatus::Failed => out.refused += 1,
+            match (s.status, s.result.as_ref()) {
+                // A for_each step counts its items.
+                (StepStatus::Completed, Some(r)) if each => {
+                    out.writes += r["completed"].as_u64().unwrap_or(0) as usize;
+                    out.refused += r["failed"].as_u64().unwrap_or(0) as usize;
+                }
+                (StepStatus::Completed, _) => out.writes += 1,
+                (StepStatus::Failed, _) => out.refused += 1,
                 _ => out.blocked += 1,
             }
         }
         let effect = (writes && s.status == StepStatus::Completed)
-            .then(|| s.result.as_ref().map(|r| effect_of(&s.tool, r)))
+            .then(|| {
+                s.result.as_ref().map(|r| match r["line"].as_str() {
+                    Some(line) if each => line.to_owned(),
+                    _ => effect_of(&s.tool, r),
+                })
+            })
             .flatten();
         if texts_people(&s.tool) && s.status == StepStatus::Completed && !already {
             let r = s.result.as_ref();

@@ -101,17 +101,48 @@ fn check_step(
     tools: &ToolCatalog,
 ) -> Vec<StepIssue> {
     let mut out = Vec::new();
+    if step.id == super::reference::ITEM {
+        out.push(issue(
+            &step.id,
+            "`item` names a for_each step's item; give the step another id",
+        ));
+    }
+    let steps: Vec<PlanStep> = by_id.values().map(|s| (*s).clone()).collect();
+    let zipped = match super::each::source_of(step, &steps) {
+        Ok(Some(super::each::Source::Items { step })) => Some(step),
+        Ok(_) => None,
+        Err(e) => {
+            out.push(issue(&step.id, e));
+            None
+        }
+    };
+    let summary = each_output();
     // Where references sit: a schema check there waits for the resolved value.
     let mut pending: Vec<String> = Vec::new();
     for (at, r) in references_in(&step.arguments).unwrap_or_default() {
         pending.push(at.clone());
+        if r.is_item() {
+            if step.for_each.is_none() {
+                out.push(issue(
+                    &step.id,
+                    format!("{r} names an item, but the step has no for_each"),
+                ));
+            }
+            continue;
+        }
         let Some(producer) = by_id.get(r.step.as_str()) else {
             continue; // the graph check names it
         };
         let Some(pspec) = tools.get(&producer.tool) else {
             continue;
         };
-        let Some(produced) = schema_at(&pspec.output, &pspec.output, &r.path) else {
+        // A for_each step answers its totals; over its items, each item's own result.
+        let output = if producer.for_each.is_some() && zipped.as_deref() != Some(&r.step) {
+            &summary
+        } else {
+            &pspec.output
+        };
+        let Some(produced) = schema_at(output, output, &r.path) else {
             out.push(issue(
                 &step.id,
                 format!(
@@ -160,6 +191,17 @@ fn check_step(
         Err(e) => out.push(issue(&step.id, format!("the tool's schema is broken: {e}"))),
     }
     out
+}
+
+/// What a `for_each` step answers once its items are done: its totals.
+pub fn each_output() -> Value {
+    serde_json::json!({"type": "object", "properties": {
+        "total": {"type": "integer"}, "completed": {"type": "integer"},
+        "failed": {"type": "integer"}, "blocked": {"type": "integer"},
+        "reasons": {"type": "array", "items": {"type": "object", "properties": {
+            "reason": {"type": "string"}, "count": {"type": "integer"}}}},
+        "line": {"type": "string"}
+    }})
 }
 
 /// The resolved arguments of a step about to run, against its tool's schema.
