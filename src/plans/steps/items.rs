@@ -9,6 +9,7 @@ use super::model::{EachView, PlanStep};
 use super::run::arguments_hash;
 use super::validate::{check_resolved, ToolSpec};
 use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx};
+use crate::components::grouped;
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::plans::audience::model::Audience;
@@ -304,17 +305,17 @@ impl Progress {
         };
         let mut line = format!(
             "{} of {} {verb}",
-            thousands(self.completed),
-            thousands(self.total)
+            grouped(self.completed),
+            grouped(self.total)
         );
         if self.failed > 0 {
-            line.push_str(&format!(" · {} refused", thousands(self.failed)));
+            line.push_str(&format!(" · {} refused", grouped(self.failed)));
         }
         if self.blocked > 0 {
-            line.push_str(&format!(" · {} blocked", thousands(self.blocked)));
+            line.push_str(&format!(" · {} blocked", grouped(self.blocked)));
         }
         for (why, n) in self.reasons.iter().take(3) {
-            line.push_str(&format!(" · {}: {why}", thousands(*n)));
+            line.push_str(&format!(" · {}: {why}", grouped(*n)));
         }
         line
     }
@@ -330,19 +331,6 @@ impl Progress {
             "line": self.line(tool),
         })
     }
-}
-
-/// 18440 → "18,440".
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The step's progress, counted in SQL.
@@ -595,7 +583,7 @@ pub async fn each_view(
         let cost = (n * per) as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT;
         view.cost = Some(format!(
             "About {} texts × {per} segment{} · about ${cost:.2}",
-            thousands(n),
+            grouped(n),
             if per == 1 { "" } else { "s" }
         ));
     }
@@ -608,9 +596,6 @@ mod tests {
 
     #[test]
     fn progress_reads_as_a_line() {
-        assert_eq!(thousands(18440), "18,440");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000_000), "1,000,000");
         let p = Progress {
             total: 18440,
             completed: 2140,
