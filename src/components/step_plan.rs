@@ -22,6 +22,15 @@ fn brief(v: &serde_json::Value) -> String {
     }
 }
 
+/// One rendered item as a person reads it: the text or note it would write, else its arguments.
+fn sample_line(args: &serde_json::Value) -> String {
+    ["body", "note", "value"]
+        .iter()
+        .find_map(|k| args[*k].as_str())
+        .map(str::to_owned)
+        .unwrap_or_else(|| brief(args))
+}
+
 #[component]
 pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let mut error = use_signal(|| None::<String>);
@@ -195,7 +204,7 @@ fn StepBox(
                     if !e.sample.is_empty() {
                         ul { class: "step-sample mono",
                             for (k , a) in e.sample.iter().enumerate() {
-                                li { key: "{k}", "{brief(a)}" }
+                                li { key: "{k}", "{sample_line(a)}" }
                             }
                         }
                     }

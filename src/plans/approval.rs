@@ -1,5 +1,7 @@
 //! `resolve_approval` and `assess_risk`: whether a plan waits for a person, and why.
-use crate::plans::model::{dollars, texts_people, ApprovalPolicy, Decision, PlanAction};
+use crate::plans::model::{
+    dollars, texts_people, ApprovalPolicy, Decision, PlanAction, WRITE_TOOLS,
+};
 use crate::plans::steps::model::{PlanStep, StepMode};
 
 /// Plans changing more rows than this gate under RiskGated (`PLAN_RISK_MAX_ROWS`, default 25).
@@ -41,8 +43,30 @@ pub fn effective_policy(
 pub fn assess_risk(action: &PlanAction, limits: RiskLimits) -> (Decision, String) {
     let mut risks = Vec::new();
     let cost = action.estimated_cost();
-    if action.sends_messages() {
+    // Steps that write once per item of a list: how many times is known only when they run.
+    let each: Vec<String> = action
+        .steps()
+        .iter()
+        .filter(|s| s.for_each.is_some() && !s.status.is_final())
+        .filter(|s| texts_people(&s.tool) || WRITE_TOOLS.contains(&s.tool.as_str()))
+        .map(|s| format!("`{}`", s.id))
+        .collect();
+    let texts_each = action
+        .steps()
+        .iter()
+        .any(|s| s.for_each.is_some() && texts_people(&s.tool) && !s.status.is_final());
+    if action.sends_messages() && texts_each {
+        risks.push("It sends messages, one per item of a list.".into());
+    } else if action.sends_messages() {
         risks.push(format!("It sends messages ({}).", cost.label()));
+    }
+    if !each.is_empty() {
+        risks.push(format!(
+            "Step{} {} write{} once per item of a list, as many times as there are items.",
+            if each.len() == 1 { "" } else { "s" },
+            each.join(", "),
+            if each.len() == 1 { "s" } else { "" }
+        ));
     }
     if cost.dollars > limits.max_cost {
         risks.push(format!(

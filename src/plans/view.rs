@@ -227,6 +227,19 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
             for v in step_views.iter_mut() {
                 v.each = eaches.remove(&(p.id, v.id.clone()));
             }
+            let mut estimated_cost = action.sends_messages().then(|| action.estimated_cost());
+            // A text step run once per item counts once in the plan's estimate: count its items.
+            if let Some(cost) = estimated_cost.as_mut() {
+                for (s, v) in action.steps().iter().zip(&step_views) {
+                    let n = v.each.as_ref().and_then(|e| e.count).unwrap_or(1) as usize;
+                    if s.for_each.is_some() && s.tool == SEND_TOOL && !s.status.is_final() && n > 1
+                    {
+                        let body = s.arguments["body"].as_str().unwrap_or("");
+                        let per = crate::bulk_operation::segments::segments(body).count.max(1);
+                        *cost = CostEstimate::of(cost.texts + n - 1, cost.segments + per * (n - 1));
+                    }
+                }
+            }
             let campaign = matches!(action, PlanAction::BulkSmsCampaign { .. });
             let contacts = action
                 .changes()
@@ -280,7 +293,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 thread_id: p.thread_id,
                 title: p.title,
                 summary: p.summary,
-                estimated_cost: action.sends_messages().then(|| action.estimated_cost()),
+                estimated_cost,
                 step_views,
                 from_number,
                 contacts,

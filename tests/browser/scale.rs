@@ -2,7 +2,7 @@
 //! demo organisation): the inbox says how many conversations there are, pages on with "Show
 //! more", filters to the unread ones, and a conversation opens; the Contacts, Assistant and
 //! Plans pages render; a text search counts exactly; a filter is saved as a segment, and a plan over a filter shows its exact
-//! members a page at a time. Each page's time to ready is printed (a figure, not a pass mark).
+//! members a page at a time; a step plan over a thousand VIPs shows its for_each steps. Each page's time to ready is printed (a figure, not a pass mark).
 use crate::harness::*;
 use crate::helpers::{test_daytime, Backend};
 use fantoccini::Locator;
@@ -172,6 +172,30 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
     b.shot(&format!("{tag}-scale-07-segment-plan")).await;
     if matches!(screen, Screen::Phone { .. }) {
         b.assert_fits_width("a plan over a filter").await;
+    }
+    // A step plan over more contacts than its list holds: one step per kind of write, run
+    // once per contact; the card says over what, how many, a sample, and what the texts cost.
+    b.fill(
+        "#assistant-input",
+        "find the vip contacts, tag them checked and text each a check-in",
+    )
+    .await;
+    b.click("#assistant-send").await;
+    b.wait_for_text(
+        ".step-box[data-step='text'] .step-each",
+        "For each contact the filter finds",
+    )
+    .await;
+    b.wait_for_text(".step-box[data-step='text'] .step-each", "texts ×")
+        .await;
+    b.wait_for_text(
+        ".step-box[data-step='note'] .step-each",
+        "each item step `text` completes",
+    )
+    .await;
+    b.shot(&format!("{tag}-scale-08-for-each-plan")).await;
+    if matches!(screen, Screen::Phone { .. }) {
+        b.assert_fits_width("a for_each step plan").await;
     }
     timed_open(
         &b,

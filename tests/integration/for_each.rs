@@ -73,6 +73,11 @@ async fn a_for_each_runs_once_per_item_and_a_refused_item_blocks_only_its_own(ba
         "ready",
         "its items are not there yet"
     );
+    assert_eq!(
+        p["estimated_cost"]["texts"], 4,
+        "a text per item: {}",
+        p["estimated_cost"]
+    );
     let (s, r) = decide(
         &app,
         &c.org,
