@@ -52,10 +52,11 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         .map_err(|e| format!("background runtime: {e}"))?;
     let state = AppState::with_parts(db, ack_db, config, services, work);
     state.live.bridge(&state.db, state.shutdown.clone());
+    // Before any request or background writer: the first ANALYZE takes the write lock.
+    crate::server::sqlite_optimize::start(&state).await;
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);
     crate::server::sqlite_wal::start_checkpointer(&state);
-    crate::server::sqlite_optimize::start(&state);
     crate::server::backups::start(&state);
     crate::ai_agent::learning::service::start_reviews(&state, state.config.lesson_review_every);
     if let Some(public) = state.config.public_dir.clone() {

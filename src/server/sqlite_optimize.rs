@@ -32,28 +32,30 @@ pub async fn optimize<C: ConnectionTrait>(db: &C, pass: Pass) -> Result<(), sea_
         .map(|_| ())
 }
 
-/// Optimizes at start, then hourly, until the server shuts down (SQLite only).
-pub fn start(state: &AppState) {
+/// Optimizes once before the server takes its first request (so the ANALYZE of every table
+/// never holds the write lock while a webhook waits), then hourly until it shuts down (SQLite
+/// only).
+pub async fn start(state: &AppState) {
     if state.db.get_database_backend() != DbBackend::Sqlite {
         return;
     }
+    let started = std::time::Instant::now();
+    match optimize(&state.db, Pass::AtStart).await {
+        Ok(()) => tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            "SQLite statistics looked at"
+        ),
+        Err(e) => tracing::warn!(error = %e, "PRAGMA optimize failed; will try again in an hour"),
+    }
     let bg = state.clone();
     tokio::spawn(async move {
-        let mut pass = Pass::AtStart;
         loop {
-            let started = std::time::Instant::now();
-            match optimize(&bg.db, pass).await {
-                Ok(()) => tracing::debug!(
-                    ?pass,
-                    ms = started.elapsed().as_millis() as u64,
-                    "SQLite statistics looked at"
-                ),
-                Err(e) => tracing::warn!(error = %e, "PRAGMA optimize failed; will try again"),
-            }
-            pass = Pass::Hourly;
             tokio::select! {
                 _ = bg.shutdown.cancelled() => return,
                 _ = tokio::time::sleep(EVERY) => {}
+            }
+            if let Err(e) = optimize(&bg.db, Pass::Hourly).await {
+                tracing::warn!(error = %e, "PRAGMA optimize failed; will try again");
             }
         }
     });
