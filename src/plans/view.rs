@@ -205,9 +205,14 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         for (i, s) in steps.iter().enumerate() {
             if s.for_each.is_some() {
                 let resolved = crate::plans::steps::schedule::resolved_arguments(steps, i).ok();
-                let v =
-                    crate::plans::steps::items::each_view(state, p, steps, i, resolved.as_ref())
-                        .await;
+                let v = crate::plans::steps::each_view::each_view(
+                    state,
+                    p,
+                    steps,
+                    i,
+                    resolved.as_ref(),
+                )
+                .await;
                 match v {
                     Ok(v) => {
                         eaches.insert((p.id, s.id.clone()), v);

@@ -5,7 +5,7 @@
 //! crash answers its recorded result, so nothing runs twice and nothing is lost. Over another
 //! step's items, an item that step did not complete is `blocked`, and only it.
 use super::each::item_arguments;
-use super::model::{EachView, PlanStep};
+use super::model::PlanStep;
 use super::run::arguments_hash;
 use super::validate::{check_resolved, ToolSpec};
 use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx};
@@ -63,8 +63,6 @@ const BATCH: u64 = 256;
 const INSERT_CHUNK: usize = 500;
 /// The most contacts an audience source may hold.
 pub const AUDIENCE_MAX: u64 = 100_000;
-/// How many items the card renders as a sample.
-const SAMPLE: usize = 3;
 
 /// One item before it has a row.
 struct NewItem {
@@ -83,7 +81,7 @@ fn key_of(item: &Value, idx: usize) -> String {
 }
 
 /// A contact as an item: what a template may use.
-fn contact_item(c: &contact::Model) -> Value {
+pub(super) fn contact_item(c: &contact::Model) -> Value {
     let first = c.name.split_whitespace().next().unwrap_or_default();
     json!({"id": c.id, "name": c.name, "first_name": first, "phone": c.phone})
 }
@@ -518,76 +516,6 @@ pub async fn simulate_each(
     out["cost_usd"] = json!(cost);
     out["line"] = json!(format!("Would be {}", p.line(&step.tool)));
     Ok(out)
-}
-
-/// What the card shows of a `for_each` step: what it runs over, how many, a sample rendered,
-/// the cost of texts, and (once it has items) its progress.
-pub async fn each_view(
-    state: &AppState,
-    p: &plan::Model,
-    steps: &[PlanStep],
-    i: usize,
-    resolved: Option<&Value>,
-) -> AppResult<EachView> {
-    let step = &steps[i];
-    let source = super::each::source_of(step, steps).ok().flatten();
-    let mut view = EachView {
-        over: match &source {
-            Some(super::each::Source::List(r)) => format!("each item of {r}"),
-            Some(super::each::Source::Items { step }) => {
-                format!("each item step `{step}` completes")
-            }
-            Some(super::each::Source::Audience(a)) => match a["segment"].as_str() {
-                Some(s) => format!("each contact in segment \"{s}\""),
-                None => "each contact the filter finds".into(),
-            },
-            None => "its items".into(),
-        },
-        ..Default::default()
-    };
-    let done = progress(state, p.id, &step.id).await?;
-    if done.total > 0 {
-        view.count = Some(done.total);
-        view.progress = Some(done.line(&step.tool));
-        return Ok(view);
-    }
-    let Some(resolved) = resolved else {
-        return Ok(view);
-    };
-    let over = &resolved["for_each"];
-    let sample: Vec<Value> = if let Some(list) = over.as_array() {
-        view.count = Some(list.len() as u64);
-        list.iter().take(SAMPLE).cloned().collect()
-    } else if over["items_of"].is_string() {
-        view.count = over["completed"].as_u64();
-        Vec::new()
-    } else {
-        let (first, total) =
-            audience_contacts(state, p.organization_id, over, SAMPLE as u64).await?;
-        view.count = Some(total);
-        first.iter().map(contact_item).collect()
-    };
-    view.sample = sample
-        .iter()
-        .filter_map(|it| item_arguments(&resolved["arguments"], it, None).ok())
-        .collect();
-    if step.tool == crate::plans::model::SEND_TOOL {
-        let n = view.count.unwrap_or(0);
-        let per = view
-            .sample
-            .iter()
-            .filter_map(|a| a["body"].as_str())
-            .map(|b| crate::bulk_operation::segments::segments(b).count as u64)
-            .max()
-            .unwrap_or(1);
-        let cost = (n * per) as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT;
-        view.cost = Some(format!(
-            "About {} texts × {per} segment{} · about ${cost:.2}",
-            grouped(n),
-            if per == 1 { "" } else { "s" }
-        ));
-    }
-    Ok(view)
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 #[cfg(feature = "server")]
 pub mod decide;
 pub mod each;
+#[cfg(feature = "server")]
+pub mod each_view;
 pub mod graph;
 #[cfg(feature = "server")]
 pub mod items;
