@@ -36,6 +36,7 @@ mod m20261126_000032_suggestion_window;
 mod m20261126_000033_segment;
 mod m20261126_000034_message_search;
 mod m20261126_000035_plan_step_item;
+mod m20261127_000036_conversation_recency;
 mod platform_agent;
 
 pub struct Migrator;
@@ -79,6 +80,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000033_segment::Migration),
             Box::new(m20261126_000034_message_search::Migration),
             Box::new(m20261126_000035_plan_step_item::Migration),
+            Box::new(m20261127_000036_conversation_recency::Migration),
         ]
     }
 }

@@ -26,13 +26,44 @@ fn tag_members(org_id: Uuid, tags: &[String]) -> SelectStatement {
         .to_owned()
 }
 
-/// Contacts whose conversation's `column` (last_inbound_at or last_outbound_at) is since `at`.
+/// Contacts whose conversation's `column` (last_inbound_at or last_outbound_at) is since `at`: a
+/// range of the `(organization_id, column)` index, for a filter that has nothing narrower.
 fn recent(org_id: Uuid, column: &str, at: DateTime<Utc>) -> SelectStatement {
     Query::select()
         .column(Alias::new("contact_id"))
         .from(Alias::new("conversation"))
         .and_where(Expr::col(Alias::new("organization_id")).eq(org_id))
         .and_where(Expr::col(Alias::new(column)).gte(at))
+        .to_owned()
+}
+
+/// The same test for one contact (correlated): a probe of the conversation's primary key. Used
+/// under `NOT EXISTS`, and under `EXISTS` when tags or ids already narrow the contacts, so that
+/// neither database builds the set of every recent conversation to test a few thousand against.
+fn recent_for_contact(column: &str, at: DateTime<Utc>) -> SelectStatement {
+    let cv = Alias::new("cv");
+    Query::select()
+        .expr(Expr::val(1))
+        .from_as(Alias::new("conversation"), cv.clone())
+        .and_where(
+            Expr::col((cv.clone(), Alias::new("contact_id")))
+                .equals((contact::Entity, contact::Column::Id)),
+        )
+        .and_where(Expr::col((cv, Alias::new(column))).gte(at))
+        .to_owned()
+}
+
+/// Whether the contact carries one of `tags` (correlated): a probe of `contact_tag`'s primary key.
+fn tagged(tags: &[String]) -> SelectStatement {
+    let ct = Alias::new("ct");
+    Query::select()
+        .expr(Expr::val(1))
+        .from_as(Alias::new("contact_tag"), ct.clone())
+        .and_where(
+            Expr::col((ct.clone(), Alias::new("contact_id")))
+                .equals((contact::Entity, contact::Column::Id)),
+        )
+        .and_where(Expr::col((ct, Alias::new("tag"))).is_in(tags.iter().cloned()))
         .to_owned()
 }
 
@@ -137,16 +168,27 @@ pub fn condition(
     if let Some(s) = f.search.as_deref().and_then(|q| search(org_id, q)) {
         all = all.add(s);
     }
+    // One tag test drives (the contacts carrying it, from the tag index); the others are probes
+    // of each of those contacts' own tags.
     let any = tags(&f.tags_any, "tags_any")?;
+    let mut narrowed = f.ids.is_some();
     if !any.is_empty() {
         all = all.add(contact::Column::Id.in_subquery(tag_members(org_id, &any)));
+        narrowed = true;
     }
     for t in tags(&f.tags_all, "tags_all")? {
-        all = all.add(contact::Column::Id.in_subquery(tag_members(org_id, &[t])));
+        all = all.add(if narrowed {
+            Expr::exists(tagged(&[t]))
+        } else {
+            contact::Column::Id
+                .in_subquery(tag_members(org_id, &[t]))
+                .into()
+        });
+        narrowed = true;
     }
     let none = tags(&f.tags_none, "tags_none")?;
     if !none.is_empty() {
-        all = all.add(contact::Column::Id.not_in_subquery(tag_members(org_id, &none)));
+        all = all.add(Expr::exists(tagged(&none)).not());
     }
     match f.opted_out {
         Some(true) => all = all.add(Expr::exists(suppressed())),
@@ -195,12 +237,13 @@ pub fn condition(
     ];
     for (n, what, column, within) in recency {
         if let Some(d) = days(n, what)? {
-            let q = recent(org_id, column, since(d));
-            all = all.add(if within {
-                contact::Column::Id.in_subquery(q)
-            } else {
-                contact::Column::Id.not_in_subquery(q)
+            let at = since(d);
+            all = all.add(match (within, narrowed) {
+                (true, false) => contact::Column::Id.in_subquery(recent(org_id, column, at)),
+                (true, true) => Expr::exists(recent_for_contact(column, at)),
+                (false, _) => Expr::exists(recent_for_contact(column, at)).not(),
             });
+            narrowed |= within;
         }
     }
     for t in &f.fields {
