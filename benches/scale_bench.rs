@@ -113,7 +113,13 @@ async fn main() {
         };
         let db = &state.db;
         let now = state.clock.now();
-        let first = conversation::inbox(db, org, InboxFilter::All, None)
+        let viewer = herald::inbox::views::Viewer {
+            organization_id: org,
+            user_id: owner.user_id,
+            now,
+        };
+        let viewer = &viewer;
+        let first = conversation::inbox(db, viewer, InboxFilter::All, None)
             .await
             .unwrap();
         let segment = ContactFilter {
@@ -129,7 +135,7 @@ async fn main() {
         };
         let mut rows: Vec<Row> = vec![];
         let inbox = time(runs, || async {
-            conversation::inbox(db, org, InboxFilter::All, None)
+            conversation::inbox(db, viewer, InboxFilter::All, None)
                 .await
                 .unwrap();
         })
@@ -155,7 +161,7 @@ async fn main() {
         rows.push((
             "inbox, next page",
             time(runs, || async {
-                conversation::inbox(db, org, InboxFilter::All, next.clone())
+                conversation::inbox(db, viewer, InboxFilter::All, next.clone())
                     .await
                     .unwrap();
             })
@@ -165,9 +171,27 @@ async fn main() {
         rows.push((
             "inbox, unread view",
             time(runs, || async {
-                conversation::inbox(db, org, InboxFilter::Unread, None)
+                conversation::inbox(db, viewer, InboxFilter::Unread, None)
                     .await
                     .unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
+            "inbox, open view",
+            time(runs, || async {
+                conversation::inbox(db, viewer, InboxFilter::Open, None)
+                    .await
+                    .unwrap();
+            })
+            .await,
+            None,
+        ));
+        rows.push((
+            "inbox view counts (7 views)",
+            time(runs, || async {
+                herald::inbox::views::counts(db, viewer).await.unwrap();
             })
             .await,
             None,

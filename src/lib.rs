@@ -12,6 +12,7 @@ pub mod compliance;
 pub mod components;
 pub mod contacts;
 pub mod error;
+pub mod inbox;
 pub mod messaging;
 pub mod notifications;
 pub mod organization;

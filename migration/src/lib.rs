@@ -37,6 +37,7 @@ mod m20261126_000033_segment;
 mod m20261126_000034_message_search;
 mod m20261126_000035_plan_step_item;
 mod m20261127_000036_conversation_recency;
+mod m20261127_000037_conversation_state;
 mod platform_agent;
 
 pub struct Migrator;
@@ -81,6 +82,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000034_message_search::Migration),
             Box::new(m20261126_000035_plan_step_item::Migration),
             Box::new(m20261127_000036_conversation_recency::Migration),
+            Box::new(m20261127_000037_conversation_state::Migration),
         ]
     }
 }

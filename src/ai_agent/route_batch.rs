@@ -15,6 +15,7 @@ use crate::ai_agent::routing::{mark_routed_all, route_stored_one};
 use crate::ai_agent::thread::{append_event_once, contact_key, find_or_create_thread};
 use crate::contacts::opt_out;
 use crate::error::AppResult;
+use crate::messaging::entity::conversation;
 use crate::messaging::inbound::StoredInbound;
 use crate::server::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
@@ -107,7 +108,7 @@ async fn route_batch(state: &AppState, batch: Vec<StoredInbound>) {
             return;
         }
     };
-    // Opted out meanwhile: routed alone, which records the skip.
+    // Opted out, or taken over by a person, meanwhile: routed alone, which records the skip.
     for stored in candidates {
         route_stored_one(state, stored).await;
     }
@@ -133,14 +134,24 @@ async fn route_batch(state: &AppState, batch: Vec<StoredInbound>) {
     }
 }
 
-/// Takes the texts an agent answers out of `candidates` (leaving the opted-out), each with its
-/// thread: opt-outs in one query, existing threads in one, a new thread per new contact.
+/// Takes the texts an agent answers out of `candidates` (leaving the opted-out and those in a
+/// conversation a person took over), each with its thread: opt-outs in one query, handoffs in
+/// one, existing threads in one, a new thread per new contact.
 async fn threads_for(
     state: &AppState,
     candidates: &mut Vec<StoredInbound>,
 ) -> AppResult<Vec<(ForAgent, StoredInbound)>> {
     let contacts: Vec<Uuid> = candidates.iter().map(|s| s.message.contact_id).collect();
     let opted_out = opt_out::sms_opt_outs(&state.ack_db, &contacts).await?;
+    // Conversations a person took over: routed alone, which skips autonomous agents there.
+    let paused: std::collections::HashSet<Uuid> = conversation::Entity::find()
+        .filter(conversation::Column::ContactId.is_in(contacts.clone()))
+        .filter(conversation::Column::AiPausedUntil.gt(state.clock.now()))
+        .all(&state.ack_db)
+        .await?
+        .into_iter()
+        .map(|c| c.contact_id)
+        .collect();
     let keys: Vec<String> = contacts.iter().map(|c| contact_key(*c)).collect();
     let agents: Vec<Uuid> = candidates
         .iter()
@@ -159,7 +170,7 @@ async fn threads_for(
     for stored in std::mem::take(candidates) {
         let msg = &stored.message;
         let agent_id = stored.number.ai_agent_id.unwrap_or_default();
-        if opted_out.contains_key(&msg.contact_id) {
+        if opted_out.contains_key(&msg.contact_id) || paused.contains(&msg.contact_id) {
             candidates.push(stored);
             continue;
         }

@@ -32,6 +32,9 @@ pub enum Route {
     SkippedEmpty,
     /// A short code or sender name: nobody can text it back, so no agent starts a turn.
     SkippedCannotReply,
+    /// A person took the conversation over: an autonomous agent stays silent until the pause
+    /// ends (a suggest-mode agent still drafts).
+    SkippedHandoff,
     Nobody,
     /// Another router (the sweeper, or another instance) routed it first.
     AlreadyRouted,
@@ -129,6 +132,11 @@ async fn route_message(
     match phone.ai_agent_id {
         // A number with an agent never runs the legacy suggester: one inbound, one responder.
         Some(agent_id) => {
+            if paused_for(state, agent_id, &msg).await? {
+                tracing::info!("routing skipped: a person took the conversation over");
+                mark_routed(&state.db, state, msg.id).await?;
+                return Ok(Route::SkippedHandoff);
+            }
             let thread_id = find_or_create_thread(
                 state,
                 agent_id,
@@ -172,6 +180,24 @@ async fn route_message(
             Ok(route)
         }
     }
+}
+
+/// Whether the agent is autonomous and a person has paused agents in this conversation.
+async fn paused_for(state: &AppState, agent_id: Uuid, msg: &message::Model) -> AppResult<bool> {
+    let now = state.clock.now();
+    if crate::inbox::handoff::paused_until(&state.db, msg.organization_id, msg.contact_id, now)
+        .await?
+        .is_none()
+    {
+        return Ok(false);
+    }
+    let agent = crate::ai_agent::entity::ai_agent::Entity::find_by_id(agent_id)
+        .one(&state.db)
+        .await?;
+    Ok(agent.is_some_and(|a| {
+        crate::ai_agent::model::SendMode::parse(&a.send_mode)
+            == crate::ai_agent::model::SendMode::Autonomous
+    }))
 }
 
 /// Why a stored text starts no responder, if it does not: no number, an opted-out contact, a

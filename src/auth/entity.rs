@@ -27,6 +27,8 @@ pub mod organization {
         /// The organisation's own extra opt-out words and phrases, one per line.
         #[sea_orm(column_type = "Text", nullable)]
         pub opt_out_phrases: Option<String>,
+        /// How long a person's hand-sent text pauses the autonomous agents in that conversation.
+        pub ai_pause_minutes: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -97,6 +97,8 @@ pub async fn remove(state: &AppState, owner: &Member, user_id: Uuid) -> AppResul
         .await?
         .rows_affected;
     let agents_reassigned: Vec<String> = agents.into_iter().map(|a| a.name).collect();
+    // Their conversations go back to the unassigned view.
+    let unassigned = crate::inbox::service::unassign_member(&txn, org, user_id).await?;
     record(
         &txn,
         Entry {
@@ -105,7 +107,8 @@ pub async fn remove(state: &AppState, owner: &Member, user_id: Uuid) -> AppResul
             action: AuditAction::MemberRemoved,
             target: &format!("{name} <{email}>"),
             detail: Some(format!(
-                "{sessions_ended} session(s) ended; agents paused and reassigned: {}",
+                "{sessions_ended} session(s) ended; {unassigned} conversation(s) unassigned; \
+                 agents paused and reassigned: {}",
                 if agents_reassigned.is_empty() {
                     "none".to_owned()
                 } else {

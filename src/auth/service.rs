@@ -78,6 +78,7 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         ai_disclosure: Set(true),
         ai_disclosure_text: Set(None),
         opt_out_phrases: Set(None),
+        ai_pause_minutes: Set(crate::organization::model::AI_PAUSE_HOURS_DEFAULT as i32 * 60),
     }
     .insert(txn)
     .await?;

@@ -10,6 +10,7 @@ mod possible_opt_out;
 mod scheduled_texts;
 mod step_plan;
 mod suggestions_panel;
+mod triage_bar;
 
 pub use composer::Composer;
 pub use lessons::LessonsCard;
@@ -22,6 +23,7 @@ pub use possible_opt_out::PossibleOptOut;
 pub use scheduled_texts::ScheduledTexts;
 pub use step_plan::StepPlan;
 pub use suggestions_panel::{Prefill, SuggestionsPanel};
+pub use triage_bar::TriageBar;
 
 use dioxus::prelude::*;
 

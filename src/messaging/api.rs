@@ -16,7 +16,8 @@ server_fn! {
         after: Option<InboxCursor>,
     ) -> Result<InboxPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::messaging::conversation::inbox(&state.db, m.organization_id, filter, after).await
+        let viewer = crate::inbox::service::viewer(&state, &m);
+        crate::messaging::conversation::inbox(&state.db, &viewer, filter, after).await
     }
 }
 
@@ -64,6 +65,11 @@ server_fn! {
                 )))
             }
         };
+        // A person's text by hand: the autonomous agents step back first, so that theirs is the
+        // only reply from here on.
+        crate::contacts::service::view(&state, m.organization_id, request.contact_id).await?;
+        crate::inbox::handoff::pause(&state, m.organization_id, request.contact_id, m.user_id)
+            .await?;
         crate::messaging::outbound::send_sms(
             &state,
             m.organization_id,

@@ -1,13 +1,17 @@
 //! The inbox and a conversation's history, read from the per-conversation rows the database
 //! keeps as texts arrive (`entity::conversation`): keyset pages, exact totals, and no scan of
 //! the message table at any size.
+use crate::auth::entity::{membership, user};
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::AppResult;
+use crate::inbox::model::{Assignee, ConversationState, Triage};
+use crate::inbox::views::{self, Viewer};
 use crate::messaging::entity::{self as message, conversation};
 use crate::messaging::model::{
     ConversationSummary, Direction, InboxCursor, InboxFilter, InboxPage,
 };
+use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait,
@@ -21,35 +25,26 @@ pub const INBOX_PAGE: u64 = 50;
 /// Messages on one page of a conversation.
 pub const HISTORY_PAGE: u64 = 50;
 
-fn in_view(org_id: Uuid, filter: InboxFilter) -> Condition {
-    let c = Condition::all().add(conversation::Column::OrganizationId.eq(org_id));
-    match filter {
-        InboxFilter::All => c,
-        InboxFilter::Unread => c.add(conversation::Column::UnreadCount.gt(0)),
-    }
-}
-
 /// Conversations with an unread inbound text (the navigation's count): an index range, not a
 /// scan of messages.
 pub async fn unread_conversations<C: ConnectionTrait>(db: &C, org_id: Uuid) -> AppResult<u64> {
     Ok(conversation::Entity::find()
-        .filter(in_view(org_id, InboxFilter::Unread))
+        .filter(conversation::Column::OrganizationId.eq(org_id))
+        .filter(conversation::Column::UnreadCount.gt(0))
         .count(db)
         .await?)
 }
 
-/// One inbox page, newest activity first, after `after`.
+/// One page of an inbox view, newest activity first, after `after`.
 pub async fn inbox<C: ConnectionTrait>(
     db: &C,
-    org_id: Uuid,
+    viewer: &Viewer,
     filter: InboxFilter,
     after: Option<InboxCursor>,
 ) -> AppResult<InboxPage> {
-    let total = conversation::Entity::find()
-        .filter(in_view(org_id, filter))
-        .count(db)
-        .await?;
-    let mut q = conversation::Entity::find().filter(in_view(org_id, filter));
+    let org_id = viewer.organization_id;
+    let total = views::count(db, viewer, filter).await?;
+    let mut q = conversation::Entity::find().filter(views::condition(viewer, filter));
     if let Some(c) = &after {
         q = q.filter(
             Condition::any()
@@ -79,6 +74,11 @@ pub async fn inbox<C: ConnectionTrait>(
         .map(|c| (c.id, c))
         .collect();
     let outs = opt_out::sms_opt_outs(db, &ids).await?;
+    let people_ids = rows
+        .iter()
+        .flat_map(|r| [r.assignee_id, r.ai_paused_by])
+        .flatten();
+    let names = assignee_names(db, org_id, people_ids).await?;
     let next = match (more, rows.last()) {
         (true, Some(last)) => Some(InboxCursor {
             last_at: last.last_at,
@@ -90,6 +90,7 @@ pub async fn inbox<C: ConnectionTrait>(
         .into_iter()
         .filter_map(|r| {
             let c = people.get(&r.contact_id)?;
+            let triage = triage(&r, &names, viewer.now);
             Some(ConversationSummary {
                 contact_id: r.contact_id,
                 contact_name: c.name.clone(),
@@ -104,10 +105,74 @@ pub async fn inbox<C: ConnectionTrait>(
                 unread: r.unread_count.max(0) as u64,
                 opted_out: outs.contains_key(&r.contact_id),
                 last_media_count: r.last_media_count,
+                triage,
             })
         })
         .collect();
     Ok(InboxPage { items, total, next })
+}
+
+/// The names of the members among `ids` (someone who has left the organisation has none).
+pub async fn assignee_names<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    ids: impl Iterator<Item = Uuid>,
+) -> AppResult<HashMap<Uuid, String>> {
+    let ids: Vec<Uuid> = ids
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let members: Vec<Uuid> = membership::Entity::find()
+        .filter(membership::Column::OrganizationId.eq(org_id))
+        .filter(membership::Column::UserId.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|m| m.user_id)
+        .collect();
+    Ok(user::Entity::find()
+        .filter(user::Column::Id.is_in(members))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.name))
+        .collect())
+}
+
+/// A row's state at `now`, and its assignee's name.
+pub fn triage(
+    r: &conversation::Model,
+    names: &HashMap<Uuid, String>,
+    now: DateTime<Utc>,
+) -> Triage {
+    let state = ConversationState::parse(&r.state)
+        .unwrap_or_default()
+        .at(r.snoozed_until, now);
+    Triage {
+        state,
+        snoozed_until: r
+            .snoozed_until
+            .filter(|_| state == ConversationState::Snoozed),
+        assignee: r.assignee_id.and_then(|id| {
+            names.get(&id).map(|name| Assignee {
+                user_id: id,
+                name: name.clone(),
+            })
+        }),
+        ai_paused_until: r.ai_paused_until.filter(|until| *until > now),
+        ai_paused_by: r
+            .ai_paused_by
+            .filter(|_| r.ai_paused_until.is_some_and(|until| until > now))
+            .map(|id| {
+                names
+                    .get(&id)
+                    .cloned()
+                    .unwrap_or_else(|| "A teammate".into())
+            }),
+    }
 }
 
 /// The messages before `before` (a `seq`; None: the newest), oldest first, and where the page

@@ -90,6 +90,15 @@ pub mod conversation {
         pub last_outbound_at: Option<DateTimeUtc>,
         pub unread_count: i32,
         pub message_count: i64,
+        /// open, closed or snoozed (migration 37); a new inbound text makes it open.
+        pub state: String,
+        pub snoozed_until: Option<DateTimeUtc>,
+        /// The member (user) it is assigned to.
+        pub assignee_id: Option<Uuid>,
+        /// Autonomous agents do not text here before this (a person took over).
+        pub ai_paused_until: Option<DateTimeUtc>,
+        /// The member whose text paused them.
+        pub ai_paused_by: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

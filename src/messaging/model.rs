@@ -68,6 +68,9 @@ pub struct ConversationSummary {
     /// Pictures on the last message (its body may be empty).
     #[serde(default)]
     pub last_media_count: i32,
+    /// Open, closed or snoozed, and who it is assigned to.
+    #[serde(default)]
+    pub triage: crate::inbox::model::Triage,
 }
 
 /// Messages before a point in a conversation, oldest first.
@@ -86,6 +89,40 @@ pub enum InboxFilter {
     All,
     /// With at least one unread inbound text.
     Unread,
+    /// Assigned to the member reading.
+    Mine,
+    /// Assigned to nobody.
+    Unassigned,
+    /// Open, including snoozes that are due.
+    Open,
+    Closed,
+    /// Snoozed until a time still to come.
+    Snoozed,
+}
+
+impl InboxFilter {
+    /// The views in the order the inbox shows them, with their labels.
+    pub const ALL: [(InboxFilter, &'static str); 7] = [
+        (InboxFilter::Open, "Open"),
+        (InboxFilter::Mine, "Mine"),
+        (InboxFilter::Unassigned, "Unassigned"),
+        (InboxFilter::Unread, "Unread"),
+        (InboxFilter::Snoozed, "Snoozed"),
+        (InboxFilter::Closed, "Closed"),
+        (InboxFilter::All, "All"),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InboxFilter::All => "all",
+            InboxFilter::Unread => "unread",
+            InboxFilter::Mine => "mine",
+            InboxFilter::Unassigned => "unassigned",
+            InboxFilter::Open => "open",
+            InboxFilter::Closed => "closed",
+            InboxFilter::Snoozed => "snoozed",
+        }
+    }
 }
 
 /// Where the next inbox page starts: after this conversation (newest activity first).
@@ -122,6 +159,9 @@ pub struct ConversationView {
     pub default_number_id: Option<Uuid>,
     /// A text of theirs that might be an opt-out, waiting for a person (automated texts pause).
     pub possible_opt_out: Option<crate::compliance::model::OptOutReviewView>,
+    /// Open, closed or snoozed, and who it is assigned to.
+    #[serde(default)]
+    pub triage: crate::inbox::model::Triage,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -75,6 +75,7 @@ pub async fn conversation(
         default_number_id: default_number_for(state, org_id, contact_id).await?,
         possible_opt_out: crate::compliance::review::open_for_contact(state, org_id, contact_id)
             .await?,
+        triage: crate::inbox::service::triage_of(state, org_id, contact_id).await?,
     })
 }
 

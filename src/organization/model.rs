@@ -13,6 +13,19 @@ pub struct OrgSettings {
     pub time_zone: String,
     /// Instructions every agent of the organisation follows; empty for none.
     pub rules: String,
+    /// After a person texts a contact by hand, autonomous agents stay silent in that
+    /// conversation for this many hours (the handoff).
+    #[serde(default = "ai_pause_hours_default")]
+    pub ai_pause_hours: u32,
+}
+
+/// A day: what peers pause their AI for after a person replies.
+pub const AI_PAUSE_HOURS_DEFAULT: u32 = 24;
+/// A month at most.
+pub const AI_PAUSE_HOURS_MAX: u32 = 720;
+
+fn ai_pause_hours_default() -> u32 {
+    AI_PAUSE_HOURS_DEFAULT
 }
 
 impl OrgSettings {
@@ -33,10 +46,16 @@ impl OrgSettings {
                 "The rules are longer than {MAX_RULES_CHARS} characters; every agent reads them on every turn."
             ));
         }
+        if !(1..=AI_PAUSE_HOURS_MAX).contains(&self.ai_pause_hours) {
+            return Err(format!(
+                "The AI pause after a person's text lasts 1 to {AI_PAUSE_HOURS_MAX} hours."
+            ));
+        }
         Ok(OrgSettings {
             name: name.to_owned(),
             time_zone: self.time_zone.trim().to_owned(),
             rules: rules.to_owned(),
+            ai_pause_hours: self.ai_pause_hours,
         })
     }
 }
@@ -51,6 +70,7 @@ mod tests {
             name: "  Acme  ".into(),
             time_zone: " UTC ".into(),
             rules: "\n Never quote prices. \n".into(),
+            ai_pause_hours: 24,
         };
         let c = s.cleaned().unwrap();
         assert_eq!(
@@ -73,5 +93,12 @@ mod tests {
             ..s
         };
         assert!(at_limit.cleaned().is_ok(), "characters, not bytes");
+        for hours in [0, AI_PAUSE_HOURS_MAX + 1] {
+            let bad = OrgSettings {
+                ai_pause_hours: hours,
+                ..c.clone()
+            };
+            assert!(bad.cleaned().unwrap_err().contains("1 to 720 hours"));
+        }
     }
 }

@@ -19,6 +19,7 @@ fn settings_of(o: organization::Model) -> OrgSettings {
         name: o.name,
         time_zone: o.time_zone,
         rules: o.rules.unwrap_or_default(),
+        ai_pause_hours: (o.ai_pause_minutes.max(60) / 60) as u32,
     }
 }
 
@@ -40,6 +41,7 @@ pub async fn update(state: &AppState, m: &Member, input: &OrgSettings) -> AppRes
     am.name = Set(clean.name);
     am.time_zone = Set(clean.time_zone);
     am.rules = Set((!clean.rules.is_empty()).then_some(clean.rules));
+    am.ai_pause_minutes = Set(clean.ai_pause_hours as i32 * 60);
     let saved = am.update(&state.db).await?;
     tracing::info!(
         rules_chars = saved.rules.as_deref().map_or(0, |r| r.chars().count()),

@@ -28,6 +28,12 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
         Ok(n) => tracing::info!(texts = n, "sent scheduled texts"),
         Err(e) => tracing::error!(error = %e, "could not send scheduled texts"),
     }
+    // Snoozed conversations whose time has come open again.
+    match crate::inbox::service::wake_snoozed(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(conversations = n, "woke snoozed conversations"),
+        Err(e) => tracing::error!(error = %e, "could not wake snoozed conversations"),
+    }
     // Engines for every active campaign, and plans whose worker died.
     if let Err(e) = crate::bulk_operation::engines::resume(state).await {
         tracing::error!(error = %e, "could not resume bulk operations");

@@ -5,7 +5,8 @@ use crate::components::grouped;
 use crate::components::use_attention;
 use crate::components::use_live;
 use crate::components::{
-    Composer, ErrorBanner, MessageBubble, PossibleOptOut, Prefill, ScheduledTexts, SuggestionsPanel,
+    Composer, ErrorBanner, MessageBubble, PossibleOptOut, Prefill, ScheduledTexts,
+    SuggestionsPanel, TriageBar,
 };
 use crate::contacts::model::can_text;
 use crate::messaging::api::{get_conversation, older_messages};
@@ -71,6 +72,9 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                         h1 { id: "conversation-title", "{conv.contact.name}" }
                         span { class: "muted", "{conv.contact.phone.clone().unwrap_or_default()}" }
                         if conv.contact.opted_out { span { class: "badge keyword", "Opted out" } }
+                    }
+                    if conv.message_count > 0 {
+                        TriageBar { contact_id, triage: conv.triage.clone(), on_changed: move |_| conversation.restart() }
                     }
                     if let Some(item) = conv.possible_opt_out.clone() {
                         PossibleOptOut { key: "{item.id}", item, on_decided: move |_| conversation.restart() }

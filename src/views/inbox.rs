@@ -1,8 +1,12 @@
-//! The inbox: conversations by latest message, with unread markers, updated live.
+//! The inbox: conversations by latest message in views (open, mine, unassigned, unread,
+//! snoozed, closed, all) with their exact counts, unread markers and assignees, updated live. On
+//! a phone the views open as a sheet.
 use crate::app::Route;
 use crate::compliance::api::list_possible_opt_outs;
 use crate::components::use_live;
 use crate::components::{grouped, short_time, ErrorBanner};
+use crate::inbox::api::inbox_counts;
+use crate::inbox::model::ConversationState;
 use crate::messaging::api::list_conversations;
 use crate::messaging::model::LiveTopic;
 use crate::messaging::model::{ConversationSummary, Direction, InboxCursor, InboxFilter};
@@ -19,7 +23,10 @@ pub fn Home() -> Element {
 #[component]
 pub fn Inbox() -> Element {
     let live = use_live(LiveTopic::Inbox);
-    let mut filter = use_signal(InboxFilter::default);
+    // Peers open on the work still to do: the open conversations.
+    let mut filter = use_signal(|| InboxFilter::Open);
+    // The views' sheet on a phone (the tabs on a wider screen).
+    let mut sheet = use_signal(|| false);
     // Words to search the texts for; while there are some, the results replace the list.
     let mut search = use_signal(String::new);
     let searching = use_memo(move || search().trim().to_owned());
@@ -33,6 +40,10 @@ pub fn Inbox() -> Element {
         let f = filter();
         list_conversations(f, None)
     });
+    let counts = use_resource(move || {
+        let _ = live();
+        inbox_counts()
+    });
     let reviews = use_resource(move || {
         let _ = live();
         list_possible_opt_outs(0)
@@ -43,8 +54,30 @@ pub fn Inbox() -> Element {
         .clone()
         .and_then(Result::ok)
         .unwrap_or_default();
+    let counted = counts
+        .read()
+        .clone()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let count_of = move |f: InboxFilter| -> u64 {
+        match f {
+            InboxFilter::All => counted.all,
+            InboxFilter::Mine => counted.mine,
+            InboxFilter::Unassigned => counted.unassigned,
+            InboxFilter::Unread => counted.unread,
+            InboxFilter::Open => counted.open,
+            InboxFilter::Closed => counted.closed,
+            InboxFilter::Snoozed => counted.snoozed,
+        }
+    };
+    let current_label = InboxFilter::ALL
+        .iter()
+        .find(|(f, _)| *f == filter())
+        .map(|(_, l)| *l)
+        .unwrap_or("All");
     let mut choose = move |f: InboxFilter| {
         filter.set(f);
+        sheet.set(false);
         later.set(vec![]);
         next.set(None);
         more_error.set(None);
@@ -81,9 +114,16 @@ pub fn Inbox() -> Element {
             if !searching().is_empty() {
                 super::message_search::MessageSearch { query: searching }
             } else {
-            nav { class: "filter-tabs", id: "inbox-filters",
-                button { id: "filter-all", class: tab(InboxFilter::All), onclick: move |_| choose(InboxFilter::All), "All" }
-                button { id: "filter-unread", class: tab(InboxFilter::Unread), onclick: move |_| choose(InboxFilter::Unread), "Unread" }
+            button { id: "inbox-views", class: "secondary views-button", onclick: move |_| sheet.set(!sheet()),
+                "{current_label} · {grouped(count_of(filter()))} ▾"
+            }
+            nav { class: if sheet() { "filter-tabs open" } else { "filter-tabs" }, id: "inbox-filters",
+                for (f, label) in InboxFilter::ALL {
+                    button { key: "{f.as_str()}", id: "filter-{f.as_str()}", class: tab(f), onclick: move |_| choose(f),
+                        "{label} "
+                        span { class: "tab-count", "{grouped(count_of(f))}" }
+                    }
+                }
             }
             match first {
                 None => rsx! { p { class: "muted", "Loading conversations…" } },
@@ -92,6 +132,8 @@ pub fn Inbox() -> Element {
                     div { class: "empty",
                         if filter() == InboxFilter::Unread {
                             p { "Nothing unread." }
+                        } else if filter() != InboxFilter::All {
+                            p { "No {current_label.to_lowercase()} conversations." }
                         } else {
                             p { "No conversations yet." }
                             p { class: "muted", "Text one of your numbers from the phone simulator, or open a contact and send the first message." }
@@ -118,6 +160,16 @@ pub fn Inbox() -> Element {
                                             span { class: "conv-name", "{c.contact_name}" }
                                             if c.unread > 0 { span { class: "unread-dot", title: "Unread", "{c.unread}" } }
                                             span { class: "conv-time", "{short_time(c.last_at)}" }
+                                        }
+                                        if c.triage.state != ConversationState::Open || c.triage.assignee.is_some() {
+                                            div { class: "conv-triage",
+                                                match c.triage.state {
+                                                    ConversationState::Closed => rsx! { span { class: "badge state-closed", "Closed" } },
+                                                    ConversationState::Snoozed => rsx! { span { class: "badge state-snoozed", "Snoozed" } },
+                                                    ConversationState::Open => rsx! {},
+                                                }
+                                                if let Some(a) = c.triage.assignee.clone() { span { class: "assignee-name", "→ {a.name}" } }
+                                            }
                                         }
                                         div { class: "conv-preview",
                                             if c.last_direction == Direction::Outbound { span { class: "muted", "You: " } }

@@ -5,7 +5,9 @@ use crate::compliance::api::{compliance_settings, update_compliance_settings};
 use crate::compliance::model::{ComplianceSettingsView, MAX_WORDING_CHARS};
 use crate::components::{use_is_owner, ErrorBanner};
 use crate::organization::api::{org_settings, update_org_settings};
-use crate::organization::model::{OrgSettings, MAX_NAME_CHARS, MAX_RULES_CHARS};
+use crate::organization::model::{
+    OrgSettings, AI_PAUSE_HOURS_MAX, MAX_NAME_CHARS, MAX_RULES_CHARS,
+};
 use dioxus::prelude::*;
 
 #[component]
@@ -75,6 +77,12 @@ fn SettingsForm(settings: OrgSettings) -> Element {
             p { class: "muted small", id: "settings-rules-help",
                 "Every agent follows these rules on every turn, above its own, and so do campaign drafts. A contact's text can never change them. {rules_len} of {MAX_RULES_CHARS} characters."
             }
+            label { "Pause the AI after a person texts by hand (hours)"
+                input { id: "settings-ai-pause", r#type: "number", min: "1", max: "{AI_PAUSE_HOURS_MAX}", disabled: !is_owner,
+                    value: "{form.read().ai_pause_hours}",
+                    oninput: move |e| form.write().ai_pause_hours = e.value().trim().parse().unwrap_or(0) }
+            }
+            p { class: "muted small", "When someone on the team replies in a conversation, autonomous agents stay silent there for this long (or until someone presses Resume). Suggestions go on." }
             if is_owner {
                 div { class: "row",
                     button { id: "settings-save", class: "primary", r#type: "submit", "Save settings" }

@@ -22,6 +22,7 @@ mod step_plans;
 mod suggesters;
 mod suggestions;
 mod team;
+mod team_inbox;
 mod two_instances;
 
 /// Runs a flow `name(backend, screen)` on a 390×844 phone, on SQLite: the layout does not

@@ -109,6 +109,30 @@ async fn twenty_five_thousand_conversations_count_and_page_exactly(backend: Back
         page(&app, &org, "unread", &Value::Null).await["total"],
         unread - 1
     );
+
+    // The team inbox's views at size: exact counts; closing one moves it between views, and the
+    // closed view's page holds it.
+    let views: Value = app.ok_as(&org.client, "/api/inbox/counts", json!({})).await;
+    assert_eq!(views["open"], 25_000, "{views}");
+    assert_eq!(views["unassigned"], 25_000, "{views}");
+    assert_eq!(views["closed"], 0, "{views}");
+    let _: Value = app
+        .ok_as(
+            &org.client,
+            "/api/conversations/state",
+            json!({"contact_id": contact, "change": {"to": "close"}}),
+        )
+        .await;
+    let views: Value = app.ok_as(&org.client, "/api/inbox/counts", json!({})).await;
+    assert_eq!(views["open"], 24_999, "{views}");
+    assert_eq!(views["closed"], 1, "{views}");
+    let closed = page(&app, &org, "closed", &Value::Null).await;
+    assert_eq!(closed["total"], 1);
+    assert_eq!(closed["items"][0]["contact_id"], contact);
+    assert_eq!(
+        page(&app, &org, "open", &Value::Null).await["total"],
+        24_999
+    );
 }
 
 fn chrono_of(s: &str) -> chrono::DateTime<chrono::Utc> {

@@ -2,6 +2,7 @@
 mod binary;
 mod fake_llm;
 mod fake_twilio;
+mod handoff;
 mod helpers;
 mod hosted_models;
 mod ledger;
@@ -75,6 +76,7 @@ mod step_replan;
 mod step_simulation;
 mod step_tools;
 mod suggesters;
+mod team_inbox;
 mod thread_archive;
 mod twilio_transport;
 mod two_instances;

@@ -26,7 +26,7 @@ async fn org_rules_reach_turns_and_drafts(backend: Backend) {
         .await;
     assert_eq!(
         before,
-        json!({"name": "Agent Co", "time_zone": "UTC", "rules": ""})
+        json!({"name": "Agent Co", "time_zone": "UTC", "rules": "", "ai_pause_hours": 24})
     );
     text_in(
         &s,
@@ -70,6 +70,10 @@ async fn org_rules_reach_turns_and_drafts(backend: Backend) {
             json!({"name": "Agent Co", "time_zone": "UTC", "rules": "x".repeat(4001)}),
             "4000",
         ),
+        (
+            json!({"name": "Agent Co", "time_zone": "UTC", "rules": RULES, "ai_pause_hours": 0}),
+            "1 to 720 hours",
+        ),
     ] {
         let (status, body) = s
             .app
@@ -94,12 +98,12 @@ async fn org_rules_reach_turns_and_drafts(backend: Backend) {
         .ok_as(
             &s.org.client,
             "/api/organization/update",
-            json!({"settings": {"name": " Agent Co ", "time_zone": "America/Los_Angeles", "rules": format!("  {RULES}\n")}}),
+            json!({"settings": {"name": " Agent Co ", "time_zone": "America/Los_Angeles", "rules": format!("  {RULES}\n"), "ai_pause_hours": 48}}),
         )
         .await;
     assert_eq!(
         saved,
-        json!({"name": "Agent Co", "time_zone": "America/Los_Angeles", "rules": RULES})
+        json!({"name": "Agent Co", "time_zone": "America/Los_Angeles", "rules": RULES, "ai_pause_hours": 48})
     );
     text_in(
         &s,

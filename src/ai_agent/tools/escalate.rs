@@ -1,4 +1,5 @@
-//! `escalate_to_user`: hands the conversation to the agent's owner, with a draft, as a notification.
+//! `escalate_to_user`: hands the conversation to the agent's owner, with a draft, as a notification;
+//! in a reply, the conversation is assigned to the owner and the agents pause there.
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::llm::ToolDef;
@@ -95,6 +96,11 @@ impl AgentTool for EscalateToUser {
             },
         )
         .await?;
+        // In a reply, the conversation goes to the owner and the agents step back (the handoff).
+        if let (Some(r), Some(owner)) = (ctx.reply.as_ref(), ctx.agent.user_id) {
+            crate::inbox::service::hand_over(&ctx.state, ctx.organization_id, r.contact_id, owner)
+                .await?;
+        }
         Ok(super::output::to_json(&super::output::Escalated {
             escalated: id.is_some(),
             notification_id: id,

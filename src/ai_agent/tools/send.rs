@@ -81,6 +81,19 @@ impl SendSms {
                 "A reply leaves from the number the contact texted, and no other.".into(),
             ));
         }
+        // A person took this conversation over (the handoff): the agent stays silent.
+        let now = ctx.state.clock.now();
+        if let Some(until) =
+            crate::inbox::handoff::paused_until(&ctx.state.db, ctx.organization_id, contact_id, now)
+                .await?
+        {
+            tracing::info!(%contact_id, "refused a reply in a conversation a person took over");
+            return Err(ToolError::Refused(format!(
+                "A person on the team is handling this conversation: agents are paused here until \
+                 {} UTC. Do not text; escalate if a person must see something.",
+                until.format("%b %-d, %H:%M")
+            )));
+        }
         let (phones, emails) = contact_details_in(body, &ctx.state.config.default_region);
         if !phones.is_empty() || !emails.is_empty() {
             let others = contact::Entity::find()

@@ -1,0 +1,59 @@
+//! Server functions behind the inbox's views and a conversation's state and assignee.
+use crate::error::AppError;
+use crate::inbox::model::{InboxCounts, StateChange, Triage};
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+server_fn! {
+    #[post("/api/inbox/counts")]
+    /// How many conversations each inbox view holds, exactly.
+    pub async fn inbox_counts() -> Result<InboxCounts, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        let viewer = crate::inbox::service::viewer(&state, &m);
+        crate::inbox::views::counts(&state.db, &viewer).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/triage")]
+    /// A conversation's state and assignee.
+    pub async fn conversation_triage(contact_id: Uuid) -> Result<Triage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::service::view(&state, m.organization_id, contact_id).await?;
+        crate::inbox::service::triage_of(&state, m.organization_id, contact_id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/state")]
+    /// Opens, closes or snoozes a conversation.
+    pub async fn set_conversation_state(
+        contact_id: Uuid,
+        change: StateChange,
+    ) -> Result<Triage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::inbox::service::set_state(&state, &m, contact_id, change).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/assign")]
+    /// Assigns a conversation to a member, or to nobody (`assignee` absent).
+    pub async fn assign_conversation(
+        contact_id: Uuid,
+        assignee: Option<Uuid>,
+    ) -> Result<Triage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::inbox::service::assign(&state, &m, contact_id, assignee).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/resume_ai")]
+    /// Ends a handoff's pause: autonomous agents answer the contact's next text again.
+    pub async fn resume_ai(contact_id: Uuid) -> Result<Triage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::contacts::service::view(&state, m.organization_id, contact_id).await?;
+        crate::inbox::handoff::resume(&state, &m, contact_id).await
+    }
+}

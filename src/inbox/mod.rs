@@ -1,0 +1,12 @@
+//! The team inbox: a conversation's state (open, closed, snoozed until a time), its assignee, the
+//! views that filter by them with their counts, the waker that reopens due snoozes, and the
+//! AI↔human handoff.
+pub mod api;
+pub mod model;
+
+#[cfg(feature = "server")]
+pub mod handoff;
+#[cfg(feature = "server")]
+pub mod service;
+#[cfg(feature = "server")]
+pub mod views;
