@@ -26,6 +26,8 @@ pub mod llm;
 #[cfg(feature = "server")]
 pub mod operator;
 #[cfg(feature = "server")]
+pub mod pacing;
+#[cfg(feature = "server")]
 pub mod prompt;
 #[cfg(feature = "server")]
 pub mod route_batch;

@@ -143,7 +143,8 @@ async fn threads_for(
 ) -> AppResult<Vec<(ForAgent, StoredInbound)>> {
     let contacts: Vec<Uuid> = candidates.iter().map(|s| s.message.contact_id).collect();
     let opted_out = opt_out::sms_opt_outs(&state.ack_db, &contacts).await?;
-    // Conversations a person took over: routed alone, which skips autonomous agents there.
+    // Conversations a person took over, or with the day's automated replies: routed alone,
+    // which holds autonomous agents back there.
     let paused: std::collections::HashSet<Uuid> = conversation::Entity::find()
         .filter(conversation::Column::ContactId.is_in(contacts.clone()))
         .filter(conversation::Column::AiPausedUntil.gt(state.clock.now()))
@@ -151,6 +152,15 @@ async fn threads_for(
         .await?
         .into_iter()
         .map(|c| c.contact_id)
+        .chain(
+            crate::ai_agent::pacing::over_limit(
+                &state.ack_db,
+                &contacts,
+                state.clock.now(),
+                state.runtime.replies_per_contact_day,
+            )
+            .await?,
+        )
         .collect();
     let keys: Vec<String> = contacts.iter().map(|c| contact_key(*c)).collect();
     let agents: Vec<Uuid> = candidates

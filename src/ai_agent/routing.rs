@@ -35,6 +35,8 @@ pub enum Route {
     /// A person took the conversation over: an autonomous agent stays silent until the pause
     /// ends (a suggest-mode agent still drafts).
     SkippedHandoff,
+    /// The contact had the day's automated replies: the agent escalated instead.
+    SkippedLoopGuard,
     Nobody,
     /// Another router (the sweeper, or another instance) routed it first.
     AlreadyRouted,
@@ -132,10 +134,9 @@ async fn route_message(
     match phone.ai_agent_id {
         // A number with an agent never runs the legacy suggester: one inbound, one responder.
         Some(agent_id) => {
-            if paused_for(state, agent_id, &msg).await? {
-                tracing::info!("routing skipped: a person took the conversation over");
+            if let Some(skip) = held_back(state, agent_id, &msg).await? {
                 mark_routed(&state.db, state, msg.id).await?;
-                return Ok(Route::SkippedHandoff);
+                return Ok(skip);
             }
             let thread_id = find_or_create_thread(
                 state,
@@ -182,22 +183,65 @@ async fn route_message(
     }
 }
 
-/// Whether the agent is autonomous and a person has paused agents in this conversation.
-async fn paused_for(state: &AppState, agent_id: Uuid, msg: &message::Model) -> AppResult<bool> {
-    let now = state.clock.now();
-    if crate::inbox::handoff::paused_until(&state.db, msg.organization_id, msg.contact_id, now)
-        .await?
-        .is_none()
-    {
-        return Ok(false);
-    }
+/// Why an autonomous agent does not answer this text, if it does not: a person took the
+/// conversation over, or the contact has had the day's automated replies (then the agent
+/// escalates to its owner instead, once a day, and the conversation is handed over).
+async fn held_back(
+    state: &AppState,
+    agent_id: Uuid,
+    msg: &message::Model,
+) -> AppResult<Option<Route>> {
     let agent = crate::ai_agent::entity::ai_agent::Entity::find_by_id(agent_id)
         .one(&state.db)
         .await?;
-    Ok(agent.is_some_and(|a| {
+    let Some(agent) = agent.filter(|a| {
         crate::ai_agent::model::SendMode::parse(&a.send_mode)
             == crate::ai_agent::model::SendMode::Autonomous
-    }))
+    }) else {
+        return Ok(None);
+    };
+    let now = state.clock.now();
+    if crate::inbox::handoff::paused_until(&state.db, msg.organization_id, msg.contact_id, now)
+        .await?
+        .is_some()
+    {
+        tracing::info!("routing skipped: a person took the conversation over");
+        return Ok(Some(Route::SkippedHandoff));
+    }
+    let limit = state.runtime.replies_per_contact_day;
+    let over =
+        crate::ai_agent::pacing::over_limit(&state.db, &[msg.contact_id], now, limit).await?;
+    if over.is_empty() {
+        return Ok(None);
+    }
+    tracing::warn!(
+        limit,
+        "routing skipped: the day's automated replies reached; escalating"
+    );
+    crate::ai_agent::tools::escalate_to_owner(
+        state,
+        &agent,
+        msg.organization_id,
+        crate::ai_agent::tools::Escalation {
+            title: format!("{} stopped answering a contact", agent.name),
+            body: format!(
+                "They have had {limit} automated replies in 24 hours; a person should take it from here. Their latest text: {}",
+                msg.body
+            ),
+            link: Some(format!("/messaging/{}", msg.contact_id)),
+            source_key: Some(format!(
+                "loop-guard:{}:{}:{}",
+                agent.id,
+                msg.contact_id,
+                now.date_naive()
+            )),
+        },
+    )
+    .await?;
+    if let Some(owner) = agent.user_id {
+        crate::inbox::service::hand_over(state, msg.organization_id, msg.contact_id, owner).await?;
+    }
+    Ok(Some(Route::SkippedLoopGuard))
 }
 
 /// Why a stored text starts no responder, if it does not: no number, an opted-out contact, a

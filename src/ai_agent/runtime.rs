@@ -42,6 +42,12 @@ pub struct RuntimeConfig {
     /// The first wait before a failed turn runs again; it doubles each time, up to the cap.
     pub turn_backoff: Duration,
     pub turn_backoff_max: Duration,
+    /// An autonomous agent answers once the newest inbound text is this old, so a burst of
+    /// texts gets one reply (`REPLY_QUIET_SECS`).
+    pub reply_quiet: Duration,
+    /// Automated replies one contact gets in 24 hours at most; past it the agent escalates
+    /// instead of answering (`AGENT_REPLIES_PER_CONTACT_DAY`).
+    pub replies_per_contact_day: u32,
 }
 
 impl Default for RuntimeConfig {
@@ -57,6 +63,8 @@ impl Default for RuntimeConfig {
             turn_attempts: 4,
             turn_backoff: Duration::from_secs(2),
             turn_backoff_max: Duration::from_secs(300),
+            reply_quiet: Duration::from_secs(5),
+            replies_per_contact_day: 10,
         }
     }
 }

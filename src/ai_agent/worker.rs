@@ -162,7 +162,18 @@ async fn drain(state: &AppState, lease: &Lease) -> Result<(), (Vec<Uuid>, TurnEr
         may_resume = false;
         let start = match open {
             Ok(Some(open)) => open,
-            Ok(None) => TurnStart::New(pending),
+            Ok(None) => {
+                // A burst gets one reply: wait until its newest text is quiet, then look again.
+                match crate::ai_agent::pacing::quiet_wait(state, lease.thread_id, &pending).await {
+                    Ok(Some(wait)) => {
+                        state.clock.sleep(wait).await;
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(e) => return Err((vec![], e.into())),
+                }
+                TurnStart::New(pending)
+            }
             Err(e) => return Err((vec![], e.into())),
         };
         let ids: Vec<Uuid> = start.inputs().iter().map(|e| e.id).collect();

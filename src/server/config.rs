@@ -98,6 +98,12 @@ pub struct Config {
     pub thread_lease: std::time::Duration,
     /// How often abandoned threads and unrouted texts are swept up (`SWEEP_SECS`, default 5).
     pub sweep_every: std::time::Duration,
+    /// How long an autonomous agent waits after a contact's newest text before answering, so a
+    /// burst gets one reply (`REPLY_QUIET_SECS`, default 5; 0 answers at once).
+    pub reply_quiet: std::time::Duration,
+    /// Automated replies per contact in 24 hours before the agent escalates instead
+    /// (`AGENT_REPLIES_PER_CONTACT_DAY`, default 10).
+    pub replies_per_contact_day: u32,
     /// How often "Review lessons" distils every agent's corrections (`LESSON_REVIEW_HOURS`,
     /// default 168: weekly). The agent page runs it on demand too.
     pub lesson_review_every: std::time::Duration,
@@ -261,6 +267,28 @@ impl Config {
         let reconcile_after = secs("RECONCILE_AFTER_SECS", 2.0 * provider_timeout + 5.0);
         let claim_stale_after = secs("CLAIM_STALE_SECS", 120.0);
         let shutdown_grace = secs("SHUTDOWN_GRACE_SECS", 20.0);
+        let reply_quiet = p.or(
+            match var("REPLY_QUIET_SECS") {
+                None => Ok(std::time::Duration::from_secs(5)),
+                Some(v) => match v.parse::<f64>() {
+                    Ok(q) if q.is_finite() && (0.0..=600.0).contains(&q) => {
+                        Ok(std::time::Duration::from_secs_f64(q))
+                    }
+                    _ => Err("REPLY_QUIET_SECS must be 0 to 600 seconds".into()),
+                },
+            },
+            std::time::Duration::from_secs(5),
+        );
+        let replies_per_contact_day = p.or(
+            match var("AGENT_REPLIES_PER_CONTACT_DAY") {
+                None => Ok(10),
+                Some(v) => match v.parse::<u32>() {
+                    Ok(n) if (1..=1000).contains(&n) => Ok(n),
+                    _ => Err("AGENT_REPLIES_PER_CONTACT_DAY must be 1 to 1000".into()),
+                },
+            },
+            10,
+        );
         let thread_idle_for = p.or(
             match var("THREAD_IDLE_DAYS") {
                 None => Ok(chrono::Duration::days(30)),
@@ -369,6 +397,8 @@ impl Config {
             test_route_delay,
             thread_lease,
             sweep_every,
+            reply_quiet,
+            replies_per_contact_day,
             lesson_review_every,
             thread_idle_for,
             reconcile_after,
@@ -421,6 +451,8 @@ impl Config {
             test_route_delay: None,
             thread_lease: std::time::Duration::from_secs(30),
             sweep_every: std::time::Duration::from_secs(5),
+            reply_quiet: std::time::Duration::from_secs(5),
+            replies_per_contact_day: 10,
             lesson_review_every: std::time::Duration::from_secs(7 * 24 * 3600),
             thread_idle_for: chrono::Duration::days(30),
             reconcile_after: std::time::Duration::from_secs(5),

@@ -84,6 +84,8 @@ impl Services {
                 },
                 lease_ttl: config.thread_lease,
                 sweep_every: config.sweep_every,
+                reply_quiet: config.reply_quiet,
+                replies_per_contact_day: config.replies_per_contact_day,
                 ..RuntimeConfig::default()
             },
             drafter: None,

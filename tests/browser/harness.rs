@@ -76,6 +76,8 @@ pub async fn start_server_in(dir: &str, url: &str, seed: bool, log_name: &str) -
         .env("DATABASE_URL", url)
         .env("SEED_DEMO", if seed { "true" } else { "false" })
         .env("RUST_LOG", "info")
+        // Agents answer at once: the burst debounce has its own test.
+        .env("REPLY_QUIET_SECS", "0")
         // Daytime for the server (campaigns send at once), whatever the hour here.
         .env(
             "HERALD_TEST_CLOCK_OFFSET_SECS",

@@ -46,6 +46,8 @@ pub fn start(db: &str, port: u16, env: &[(&str, String)]) -> Server {
         .env("PORT", port.to_string())
         .env("DATABASE_URL", db)
         .env("SEED_DEMO", "false")
+        // Agents answer at once: the burst debounce has its own test.
+        .env("REPLY_QUIET_SECS", "0")
         .env("RUST_LOG", "warn");
     for (k, v) in env {
         cmd.env(k, v);

@@ -166,6 +166,10 @@ pub struct Options {
     pub secret_key: Option<String>,
     /// Run as `SMS_TRANSPORT=twilio` (with `transport` a Twilio transport to a fake).
     pub twilio: bool,
+    /// An autonomous agent's wait after the newest text (none in tests unless asked for).
+    pub reply_quiet: std::time::Duration,
+    /// Automated replies per contact a day before the agent escalates instead.
+    pub replies_per_contact_day: u32,
 }
 
 impl Default for Options {
@@ -190,6 +194,8 @@ impl Default for Options {
             metrics_token: None,
             secret_key: None,
             twilio: false,
+            reply_quiet: std::time::Duration::ZERO,
+            replies_per_contact_day: 10,
         }
     }
 }
@@ -236,6 +242,8 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     services.runtime.turn_backoff = std::time::Duration::from_millis(20);
     services.drafter = opts.drafter;
     services.runtime.plan_risk.max_cost = opts.plan_risk_max_cost;
+    services.runtime.reply_quiet = opts.reply_quiet;
+    services.runtime.replies_per_contact_day = opts.replies_per_contact_day;
     // Quiet hours, leases and backoff follow this clock; never the machine's hour.
     services.clock = opts
         .clock

@@ -64,6 +64,7 @@ mod plan_safety;
 mod plan_support;
 mod plan_unreadable;
 mod plans;
+mod reply_pacing;
 mod roles;
 mod scheduled_texts;
 mod segments;

@@ -94,6 +94,15 @@ impl SendSms {
                 until.format("%b %-d, %H:%M")
             )));
         }
+        let limit = ctx.state.runtime.replies_per_contact_day;
+        if !crate::ai_agent::pacing::over_limit(&ctx.state.db, &[contact_id], now, limit)
+            .await?
+            .is_empty()
+        {
+            return Err(ToolError::Refused(format!(
+                "This contact has had {limit} automated replies in 24 hours. Escalate instead."
+            )));
+        }
         let (phones, emails) = contact_details_in(body, &ctx.state.config.default_region);
         if !phones.is_empty() || !emails.is_empty() {
             let others = contact::Entity::find()
