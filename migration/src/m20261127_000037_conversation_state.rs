@@ -52,6 +52,8 @@ impl MigrationTrait for Migration {
         )
         .await?;
         add_column(manager, "conversation", uuid_null("ai_paused_by")).await?;
+        // The content type of each picture or file a text carries (Twilio's MediaContentType).
+        add_column(manager, "message", json_null("media_types")).await?;
         // How long a person's text pauses the agents, per organisation (default a day).
         add_column(
             manager,
@@ -108,6 +110,7 @@ impl MigrationTrait for Migration {
                 .await?;
         }
         drop_column(manager, "organization", "ai_pause_minutes").await?;
+        drop_column(manager, "message", "media_types").await?;
         for col in [
             "ai_paused_by",
             "ai_paused_until",

@@ -89,7 +89,7 @@ async fn route_batch(state: &AppState, batch: Vec<StoredInbound>) {
             && s.sender
                 .as_deref()
                 .is_some_and(crate::contacts::phone::can_text)
-            && !s.message.body.trim().is_empty()
+            && (!s.message.body.trim().is_empty() || s.message.media_count > 0)
             && !crate::compliance::inbound::kept_from_agents(s.message.keyword.as_deref())
     });
     for stored in alone {
@@ -200,7 +200,7 @@ async fn threads_for(
                 msg.id,
                 msg.contact_id,
                 stored.number.id,
-                msg.body.clone(),
+                crate::ai_agent::routing::agent_text_of(msg),
             ),
         };
         out.push((item, stored));

@@ -149,7 +149,7 @@ async fn route_message(
                 msg.id,
                 msg.contact_id,
                 phone.id,
-                msg.body.clone(),
+                agent_text_of(&msg),
             );
             // Queued and marked routed together: a crash leaves both or neither.
             let txn = state.db.begin().await?;
@@ -244,8 +244,18 @@ async fn held_back(
     Ok(Some(Route::SkippedLoopGuard))
 }
 
+/// The text as an agent reads it: its words and a line per picture ("[photo: image/jpeg]").
+pub fn agent_text_of(msg: &message::Model) -> String {
+    let types: Vec<String> = msg
+        .media_types
+        .clone()
+        .and_then(|t| serde_json::from_value(t).ok())
+        .unwrap_or_default();
+    crate::messaging::model::agent_text(&msg.body, msg.media_count.max(0) as usize, &types)
+}
+
 /// Why a stored text starts no responder, if it does not: no number, an opted-out contact, a
-/// sender nobody can text back, or an empty or media-only text.
+/// sender nobody can text back, or an empty text (a picture alone is answered).
 async fn skip_reason(
     state: &AppState,
     msg: &message::Model,
@@ -266,8 +276,8 @@ async fn skip_reason(
     } else if !sender.is_some_and(crate::contacts::phone::can_text) {
         tracing::info!("routing skipped: the sender cannot be texted back");
         Some(Route::SkippedCannotReply)
-    } else if msg.body.trim().is_empty() {
-        tracing::info!("routing skipped: empty or media-only text");
+    } else if msg.body.trim().is_empty() && msg.media_count == 0 {
+        tracing::info!("routing skipped: an empty text");
         Some(Route::SkippedEmpty)
     } else {
         None

@@ -15,6 +15,8 @@ pub struct Model {
     pub body: String,
     pub media_count: i32,
     pub media_urls: Json,
+    /// Each media item's content type, in order (None before migration 37, and for texts sent).
+    pub media_types: Option<Json>,
     pub provider_sid: Option<String>,
     pub status: String,
     pub ai_origin: Option<String>,

@@ -51,6 +51,8 @@ pub struct InboundSms {
     pub to: String,
     pub body: String,
     pub media_urls: Vec<String>,
+    /// Each media item's content type (`MediaContentType{i}`), in order.
+    pub media_types: Vec<String>,
     /// Twilio's Advanced Opt-Out: STOP, START or HELP when Twilio acted on the text itself.
     pub opt_out_type: Option<String>,
 }
@@ -88,12 +90,21 @@ impl InboundSms {
                     .map(|u| u.to_string())
             })
             .collect();
+        let media_types = (0..num_media)
+            .map(|i| {
+                map.get(format!("MediaContentType{i}").as_str())
+                    .map(|t| t.trim().to_lowercase())
+                    .filter(|t| !t.is_empty() && t.len() <= 100)
+                    .unwrap_or_else(|| "application/octet-stream".into())
+            })
+            .collect();
         Ok(Self {
             message_sid,
             from: req("From")?,
             to: req("To")?,
             body: map.get("Body").map(|b| b.to_string()).unwrap_or_default(),
             media_urls,
+            media_types,
             opt_out_type: map
                 .get("OptOutType")
                 .map(|t| t.trim().to_owned())
@@ -139,6 +150,7 @@ pub async fn persist_inbound(
         body: Set(sms.body.clone()),
         media_count: Set(sms.media_urls.len() as i32),
         media_urls: Set(serde_json::json!(sms.media_urls)),
+        media_types: Set(Some(serde_json::json!(sms.media_types))),
         provider_sid: Set(Some(sms.message_sid.clone())),
         status: Set("received".into()),
         ai_origin: Set(None),

@@ -408,3 +408,44 @@ pub struct MessageSearchPage {
     /// The `seq` to continue below; None on the last page.
     pub next: Option<i64>,
 }
+
+/// What an agent reads for an inbound text: its words, then a line per picture or file it
+/// carries ("[photo: image/jpeg]"), so a media-only text still gets an answer.
+pub fn agent_text(body: &str, media_count: usize, media_types: &[String]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    if !body.trim().is_empty() {
+        lines.push(body.trim().to_owned());
+    }
+    for i in 0..media_count {
+        let t = media_types
+            .get(i)
+            .map(String::as_str)
+            .unwrap_or("application/octet-stream");
+        let what = match t.split('/').next() {
+            Some("image") => "photo",
+            Some("video") => "video",
+            Some("audio") => "audio",
+            _ => "file",
+        };
+        lines.push(format!("[{what}: {t}]"));
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod agent_text_tests {
+    use super::agent_text;
+
+    #[test]
+    fn pictures_become_lines_an_agent_can_read() {
+        assert_eq!(agent_text("hi", 0, &[]), "hi");
+        assert_eq!(
+            agent_text("  ", 2, &["image/jpeg".into(), "video/mp4".into()]),
+            "[photo: image/jpeg]\n[video: video/mp4]"
+        );
+        assert_eq!(
+            agent_text("look", 1, &[]),
+            "look\n[file: application/octet-stream]"
+        );
+    }
+}

@@ -75,6 +75,7 @@ pub fn queued_row(
         body: Set(body),
         media_count: Set(0),
         media_urls: Set(serde_json::json!([])),
+        media_types: Set(None),
         provider_sid: Set(None),
         status: Set("queued".into()),
         ai_origin: Set(ai_origin.map(str::to_owned)),

@@ -132,6 +132,7 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
             to: to.into(),
             body: body.into(),
             media_urls: vec![],
+            media_types: vec![],
             opt_out_type: None,
         };
         persist_inbound(state, sms)

@@ -94,6 +94,7 @@ pub async fn seed<C: ConnectionTrait>(
                 body: Set(format!("Text {j} with contact {i}")),
                 media_count: Set(0),
                 media_urls: Set(serde_json::json!([])),
+                media_types: Set(None),
                 provider_sid: Set(Some(format!("SMseed{}", Uuid::new_v4().simple()))),
                 status: Set(if inbound { "received" } else { "delivered" }.into()),
                 ai_origin: Set(None),

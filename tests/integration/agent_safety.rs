@@ -1,5 +1,6 @@
 //! Text Reply safety under an adversarial scripted model: no send in suggest mode, no foreign
-//! number, malformed calls refused, no turn for opted-out or media-only texts, failures escalated.
+//! number, malformed calls refused, no turn for opted-out or empty texts (a picture alone is
+//! answered), failures escalated.
 
 use crate::agent_support::*;
 use crate::helpers::*;
@@ -121,7 +122,7 @@ async fn wrong_number_and_malformed_calls_are_refused(backend: Backend) {
     assert!(details[4].contains("the number the contact texted"));
 }
 
-async fn opted_out_and_media_only_start_no_turn(backend: Backend) {
+async fn opted_out_and_empty_start_no_turn(backend: Backend) {
     let Some(s) = setup(backend, "autonomous", None).await else {
         return;
     };
@@ -141,21 +142,58 @@ async fn opted_out_and_media_only_start_no_turn(backend: Backend) {
         "are you there?",
     )
     .await;
-    let media = vec![
+    // An empty text (no words, no picture) starts nothing either.
+    let empty = vec![
         ("MessageSid", "SMoo00000000000000000000000000003"),
         ("From", "+14155552672"),
         ("To", "+14155550100"),
-        ("Body", ""),
-        ("NumMedia", "1"),
-        ("MediaUrl0", "https://x.test/m.jpg"),
+        ("Body", "  "),
+        ("NumMedia", "0"),
     ];
-    s.app.post_webhook(&media, None).await;
+    s.app.post_webhook(&empty, None).await;
     s.app.settle().await;
     assert_eq!(s.app.count("ai_thread").await, 0, "no thread, no turn");
     // The opt-out's one confirmation, and nothing from the agent.
     let sent = s.outbox.sent();
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert!(sent[0].body.contains("unsubscribed"), "{sent:?}");
+}
+
+/// A picture with no words reaches the agent as "[photo: image/jpeg]", and the agent answers it.
+async fn a_picture_alone_reaches_the_agent(backend: Backend) {
+    let model = Arc::new(ScriptedModel::new());
+    model.call(
+        "send_sms",
+        r#"{"body": "Thanks for the photo! We'll take a look."}"#,
+    );
+    model.say("done");
+    let Some(s) = setup(backend, "autonomous", Some(model.clone())).await else {
+        return;
+    };
+    let media = vec![
+        ("MessageSid", "SMpic00000000000000000000000000001"),
+        ("AccountSid", "AC00000000000000000000000000000000"),
+        ("From", "+14155552672"),
+        ("To", "+14155550100"),
+        ("Body", ""),
+        ("NumMedia", "1"),
+        (
+            "MediaUrl0",
+            "https://api.twilio.com/2010-04-01/Accounts/AC0/Messages/MM0/Media/ME0",
+        ),
+        ("MediaContentType0", "image/jpeg"),
+    ];
+    s.app.post_webhook(&media, None).await;
+    s.app.settle().await;
+    let threads = threads_of(&s).await;
+    let events = events_of(&s, &threads[0]).await;
+    assert!(
+        events.to_string().contains("[photo: image/jpeg]"),
+        "{events}"
+    );
+    let sent = s.outbox.sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].body.contains("Thanks for the photo"), "{sent:?}");
 }
 
 /// A provider that fails for one turn: the turn backs off and runs again, and the contact is
@@ -278,7 +316,8 @@ async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
 on_both_databases!(
     adversarial_send_in_suggest_mode_is_refused,
     wrong_number_and_malformed_calls_are_refused,
-    opted_out_and_media_only_start_no_turn,
+    opted_out_and_empty_start_no_turn,
+    a_picture_alone_reaches_the_agent,
     a_failed_turn_backs_off_and_recovers,
     provider_failure_escalates_and_loses_nothing,
 );

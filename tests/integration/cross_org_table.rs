@@ -250,6 +250,32 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Member,
         ),
+        // The team inbox: views, state, assignee and the handoff.
+        row("/api/inbox/counts", json!({}), Own, Member),
+        row(
+            "/api/conversations/triage",
+            json!({"contact_id": a.alan}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/conversations/state",
+            json!({"contact_id": a.alan, "change": {"to": "snooze_for", "minutes": 60}}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/conversations/assign",
+            json!({"contact_id": a.alan, "assignee": null}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/conversations/resume_ai",
+            json!({"contact_id": a.alan}),
+            NotFound,
+            Member,
+        ),
         row(
             "/api/messages/send",
             json!({"request": {"contact_id": c.katherine, "phone_number_id": a.number, "body": "from the table"}}),

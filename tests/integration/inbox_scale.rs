@@ -157,6 +157,7 @@ async fn a_history_pages_in_the_order_texts_were_stored(backend: Backend) {
         body: Set(format!("m{i:03}")),
         media_count: Set(0),
         media_urls: Set(json!([])),
+        media_types: Set(None),
         provider_sid: Set(Some(format!("SMhistory{i:024}"))),
         status: Set("received".into()),
         ai_origin: Set(None),

@@ -270,6 +270,7 @@ async fn a_tag_plan_over_a_segment_is_resolved_rechecked_and_run(backend: Backen
         body: Set("Still here!".into()),
         media_count: Set(0),
         media_urls: Set(json!([])),
+        media_types: Set(None),
         provider_sid: Set(Some("SMleaver".into())),
         status: Set("received".into()),
         ai_origin: Set(None),
