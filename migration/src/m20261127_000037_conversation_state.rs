@@ -3,7 +3,8 @@
 //! person's hand-sent text pauses the autonomous agents there (the handoff). A new inbound text
 //! reopens a closed or snoozed conversation, in the same statement that stores it (a trigger on
 //! `message`, as migration 30 keeps the rest of the row). Views read the state through
-//! `(organization_id, state, last_at)` and `(organization_id, assignee_id, last_at)`; the waker
+//! `(organization_id, state, last_at)` and `(organization_id, assignee_id, last_at)` (their counts
+//! through `(organization_id, assignee_id, state, snoozed_until)`); the waker
 //! finds snoozes that are due through `(state, snoozed_until)`.
 use crate::{add_column, drop_column, index};
 use sea_orm::DbBackend;
@@ -15,7 +16,7 @@ pub struct Migration;
 const REOPEN: &str = "UPDATE conversation SET state = 'open', snoozed_until = NULL \
      WHERE contact_id = NEW.contact_id AND state <> 'open'";
 
-const INDEXES: [(&str, &[&str]); 3] = [
+const INDEXES: [(&str, &[&str]); 4] = [
     (
         "conversation",
         &["organization_id", "state", "last_at", "contact_id"],
@@ -23,6 +24,11 @@ const INDEXES: [(&str, &[&str]); 3] = [
     (
         "conversation",
         &["organization_id", "assignee_id", "last_at", "contact_id"],
+    ),
+    // Mine's and Unassigned's counts, from the index alone.
+    (
+        "conversation",
+        &["organization_id", "assignee_id", "state", "snoozed_until"],
     ),
     ("conversation", &["state", "snoozed_until"]),
 ];

@@ -243,6 +243,7 @@ mod tests {
                 body: format!("text {i}"),
                 media_count: 0,
                 media_urls: serde_json::json!([]),
+                media_types: None,
                 provider_sid: Some(format!("SM{i}")),
                 status: "received".into(),
                 ai_origin: None,

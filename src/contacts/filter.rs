@@ -180,9 +180,7 @@ pub fn condition(
         all = all.add(if narrowed {
             Expr::exists(tagged(&[t]))
         } else {
-            contact::Column::Id
-                .in_subquery(tag_members(org_id, &[t]))
-                .into()
+            contact::Column::Id.in_subquery(tag_members(org_id, &[t]))
         });
         narrowed = true;
     }

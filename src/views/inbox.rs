@@ -181,7 +181,7 @@ pub fn Inbox() -> Element {
                             }
                         }
                         p { class: "muted small list-count", id: "inbox-count",
-                            if cursor.is_some() { "Showing {grouped(count as u64)} of {grouped(total)} conversations." } else { "All {grouped(total)} conversations shown." }
+                            if cursor.is_some() { "Showing {grouped(count as u64)} of {grouped(total)} conversations." } else if total == 1 { "1 conversation." } else { "All {grouped(total)} conversations shown." }
                         }
                         ErrorBanner { message: more_error() }
                         if let Some(after) = cursor {
