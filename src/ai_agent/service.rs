@@ -15,7 +15,7 @@ use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, Set, TransactionTrait,
+    QueryOrder, Set,
 };
 use serde_json::json;
 use uuid::Uuid;
@@ -253,7 +253,7 @@ pub async fn update(
     am.goals = Set(c.goals);
     am.send_mode = Set(c.send_mode.as_str().into());
     am.config_payload = Set(payload);
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let a = am.update(&txn).await?;
     if let Some(what) = approval {
         crate::audit::service::record(
@@ -286,7 +286,7 @@ pub async fn assign_numbers(
     for n in number_ids {
         crate::phone_numbers::service::find_in_org(&state.db, member.organization_id, *n).await?;
     }
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     phone_number::Entity::update_many()
         .col_expr(
             phone_number::Column::AiAgentId,

@@ -11,7 +11,6 @@ use crate::server::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Set,
-    TransactionTrait,
 };
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -148,7 +147,7 @@ pub async fn bind(
         return Err(AppError::NotFound(format!("Contact {missing}")));
     }
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     phone_number::Entity::update_many()
         .col_expr(
             phone_number::Column::TextAgentId,

@@ -11,7 +11,7 @@ use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -38,7 +38,7 @@ pub async fn change_password(
     }
     let hash = state.hashing.hash(new).await?;
     let keep = crate::auth::session::current_token_hash()?;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     user::Entity::update_many()
         .col_expr(user::Column::PasswordHash, Expr::value(hash))
         .filter(user::Column::Id.eq(u.id))
@@ -207,7 +207,7 @@ pub async fn reset_password(state: &AppState, token: &str, new: &str) -> AppResu
         ));
     }
     let hash = state.hashing.hash(new).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let claimed = password_reset::Entity::update_many()
         .col_expr(password_reset::Column::UsedAt, Expr::value(now))
         .filter(password_reset::Column::Id.eq(r.id))

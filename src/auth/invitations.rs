@@ -14,7 +14,6 @@ use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
-    TransactionTrait,
 };
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -38,7 +37,7 @@ pub async fn create(state: &AppState, owner: &Member, role: Role) -> AppResult<I
     let now = state.clock.now();
     let expires_at = now + Duration::days(INVITATION_DAYS);
     let id = Uuid::new_v4();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     invitation::ActiveModel {
         id: Set(id),
         organization_id: Set(owner.organization_id),
@@ -140,7 +139,7 @@ pub async fn revoke(state: &AppState, owner: &Member, id: Uuid) -> AppResult<()>
         .await?
         .ok_or_else(|| AppError::not_found("That invitation"))?;
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let res = invitation::Entity::update_many()
         .col_expr(invitation::Column::RevokedAt, Expr::value(now))
         .filter(invitation::Column::Id.eq(id))
@@ -241,7 +240,7 @@ pub async fn accept(
     };
     let now = state.clock.now();
     let role = Role::parse(&inv.role).unwrap_or(Role::Member);
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let (user_id, display) = match &joiner {
         Joiner::Existing(u) => {
             already_member(&txn, u.id, inv.organization_id).await?;

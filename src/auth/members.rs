@@ -12,9 +12,7 @@ use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, TransactionTrait,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use uuid::Uuid;
 
 async fn membership_of<C: ConnectionTrait>(
@@ -53,7 +51,7 @@ pub async fn remove(state: &AppState, owner: &Member, user_id: Uuid) -> AppResul
     owner.require_owner()?;
     let org = owner.organization_id;
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     crate::server::db::lock_organization(&txn, org).await?;
     let m = membership_of(&txn, org, user_id).await?;
     if m.role == Role::Owner.as_str() && owners(&txn, org).await? <= 1 {
@@ -140,7 +138,7 @@ pub async fn set_role(
     owner.require_owner()?;
     let org = owner.organization_id;
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     crate::server::db::lock_organization(&txn, org).await?;
     let m = membership_of(&txn, org, user_id).await?;
     if m.role == role.as_str() {
@@ -179,7 +177,7 @@ pub async fn issue_reset(state: &AppState, owner: &Member, user_id: Uuid) -> App
     let org = owner.organization_id;
     membership_of(&state.db, org, user_id).await?;
     let (name, email) = name_of(&state.db, user_id).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let link = crate::auth::account::new_reset(
         &txn,
         &state.config.public_url,

@@ -9,7 +9,7 @@ use crate::server::AppState;
 use chrono::Utc;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -36,7 +36,7 @@ pub async fn create_organization_with_owner(
         return Err(refuse_sign_up(state, &email).await);
     }
     let hash = state.hashing.hash(password).await?;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     if invite_only {
         // Two first visitors at once: one sets Herald up, the other is refused.
         crate::server::db::advisory_xact_lock(&txn, SETUP_LOCK).await?;

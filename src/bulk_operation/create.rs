@@ -8,9 +8,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::ContactDecision;
 use crate::server::AppState;
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
@@ -117,7 +115,7 @@ pub async fn create_bulk_operation(
     }
     let total = rows.len() as i32;
     let skipped = rows.iter().filter(|r| r.2.is_some()).count() as i32;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let inserted = operation::ActiveModel {
         id: Set(op_id),
         organization_id: Set(p.organization_id),

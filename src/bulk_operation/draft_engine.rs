@@ -13,7 +13,6 @@ use futures::StreamExt;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect, Statement,
-    TransactionTrait,
 };
 use std::time::Duration;
 use uuid::Uuid;
@@ -210,7 +209,7 @@ pub async fn recount(
     op_id: Uuid,
     change: Option<(OperationStatus, OperationStatus)>,
 ) -> AppResult<bool> {
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     operation::Entity::update_many()
         .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
         .filter(operation::Column::Id.eq(op_id))

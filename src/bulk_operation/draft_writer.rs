@@ -10,7 +10,7 @@ use crate::bulk_operation::model::item_status;
 use crate::error::AppResult;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -74,7 +74,7 @@ async fn write_loop(state: AppState, op_id: Uuid, mut rx: mpsc::UnboundedReceive
 /// reaper took back meanwhile belongs to its next worker.
 async fn write_group(state: &AppState, group: &[Finished]) -> AppResult<()> {
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     for f in group {
         let update =
             item::Entity::update_many().col_expr(item::Column::UpdatedAt, Expr::value(now));

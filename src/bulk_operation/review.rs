@@ -14,7 +14,7 @@ use crate::messaging::entity as message;
 use crate::plans::access::others_assistants;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -280,7 +280,7 @@ async fn change_in_review(
     item_id: Uuid,
     update: sea_orm::UpdateMany<item::Entity>,
 ) -> AppResult<()> {
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     crate::bulk_operation::review_digest::hold_in_review(&txn, operation_id, state.clock.now())
         .await?;
     let res = update
@@ -308,7 +308,7 @@ pub async fn approve_all(
     find_visible(state, m, id).await?;
     // Sending a campaign texts many people from the business's numbers: an owner decides.
     m.require_owner()?;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,

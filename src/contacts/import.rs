@@ -5,7 +5,7 @@ use crate::contacts::model::{ContactInput, ImportReport, ImportRowError};
 use crate::contacts::service::{self, CleanContact};
 use crate::error::{AppError, AppResult};
 use crate::server::AppState;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect, TransactionTrait};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
@@ -181,7 +181,7 @@ pub async fn import_csv(state: &AppState, org_id: Uuid, text: &str) -> AppResult
             errors,
         });
     }
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let count = rows.len();
     for (line, c) in rows {
         service::insert(&txn, org_id, c, state.clock.now())

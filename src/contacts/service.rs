@@ -9,9 +9,7 @@ use crate::error::{AppError, AppResult};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
 use chrono::Utc;
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set, TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use uuid::Uuid;
 
 pub fn to_view(c: contact::Model, opt_out_source: Option<String>) -> ContactView {
@@ -266,7 +264,7 @@ pub async fn set_opted_out(
                     "Say why the opt-out may be cleared (for example, the written consent you hold); it is kept in the audit.",
                 ));
             }
-            let txn = state.db.begin().await?;
+            let txn = crate::server::db::begin_write(&state.db).await?;
             opt_out::lift(&txn, org_id, phone, false, &why, state.clock.now()).await?;
             crate::audit::service::record(
                 &txn,

@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -222,7 +222,7 @@ pub async fn mark_read(
     contact_id: Uuid,
     now: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<()> {
-    let txn = db.begin().await?;
+    let txn = crate::server::db::begin_write(db).await?;
     let marked = message::Entity::update_many()
         .col_expr(message::Column::ReadAt, Expr::value(now))
         .filter(message::Column::OrganizationId.eq(org_id))

@@ -8,7 +8,7 @@ use crate::messaging::entity as message;
 use crate::messaging::model::{Direction, LiveEvent};
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
-use sea_orm::{ActiveModelTrait, NotSet, Set, TransactionTrait, TryIntoModel};
+use sea_orm::{ActiveModelTrait, NotSet, Set, TryIntoModel};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -228,7 +228,7 @@ async fn store(
             false => Ok(None),
         };
     }
-    let txn = state.ack_db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.ack_db).await?;
     let message = match row.insert(&txn).await {
         Ok(m) => m,
         Err(e) => return duplicate(e),

@@ -10,7 +10,7 @@ use crate::plans::model::*;
 use crate::plans::service::{action_of, find_in_org, record, transition, validate_action, view};
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -35,7 +35,7 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
         summary,
         mut action,
     } = edited;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     // The contacts a person left out or put back are resolved again; nobody else's row moves.
     if !e.include.is_empty() {
         crate::plans::audience::lifecycle::on_edit(

@@ -288,9 +288,8 @@ async fn tag_audience(
     add: &[String],
     remove: &[String],
 ) -> AppResult<()> {
-    use sea_orm::TransactionTrait;
     crate::plans::audience::lifecycle::for_each_batch(state, p.id, |ids| async move {
-        let txn = state.db.begin().await?;
+        let txn = crate::server::db::begin_write(&state.db).await?;
         let now = state.clock.now();
         // A contact deleted since the plan was approved is passed over.
         crate::contacts::edits::retag_many(&txn, p.organization_id, &ids, add, remove, now).await?;

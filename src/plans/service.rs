@@ -13,7 +13,7 @@ use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -284,7 +284,7 @@ pub async fn present_plan(
     };
     // A revision replaces its plan in the same transaction; a second revision of the same plan
     // is refused by the unique `revision_of`.
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     if let Some(o) = &old {
         crate::plans::replan::close_old(&txn, now, o, id).await?;
     }

@@ -13,7 +13,7 @@ use crate::provider_accounts::model::{
 use crate::server::access_config::SignUpMode;
 use crate::server::config::TransportKind;
 use crate::server::AppState;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -189,7 +189,7 @@ pub async fn connect(
         None => None,
     };
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let existing = provider_account::Entity::find()
         .filter(provider_account::Column::OrganizationId.eq(org))
         .one(&txn)

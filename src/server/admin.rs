@@ -162,7 +162,6 @@ async fn restore(c: &Config, from: &Path) -> Result<(), String> {
 }
 
 async fn create_owner(c: &Config, email: &str, name: &str, org: &str) -> Result<(), String> {
-    use sea_orm::TransactionTrait;
     let mut password = String::new();
     std::io::stdin()
         .read_line(&mut password)
@@ -171,7 +170,9 @@ async fn create_owner(c: &Config, email: &str, name: &str, org: &str) -> Result<
     crate::auth::model::validate_credentials(email, password)?;
     let db = connect(c).await?;
     let hash = crate::auth::password::hash_password(password);
-    let txn = db.begin().await.map_err(|e| e.to_string())?;
+    let txn = crate::server::db::begin_write(&db)
+        .await
+        .map_err(|e| e.to_string())?;
     let (org_id, _) = crate::auth::service::insert_organization_with_owner(
         &txn,
         org,

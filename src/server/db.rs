@@ -168,3 +168,18 @@ pub async fn advisory_xact_lock<C: sea_orm::ConnectionTrait>(
     }
     Ok(())
 }
+
+/// Begins a transaction that writes: on SQLite `BEGIN IMMEDIATE`, which takes the writer's lock
+/// at once (waiting for it through the busy handler); on PostgreSQL a plain `BEGIN`.
+///
+/// Why: SQLite's default `BEGIN` is deferred. Its first statement may find a write lock or a
+/// newer commit and answer "database is locked" at once, without waiting (SQLITE_BUSY or
+/// SQLITE_BUSY_SNAPSHOT). Three copies of an inbound STOP at once failed that way, one in eight
+/// runs on a busy machine; a transaction that locks up front waits its turn instead.
+pub async fn begin_write<C: sea_orm::TransactionTrait>(db: &C) -> Result<C::Transaction, DbErr> {
+    db.begin_with_options(sea_orm::TransactionOptions {
+        sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+        ..Default::default()
+    })
+    .await
+}

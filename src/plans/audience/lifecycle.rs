@@ -8,7 +8,7 @@ use crate::plans::entity::plan;
 use crate::plans::model::{ContactDecision, PlanAction};
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, TransactionTrait};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 /// Members the executors read at a time.
@@ -79,7 +79,7 @@ pub async fn on_approve(state: &AppState, p: &plan::Model, actor: Uuid) -> AppRe
     let now = state.clock.now();
     let old = resolve::generation(&state.db, p.id).await?.unwrap_or(0);
     let new = old + 1;
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let members =
         match resolve::snapshot(&txn, p.organization_id, p.id, new, a, campaign, now).await {
             Ok(n) => n,

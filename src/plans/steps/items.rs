@@ -19,7 +19,6 @@ use futures::stream::{self, StreamExt};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
-    TransactionTrait,
 };
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -212,7 +211,7 @@ async fn ensure_rows(state: &AppState, p: &plan::Model, step: &str, over: &Value
     }
     let items = gather(state, p, over).await?;
     let now = state.clock.now();
-    let txn = state.db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
     for (n, chunk) in items.chunks(INSERT_CHUNK).enumerate() {
         let rows = chunk.iter().enumerate().map(|(i, it)| row::ActiveModel {
             plan_id: Set(p.id),
