@@ -75,6 +75,7 @@ pub async fn start_herald_with(
             number: (*n).into(),
             friendly_name: "Bench".into(),
             provider_sid: String::new(),
+            auto_assign: false,
         };
         herald::phone_numbers::service::create(&running.state, org, &input)
             .await

@@ -117,6 +117,7 @@ async fn main() {
             organization_id: org,
             user_id: owner.user_id,
             now,
+            number: None,
         };
         let viewer = &viewer;
         let first = conversation::inbox(db, viewer, InboxFilter::All, None)

@@ -38,6 +38,7 @@ mod m20261126_000034_message_search;
 mod m20261126_000035_plan_step_item;
 mod m20261127_000036_conversation_recency;
 mod m20261127_000037_conversation_state;
+mod m20261127_000038_number_auto_assign;
 mod platform_agent;
 
 pub struct Migrator;
@@ -83,6 +84,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000035_plan_step_item::Migration),
             Box::new(m20261127_000036_conversation_recency::Migration),
             Box::new(m20261127_000037_conversation_state::Migration),
+            Box::new(m20261127_000038_number_auto_assign::Migration),
         ]
     }
 }

@@ -18,7 +18,7 @@ use crate::error::AppResult;
 use crate::messaging::entity::conversation;
 use crate::messaging::inbound::StoredInbound;
 use crate::server::AppState;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, TransactionTrait};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use uuid::Uuid;
@@ -211,7 +211,7 @@ async fn threads_for(
 /// Queues every text on its thread and marks them routed, all or none.
 async fn queue_all(state: &AppState, items: &[(ForAgent, StoredInbound)]) -> AppResult<()> {
     let now = state.clock.now();
-    let txn = state.ack_db.begin().await?;
+    let txn = crate::server::db::begin_write(&state.ack_db).await?;
     for (item, _) in items {
         append_event_once(
             &txn,
@@ -270,6 +270,8 @@ mod tests {
                 ai_agent_id: None,
                 text_agent_id: None,
                 created_at: at,
+                auto_assign: false,
+                assigned_last: None,
             },
             sender: Some("+14155550199".into()),
         }

@@ -12,10 +12,7 @@ use crate::messaging::inbound::{InboundSink, StoredInbound};
 use crate::phone_numbers::entity as phone_number;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
 /// What routing decided, for logs and tests.
@@ -55,7 +52,16 @@ impl InboundSink for AgentRouter {
     }
 
     async fn route_stored(&self, state: &AppState, stored: StoredInbound) {
+        auto_assign(state, &stored.number, stored.message.contact_id).await;
         self.queue.route(state, stored).await;
+    }
+}
+
+/// Hands the conversation to the next member online if its number assigns in turn; a failure
+/// leaves it unassigned (in the Unassigned view) and never holds routing up.
+async fn auto_assign(state: &AppState, number: &phone_number::Model, contact_id: Uuid) {
+    if let Err(e) = crate::inbox::auto_assign::on_inbound(state, number, contact_id).await {
+        tracing::warn!(error = %e, %contact_id, "auto-assignment failed; the conversation stays unassigned");
     }
 }
 
@@ -115,6 +121,9 @@ pub async fn route_inbound_message(state: &AppState, message_id: Uuid) -> AppRes
         .one(&state.db)
         .await?
         .and_then(|c| c.phone);
+    if let Some(number) = &phone {
+        auto_assign(state, number, msg.contact_id).await;
+    }
     route_message(state, msg, phone, sender).await
 }
 
@@ -152,7 +161,7 @@ async fn route_message(
                 agent_text_of(&msg),
             );
             // Queued and marked routed together: a crash leaves both or neither.
-            let txn = state.db.begin().await?;
+            let txn = crate::server::db::begin_write(&state.db).await?;
             let queued = append_event_once(
                 &txn,
                 thread_id,

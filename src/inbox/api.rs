@@ -6,10 +6,10 @@ use uuid::Uuid;
 
 server_fn! {
     #[post("/api/inbox/counts")]
-    /// How many conversations each inbox view holds, exactly.
-    pub async fn inbox_counts() -> Result<InboxCounts, AppError> {
+    /// How many conversations each inbox view holds, exactly (on one number, if given).
+    pub async fn inbox_counts(number_id: Option<Uuid>) -> Result<InboxCounts, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        let viewer = crate::inbox::service::viewer(&state, &m);
+        let viewer = crate::inbox::service::viewer_on(&state, &m, number_id).await?;
         crate::inbox::views::counts(&state.db, &viewer).await
     }
 }

@@ -1,9 +1,11 @@
 //! The team inbox: a conversation's state (open, closed, snoozed until a time), its assignee, the
 //! views that filter by them with their counts, the waker that reopens due snoozes, and the
-//! AI↔human handoff.
+//! AI↔human handoff; and round-robin auto-assignment per number.
 pub mod api;
 pub mod model;
 
+#[cfg(feature = "server")]
+pub mod auto_assign;
 #[cfg(feature = "server")]
 pub mod handoff;
 #[cfg(feature = "server")]

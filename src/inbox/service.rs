@@ -26,7 +26,20 @@ pub fn viewer(state: &AppState, m: &Member) -> Viewer {
         organization_id: m.organization_id,
         user_id: m.user_id,
         now: state.clock.now(),
+        number: None,
     }
+}
+
+/// The member reading the inbox narrowed to one of their organisation's numbers (another
+/// organisation's number is not found).
+pub async fn viewer_on(state: &AppState, m: &Member, number: Option<Uuid>) -> AppResult<Viewer> {
+    if let Some(id) = number {
+        crate::phone_numbers::service::find_in_org(&state.db, m.organization_id, id).await?;
+    }
+    Ok(Viewer {
+        number,
+        ..viewer(state, m)
+    })
 }
 
 async fn row(state: &AppState, m: &Member, contact_id: Uuid) -> AppResult<conversation::Model> {

@@ -10,12 +10,14 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use uuid::Uuid;
 
-/// Who reads the inbox, and when: "Mine" is theirs, and a snooze is due by `now`.
+/// Who reads the inbox, and when: "Mine" is theirs, and a snooze is due by `now`; `number`
+/// narrows every view to the conversations whose latest text was to or from that number.
 #[derive(Clone, Copy, Debug)]
 pub struct Viewer {
     pub organization_id: Uuid,
     pub user_id: Uuid,
     pub now: DateTime<Utc>,
+    pub number: Option<Uuid>,
 }
 
 /// Open, or snoozed until a time that has come.
@@ -31,7 +33,10 @@ fn open(now: DateTime<Utc>) -> Condition {
 
 /// The conversations `filter` holds for `v`.
 pub fn condition(v: &Viewer, filter: InboxFilter) -> Condition {
-    let c = Condition::all().add(Column::OrganizationId.eq(v.organization_id));
+    let mut c = Condition::all().add(Column::OrganizationId.eq(v.organization_id));
+    if let Some(number) = v.number {
+        c = c.add(Column::LastPhoneNumberId.eq(number));
+    }
     match filter {
         InboxFilter::All => c,
         InboxFilter::Unread => c.add(Column::UnreadCount.gt(0)),

@@ -10,13 +10,15 @@ use uuid::Uuid;
 
 server_fn! {
     #[post("/api/conversations")]
-    /// One inbox page (newest activity first) of a view, after `after`, with the view's total.
+    /// One inbox page (newest activity first) of a view, after `after`, with the view's total;
+    /// on one of the organisation's numbers if `number_id` is given.
     pub async fn list_conversations(
         filter: InboxFilter,
         after: Option<InboxCursor>,
+        number_id: Option<Uuid>,
     ) -> Result<InboxPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        let viewer = crate::inbox::service::viewer(&state, &m);
+        let viewer = crate::inbox::service::viewer_on(&state, &m, number_id).await?;
         crate::messaging::conversation::inbox(&state.db, &viewer, filter, after).await
     }
 }

@@ -14,6 +14,10 @@ pub struct Model {
     pub ai_agent_id: Option<Uuid>,
     pub text_agent_id: Option<Uuid>,
     pub created_at: DateTimeUtc,
+    /// Inbound conversations here go to the members online in turn (migration 38).
+    pub auto_assign: bool,
+    /// The member the last such turn went to.
+    pub assigned_last: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

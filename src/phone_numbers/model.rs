@@ -8,6 +8,9 @@ pub struct PhoneNumberView {
     pub number: String,
     pub friendly_name: String,
     pub provider_sid: Option<String>,
+    /// New conversations here go to the members online, in turn.
+    #[serde(default)]
+    pub auto_assign: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +19,9 @@ pub struct PhoneNumberInput {
     pub friendly_name: String,
     #[serde(default)]
     pub provider_sid: String,
+    /// Assign each new inbound conversation to the next member online (round-robin).
+    #[serde(default)]
+    pub auto_assign: bool,
 }
 
 /// Which provider sends, and whether it checks that the account has a number.

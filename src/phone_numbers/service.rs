@@ -16,6 +16,7 @@ pub fn to_view(p: phone_number::Model) -> PhoneNumberView {
         number: p.number,
         friendly_name: p.friendly_name,
         provider_sid: p.provider_sid,
+        auto_assign: p.auto_assign,
     }
 }
 
@@ -118,6 +119,8 @@ pub async fn create(
         ai_agent_id: Set(None),
         text_agent_id: Set(None),
         created_at: Set(state.clock.now()),
+        auto_assign: Set(input.auto_assign),
+        assigned_last: Set(None),
     }
     .insert(&state.db)
     .await
@@ -139,6 +142,7 @@ pub async fn update(
     am.number = Set(number.clone());
     am.friendly_name = Set(name);
     am.provider_sid = Set(sid);
+    am.auto_assign = Set(input.auto_assign);
     let saved = am.update(&state.db).await.map_err(|e| taken(e, &number))?;
     state.numbers.forget_all();
     Ok(to_view(saved))

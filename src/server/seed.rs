@@ -39,6 +39,7 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
                 number: number.into(),
                 friendly_name: name.into(),
                 provider_sid: String::new(),
+                auto_assign: false,
             },
         )
         .await?;

@@ -1,6 +1,6 @@
 //! The inbox: conversations by latest message in views (open, mine, unassigned, unread,
 //! snoozed, closed, all) with their exact counts, unread markers and assignees, updated live. On
-//! a phone the views open as a sheet.
+//! a phone the views open as a sheet. With several numbers, a choice narrows every view to one.
 use crate::app::Route;
 use crate::compliance::api::list_possible_opt_outs;
 use crate::components::use_live;
@@ -8,6 +8,7 @@ use crate::components::{grouped, short_time, ErrorBanner};
 use crate::inbox::api::inbox_counts;
 use crate::inbox::model::ConversationState;
 use crate::messaging::api::list_conversations;
+use crate::phone_numbers::api::list_phone_numbers;
 use crate::messaging::model::LiveTopic;
 use crate::messaging::model::{ConversationSummary, Direction, InboxCursor, InboxFilter};
 use dioxus::prelude::*;
@@ -25,6 +26,9 @@ pub fn Inbox() -> Element {
     let live = use_live(LiveTopic::Inbox);
     // Peers open on the work still to do: the open conversations.
     let mut filter = use_signal(|| InboxFilter::Open);
+    // One of the organisation's numbers, or all of them.
+    let mut number = use_signal(|| None::<uuid::Uuid>);
+    let numbers = use_resource(list_phone_numbers);
     // The views' sheet on a phone (the tabs on a wider screen).
     let mut sheet = use_signal(|| false);
     // Words to search the texts for; while there are some, the results replace the list.
@@ -38,11 +42,11 @@ pub fn Inbox() -> Element {
     let conversations = use_resource(move || {
         let _ = live();
         let f = filter();
-        list_conversations(f, None)
+        list_conversations(f, None, number())
     });
     let counts = use_resource(move || {
         let _ = live();
-        inbox_counts()
+        inbox_counts(number())
     });
     let reviews = use_resource(move || {
         let _ = live();
@@ -116,6 +120,19 @@ pub fn Inbox() -> Element {
             } else {
             button { id: "inbox-views", class: "secondary views-button", onclick: move |_| sheet.set(!sheet()),
                 "{current_label} · {grouped(count_of(filter()))} ▾"
+            }
+            if let Some(Ok(ns)) = numbers.read().clone().filter(|n| n.as_ref().is_ok_and(|n| n.len() > 1)) {
+                select { id: "inbox-number", class: "number-filter", "aria-label": "Number",
+                    onchange: move |e| {
+                        number.set(e.value().parse().ok());
+                        later.set(vec![]);
+                        next.set(None);
+                    },
+                    option { value: "", "All numbers" }
+                    for n in ns {
+                        option { key: "{n.id}", value: "{n.id}", selected: number() == Some(n.id), "{n.friendly_name}" }
+                    }
+                }
             }
             nav { class: if sheet() { "filter-tabs open" } else { "filter-tabs" }, id: "inbox-filters",
                 for (f, label) in InboxFilter::ALL {
@@ -193,7 +210,7 @@ pub fn Inbox() -> Element {
                                     let after = after.clone();
                                     loading.set(true);
                                     spawn(async move {
-                                        match list_conversations(filter(), Some(after)).await {
+                                        match list_conversations(filter(), Some(after), number()).await {
                                             Ok(p) => {
                                                 later.write().extend(p.items);
                                                 next.set(p.next);

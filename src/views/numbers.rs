@@ -1,4 +1,5 @@
-//! The phone numbers page: the organisation's numbers; owners add and edit them.
+//! The phone numbers page: the organisation's numbers; owners add and edit them, and choose
+//! which assign their new conversations in turn.
 use crate::auth::model::{CurrentUser, Role};
 use crate::components::ErrorBanner;
 use crate::phone_numbers::api::{
@@ -52,18 +53,19 @@ pub fn PhoneNumbers() -> Element {
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(rows)) => rsx! {
                     table { class: "table", id: "numbers-table",
-                        thead { tr { th { "Name" } th { "Number" } th { "Provider SID" } th {} } }
+                        thead { tr { th { "Name" } th { "Number" } th { "Provider SID" } th { "Assigns" } th {} } }
                         tbody {
                             for n in rows {
                                 tr { key: "{n.id}",
                                     td { class: "cell-title", "{n.friendly_name}" }
                                     td { class: "mono", "data-label": "Number", "{n.number}" }
                                     td { class: "mono muted", "data-label": "Provider SID", "{n.provider_sid.clone().unwrap_or_default()}" }
+                                    td { "data-label": "Assigns", if n.auto_assign { "In turn" } else { "—" } }
                                     td {
                                         if is_owner {
                                             button { class: "link-button", onclick: move |_| {
                                                 editing.set(Some(n.id));
-                                                form.set(PhoneNumberInput { number: n.number.clone(), friendly_name: n.friendly_name.clone(), provider_sid: n.provider_sid.clone().unwrap_or_default() });
+                                                form.set(PhoneNumberInput { number: n.number.clone(), friendly_name: n.friendly_name.clone(), provider_sid: n.provider_sid.clone().unwrap_or_default(), auto_assign: n.auto_assign });
                                             }, "Edit" }
                                         }
                                     }
@@ -80,6 +82,10 @@ pub fn PhoneNumbers() -> Element {
                     input { id: "number-input", placeholder: "+1 415 555 0100", value: "{form.read().number}", oninput: move |e| form.write().number = e.value() }
                     input { id: "number-name", placeholder: "Front desk", value: "{form.read().friendly_name}", oninput: move |e| form.write().friendly_name = e.value() }
                     input { id: "number-sid", placeholder: "PN… (optional)", value: "{form.read().provider_sid}", oninput: move |e| form.write().provider_sid = e.value() }
+                    label { class: "check",
+                        input { id: "number-auto-assign", r#type: "checkbox", checked: form.read().auto_assign, onchange: move |e| form.write().auto_assign = e.checked() }
+                        " Assign new conversations in turn to the members online in the last 15 minutes"
+                    }
                     button { id: "number-save", class: "primary", r#type: "submit", if editing().is_some() { "Save" } else { "Add number" } }
                 }
             } else {

@@ -255,6 +255,23 @@ impl Browser {
         panic!("no {css} ever showed {text:?}");
     }
 
+    /// Waits until no element matching `css` contains `text`.
+    pub async fn wait_until_gone_text(&self, css: &str, text: &str) {
+        for _ in 0..200 {
+            let mut seen = false;
+            if let Ok(els) = self.client.find_all(Locator::Css(css)).await {
+                for el in els {
+                    seen |= el.text().await.unwrap_or_default().contains(text);
+                }
+            }
+            if !seen {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("{css} still showed {text:?}");
+    }
+
     /// Signs in as the demo user and waits for the signed-in shell.
     pub async fn sign_in_demo(&self, base: &str) {
         self.open(&format!("{base}/signin")).await;

@@ -1,7 +1,8 @@
 //! In Chromium, on a desktop (both databases) and a 390 px phone: the team inbox. Assign a
 //! conversation to yourself and find it under Mine; close it and find it under Closed; reopen
 //! and snooze it; when its time comes (moved on in the database, as the hours would) the server
-//! wakes it and the open page shows it open again. On a phone the views open as a sheet.
+//! wakes it and the open page shows it open again. On a phone the views open as a sheet. The
+//! inbox narrowed to one number shows that number's conversations only.
 use crate::harness::*;
 use crate::helpers::{test_daytime, Backend};
 use fantoccini::Locator;
@@ -46,6 +47,14 @@ async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
         b.click("#filter-open").await;
     }
     b.assert_fits_width("the inbox").await;
+
+    // Narrowed to the Reminders line: Alan texted it, Ada the front desk.
+    pick(&b, "#inbox-number", "Reminders line").await;
+    b.wait_for_text("#conversation-list", "Alan Turing").await;
+    b.wait_until_gone_text("#conversation-list", "Ada Lovelace").await;
+    b.shot(&format!("{tag}-80b-one-number")).await;
+    pick(&b, "#inbox-number", "All numbers").await;
+    b.wait_for_text("#conversation-list", "Ada Lovelace").await;
 
     // Assign Ada's conversation to me.
     open_conversation(&b, "Ada Lovelace").await;

@@ -22,6 +22,7 @@ mod agents;
 mod assets;
 mod assistant_scale;
 mod attention;
+mod auto_assign;
 mod audience_race;
 mod auth;
 mod campaign_engine;
