@@ -3,9 +3,9 @@
 //! session of theirs used in the last 15 minutes), in turn after the member the number last
 //! assigned. Nobody online: the conversation stays in Unassigned.
 //!
-//! Two texts at once on one number take turns: the number's `assigned_last` moves only from the
-//! value the turn was chosen from (compare and swap), and a turn that lost the race is chosen
-//! again. A conversation someone assigned meanwhile is left as it is.
+//! Two texts at once on one number take turns: each reads and moves the number's `assigned_last`
+//! under a lock on the number (SQLite's writer lock, PostgreSQL's row lock), so no turn is lost
+//! or given twice. A conversation someone assigned meanwhile is left as it is.
 use crate::auth::entity::{membership, session};
 use crate::error::AppResult;
 use crate::messaging::entity::conversation;
@@ -22,15 +22,16 @@ use uuid::Uuid;
 /// A member counts as online this long after their last request.
 pub const ONLINE_MINUTES: i64 = 15;
 
-/// Races lost to another text on the same number before giving up (the text stays unassigned).
-const TRIES: usize = 5;
-
 /// The member whose turn it is: the first after `last` in a fixed order (their ids), wrapping
 /// round; None when nobody is online.
 pub fn next_in_turn(online: &BTreeSet<Uuid>, last: Option<Uuid>) -> Option<Uuid> {
-    last.and_then(|l| online.range((std::ops::Bound::Excluded(l), std::ops::Bound::Unbounded)).next())
-        .or_else(|| online.iter().next())
-        .copied()
+    last.and_then(|l| {
+        online
+            .range((std::ops::Bound::Excluded(l), std::ops::Bound::Unbounded))
+            .next()
+    })
+    .or_else(|| online.iter().next())
+    .copied()
 }
 
 /// The organisation's members with a session used since `now` less `ONLINE_MINUTES`.
@@ -76,64 +77,54 @@ pub async fn on_inbound(
         return Ok(None);
     }
     let org = number.organization_id;
-    let unassigned = || {
-        Condition::all()
-            .add(conversation::Column::OrganizationId.eq(org))
-            .add(conversation::Column::ContactId.eq(contact_id))
-            .add(conversation::Column::AssigneeId.is_null())
-    };
-    for _ in 0..TRIES {
-        let now = state.clock.now();
-        let taken = conversation::Entity::find()
-            .filter(unassigned())
-            .one(&state.db)
-            .await?
-            .is_none();
-        if taken {
-            return Ok(None);
-        }
-        let last = phone_number::Entity::find_by_id(number.id)
-            .one(&state.db)
-            .await?
-            .and_then(|n| n.assigned_last);
-        let online = online_members(&state.db, org, now).await?;
-        let Some(to) = next_in_turn(&online, last) else {
-            tracing::info!(number = %number.number, "nobody online to auto-assign to");
-            return Ok(None);
-        };
-        let txn = crate::server::db::begin_write(&state.db).await?;
-        let turn = match last {
-            Some(l) => phone_number::Column::AssignedLast.eq(l),
-            None => phone_number::Column::AssignedLast.is_null(),
-        };
-        let moved = phone_number::Entity::update_many()
-            .col_expr(phone_number::Column::AssignedLast, Expr::value(Some(to)))
-            .filter(phone_number::Column::Id.eq(number.id))
-            .filter(turn)
-            .exec(&txn)
-            .await?
-            .rows_affected;
-        if moved == 0 {
-            // Another text on this number took the turn first: choose again.
-            continue;
-        }
-        let assigned = conversation::Entity::update_many()
-            .col_expr(conversation::Column::AssigneeId, Expr::value(Some(to)))
-            .filter(unassigned())
-            .exec(&txn)
-            .await?
-            .rows_affected;
-        if assigned == 0 {
-            // Someone assigned it meanwhile; the turn is not used up.
-            return Ok(None);
-        }
-        txn.commit().await?;
-        tracing::info!(%contact_id, assignee = %to, number = %number.number, "conversation auto-assigned");
-        told(state, org, contact_id, to).await?;
-        return Ok(Some(to));
+    let unassigned = Condition::all()
+        .add(conversation::Column::OrganizationId.eq(org))
+        .add(conversation::Column::ContactId.eq(contact_id))
+        .add(conversation::Column::AssigneeId.is_null());
+    // Cheap first: a conversation someone has needs no turn (most texts).
+    if conversation::Entity::find()
+        .filter(unassigned.clone())
+        .one(&state.db)
+        .await?
+        .is_none()
+    {
+        return Ok(None);
     }
-    tracing::warn!(number = %number.number, "auto-assignment kept losing races; left unassigned");
-    Ok(None)
+    let now = state.clock.now();
+    // One turn at a time per number: SQLite's writer lock from BEGIN IMMEDIATE, PostgreSQL's
+    // lock on the number's row. The turn is read and moved under it.
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    let Some(locked) = phone_number::Entity::find_by_id(number.id)
+        .lock_exclusive()
+        .one(&txn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let online = online_members(&txn, org, now).await?;
+    let Some(to) = next_in_turn(&online, locked.assigned_last) else {
+        tracing::info!(number = %number.number, "nobody online to auto-assign to");
+        return Ok(None);
+    };
+    let assigned = conversation::Entity::update_many()
+        .col_expr(conversation::Column::AssigneeId, Expr::value(Some(to)))
+        .filter(unassigned)
+        .exec(&txn)
+        .await?
+        .rows_affected;
+    if assigned == 0 {
+        // Someone assigned it meanwhile; the turn is not used up.
+        return Ok(None);
+    }
+    phone_number::Entity::update_many()
+        .col_expr(phone_number::Column::AssignedLast, Expr::value(Some(to)))
+        .filter(phone_number::Column::Id.eq(number.id))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    tracing::info!(%contact_id, assignee = %to, number = %number.number, "conversation auto-assigned");
+    told(state, org, contact_id, to).await?;
+    Ok(Some(to))
 }
 
 async fn told(state: &AppState, org: Uuid, contact_id: Uuid, to: Uuid) -> AppResult<()> {
@@ -179,10 +170,18 @@ mod tests {
         let online: BTreeSet<Uuid> = [id(1), id(2), id(3)].into();
         assert_eq!(next_in_turn(&online, None), Some(id(1)), "the first turn");
         assert_eq!(next_in_turn(&online, Some(id(1))), Some(id(2)));
-        assert_eq!(next_in_turn(&online, Some(id(3))), Some(id(1)), "wraps round");
+        assert_eq!(
+            next_in_turn(&online, Some(id(3))),
+            Some(id(1)),
+            "wraps round"
+        );
         // The last one assigned went offline: the turn passes to whoever follows them.
         let two: BTreeSet<Uuid> = [id(1), id(3)].into();
         assert_eq!(next_in_turn(&two, Some(id(2))), Some(id(3)));
-        assert_eq!(next_in_turn(&BTreeSet::new(), Some(id(2))), None, "nobody online");
+        assert_eq!(
+            next_in_turn(&BTreeSet::new(), Some(id(2))),
+            None,
+            "nobody online"
+        );
     }
 }
