@@ -19,6 +19,7 @@ pub mod organization;
 pub mod phone_numbers;
 pub mod plans;
 pub mod provider_accounts;
+pub mod saved_replies;
 pub mod views;
 
 #[cfg(feature = "server")]

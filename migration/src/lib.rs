@@ -39,6 +39,7 @@ mod m20261126_000035_plan_step_item;
 mod m20261127_000036_conversation_recency;
 mod m20261127_000037_conversation_state;
 mod m20261127_000038_number_auto_assign;
+mod m20261127_000039_saved_reply;
 mod platform_agent;
 
 pub struct Migrator;
@@ -85,6 +86,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000036_conversation_recency::Migration),
             Box::new(m20261127_000037_conversation_state::Migration),
             Box::new(m20261127_000038_number_auto_assign::Migration),
+            Box::new(m20261127_000039_saved_reply::Migration),
         ]
     }
 }
@@ -120,6 +122,24 @@ pub(crate) fn index(
         idx.unique();
     }
     idx.to_owned()
+}
+
+/// Drops the indexes `index` made over each `(table, cols)`.
+pub(crate) async fn drop_indexes(
+    manager: &SchemaManager<'_>,
+    indexes: &[(&'static str, &[&'static str])],
+) -> Result<(), DbErr> {
+    for (table, cols) in indexes {
+        manager
+            .drop_index(
+                Index::drop()
+                    .name(format!("idx_{table}_{}", cols.join("_")))
+                    .table(*table)
+                    .to_owned(),
+            )
+            .await?;
+    }
+    Ok(())
 }
 
 /// Adds one column (SQLite alters one column per statement).

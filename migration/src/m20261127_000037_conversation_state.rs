@@ -6,7 +6,7 @@
 //! `(organization_id, state, last_at)` and `(organization_id, assignee_id, last_at)` (their counts
 //! through `(organization_id, assignee_id, state, snoozed_until)`); the waker
 //! finds snoozes that are due through `(state, snoozed_until)`.
-use crate::{add_column, drop_column, index};
+use crate::{add_column, drop_column, drop_indexes, index};
 use sea_orm::DbBackend;
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -105,16 +105,7 @@ impl MigrationTrait for Migration {
             db.execute_unprepared("DROP TRIGGER IF EXISTS message_conversation_reopen")
                 .await?;
         }
-        for (table, cols) in INDEXES {
-            manager
-                .drop_index(
-                    Index::drop()
-                        .name(format!("idx_{table}_{}", cols.join("_")))
-                        .table(table)
-                        .to_owned(),
-                )
-                .await?;
-        }
+        drop_indexes(manager, &INDEXES).await?;
         drop_column(manager, "organization", "ai_pause_minutes").await?;
         drop_column(manager, "message", "media_types").await?;
         for col in [

@@ -3,7 +3,7 @@
 //! `assigned_last` is the member the turn last went to, so the next text goes to whoever follows
 //! them. The inbox's filter by number reads `(organization_id, last_phone_number_id, last_at)`;
 //! who is online, `session (organization_id, last_seen_at)`.
-use crate::{add_column, drop_column, index};
+use crate::{add_column, drop_column, drop_indexes, index};
 use sea_orm_migration::{prelude::*, schema::*};
 
 #[derive(DeriveMigrationName)]
@@ -40,16 +40,7 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        for (table, cols) in INDEXES {
-            manager
-                .drop_index(
-                    Index::drop()
-                        .name(format!("idx_{table}_{}", cols.join("_")))
-                        .table(table)
-                        .to_owned(),
-                )
-                .await?;
-        }
+        drop_indexes(manager, &INDEXES).await?;
         drop_column(manager, "phone_number", "assigned_last").await?;
         drop_column(manager, "phone_number", "auto_assign").await?;
         Ok(())

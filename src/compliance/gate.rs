@@ -2,6 +2,7 @@
 //! first attempt, a retry, a reconciler's resend and "send anyway" alike). It re-reads the
 //! suppression list, an open possible opt-out, and, for outreach, marketing consent, the
 //! recipient's hours and the state rules: whatever changed since the text was queued decides.
+//! A text that still holds an unfilled merge field never leaves.
 use crate::compliance::entity::{opt_out_review, review_status};
 use crate::compliance::model::{ConsentSource, Purpose};
 use crate::contacts::entity::contact;
@@ -33,6 +34,13 @@ pub async fn refusal(state: &AppState, row: &message::Model) -> AppResult<Option
     let Some(phone) = c.phone.clone() else {
         return Ok(Some(format!("{} has no phone number", c.name)));
     };
+    // Whoever wrote it, a merge field or plan reference nothing filled never reaches a person.
+    if let Some(field) = crate::messaging::merge::leftover(&row.body) {
+        return Ok(Some(format!(
+            "it still holds {field}, which nothing filled: it would reach {} as braces",
+            c.name
+        )));
+    }
     if purpose == Purpose::Compliance {
         // The confirmation and the HELP answer reach a number that opted out: that is their point.
         let late = now - row.created_at > CONFIRMATION_WITHIN;

@@ -1,8 +1,12 @@
-//! The composer: pick which of the organisation's numbers to send from, write, send.
+//! The composer: pick which of the organisation's numbers to send from, write, send. Typing `/`
+//! opens the saved replies whose name starts with what follows; picking one puts its text, filled
+//! in for this contact, in the composer. Below it: characters, segments and the cost.
+use crate::bulk_operation::segments::segments;
 use crate::components::{ErrorBanner, Prefill};
 use crate::messaging::api::send_message;
 use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
 use crate::phone_numbers::model::PhoneNumberView;
+use crate::saved_replies::api::{fill_saved_reply, list_saved_replies};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -60,7 +64,25 @@ pub fn Composer(
         }
         sending.set(false);
     };
+    // "/name": the saved replies whose name starts with it.
+    let picking = use_memo(move || body.read().strip_prefix('/').map(str::to_owned));
+    let replies = use_resource(move || async move {
+        match picking() {
+            Some(q) => Some(list_saved_replies(q, None).await),
+            None => None,
+        }
+    });
+    let pick = move |id: Uuid| async move {
+        match fill_saved_reply(id, contact_id).await {
+            Ok(text) => {
+                body.set(text);
+                error.set(None);
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
     let chars = body.read().chars().count();
+    let seg = segments(&body.read());
     rsx! {
         form { class: "composer", onsubmit: send,
             ErrorBanner { message: error() }
@@ -78,7 +100,7 @@ pub fn Composer(
                 }
                 textarea {
                     id: "composer-body",
-                    placeholder: "Write a text…",
+                    placeholder: "Write a text, or / for a saved reply",
                     rows: "2",
                     value: "{body}",
                     oninput: move |e| {
@@ -90,7 +112,30 @@ pub fn Composer(
                 }
                 button { id: "composer-send", class: "primary", r#type: "submit", disabled: sending() || chars == 0, "Send" }
             }
-            div { class: "muted small", "{chars} / {MAX_SMS_CHARS} characters" }
+            if let (Some(q), Some(Some(found))) = (picking(), replies.read().clone()) {
+                div { class: "saved-replies", id: "saved-replies",
+                    match found {
+                        Err(e) => rsx! { p { class: "muted small", "{e}" } },
+                        Ok(page) if page.items.is_empty() => rsx! {
+                            p { class: "muted small", "No saved reply starts with “{q}”. Add them in Settings." }
+                        },
+                        Ok(page) => rsx! {
+                            for r in page.items.clone() {
+                                button { key: "{r.id}", r#type: "button", class: "saved-reply", onclick: move |_| pick(r.id),
+                                    strong { "{r.name}" } " " span { class: "muted", "{r.body}" }
+                                }
+                            }
+                            if page.total > page.items.len() as u64 {
+                                p { class: "muted small", "Showing {page.items.len()} of {page.total}: type more of the name." }
+                            }
+                        },
+                    }
+                }
+            }
+            div { class: "muted small", id: "composer-count",
+                "{chars} / {MAX_SMS_CHARS} characters"
+                if seg.count > 0 { " · {seg.label()}" }
+            }
         }
     }
 }

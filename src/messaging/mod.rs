@@ -1,5 +1,6 @@
 //! Messaging: the inbox, conversations, the SMS transports, the Twilio webhooks and live updates.
 pub mod api;
+pub mod merge;
 pub mod model;
 
 #[cfg(feature = "server")]

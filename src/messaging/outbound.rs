@@ -162,8 +162,8 @@ pub struct Sendable {
     pub body: String,
 }
 
-/// Every rule that stops a text before it is recorded: an empty or too long body, a contact or
-/// number outside the organisation, no textable phone, an opt-out. The send path and the plan
+/// Every rule that stops a text before it is recorded: an empty or too long body, a merge field
+/// nothing filled, a contact or number outside the organisation, no textable phone, an opt-out. The send path and the plan
 /// simulator both ask this, so a simulation refuses exactly what a send would.
 pub async fn check_sendable(
     state: &AppState,
@@ -179,6 +179,12 @@ pub async fn check_sendable(
     if body.chars().count() > MAX_SMS_CHARS {
         return Err(AppError::Validation(format!(
             "A text may have at most {MAX_SMS_CHARS} characters."
+        )));
+    }
+    if let Some(field) = crate::messaging::merge::leftover(body) {
+        return Err(AppError::Validation(format!(
+            "This text still holds {field}: nothing filled it, and it would reach the contact as \
+             braces. Fill it in or take it out."
         )));
     }
     let contact = contacts::find_in_org(&state.db, org_id, contact_id).await?;

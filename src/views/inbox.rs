@@ -8,9 +8,9 @@ use crate::components::{grouped, short_time, ErrorBanner};
 use crate::inbox::api::inbox_counts;
 use crate::inbox::model::ConversationState;
 use crate::messaging::api::list_conversations;
-use crate::phone_numbers::api::list_phone_numbers;
 use crate::messaging::model::LiveTopic;
 use crate::messaging::model::{ConversationSummary, Direction, InboxCursor, InboxFilter};
+use crate::phone_numbers::api::list_phone_numbers;
 use dioxus::prelude::*;
 
 #[component]

@@ -14,6 +14,7 @@ mod numbers;
 mod operations;
 mod plans;
 pub(crate) mod provider;
+mod saved_replies;
 mod segment_bar;
 mod settings;
 pub(crate) mod shell;

@@ -1,6 +1,6 @@
 //! The organisation settings page: name, time zone and the rules every agent follows, and the
 //! texting-law wording (HELP, the opt-out confirmation, AI disclosure, extra opt-out phrases).
-//! The owner edits them; a member sees them read-only.
+//! The owner edits them; a member sees them read-only. Below them, the team's saved replies.
 use crate::compliance::api::{compliance_settings, update_compliance_settings};
 use crate::compliance::model::{ComplianceSettingsView, MAX_WORDING_CHARS};
 use crate::components::{use_is_owner, ErrorBanner};
@@ -28,6 +28,7 @@ pub fn Settings() -> Element {
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(v)) => rsx! { ComplianceForm { view: v } },
             }
+            crate::views::saved_replies::SavedRepliesCard {}
             crate::views::provider::ProviderCard {}
         }
     }

@@ -15,6 +15,7 @@ mod notifications;
 mod opt_outs;
 mod phone;
 mod plans;
+mod saved_replies;
 mod scale;
 mod scheduled;
 mod security;

@@ -51,7 +51,8 @@ async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
     // Narrowed to the Reminders line: Alan texted it, Ada the front desk.
     pick(&b, "#inbox-number", "Reminders line").await;
     b.wait_for_text("#conversation-list", "Alan Turing").await;
-    b.wait_until_gone_text("#conversation-list", "Ada Lovelace").await;
+    b.wait_until_gone_text("#conversation-list", "Ada Lovelace")
+        .await;
     b.shot(&format!("{tag}-80b-one-number")).await;
     pick(&b, "#inbox-number", "All numbers").await;
     b.wait_for_text("#conversation-list", "Ada Lovelace").await;

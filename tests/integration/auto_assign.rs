@@ -38,7 +38,9 @@ async fn assignees(app: &TestApp, who: &Org) -> HashMap<String, Option<String>> 
         .map(|c| {
             (
                 c["contact_phone"].as_str().unwrap().to_owned(),
-                c["triage"]["assignee"]["user_id"].as_str().map(str::to_owned),
+                c["triage"]["assignee"]["user_id"]
+                    .as_str()
+                    .map(str::to_owned),
             )
         })
         .collect()
@@ -89,14 +91,16 @@ async fn new_conversations_go_to_the_members_online_in_turn(backend: Backend) {
         order.iter().all(|o| *o == dana_id || *o == eve_id),
         "only members online: {order:?} (the owner is {owner_id})"
     );
-    assert!(
-        order.windows(2).all(|w| w[0] != w[1]),
-        "in turn: {order:?}"
-    );
+    assert!(order.windows(2).all(|w| w[0] != w[1]), "in turn: {order:?}");
 
     // A second text keeps the conversation with whoever has it.
     app.post_webhook(
-        &sms_params("SMturnagain000000000000000000001", "+14155552700", TURNS, "Still there?"),
+        &sms_params(
+            "SMturnagain000000000000000000001",
+            "+14155552700",
+            TURNS,
+            "Still there?",
+        ),
         None,
     )
     .await;
@@ -122,18 +126,19 @@ async fn new_conversations_go_to_the_members_online_in_turn(backend: Backend) {
     app.settle().await;
     let now = assignees(&app, &dana).await;
     let burst: Vec<&String> = (0..6)
-        .map(|i| {
-            now[&format!("+1415555271{i}")]
-                .as_ref()
-                .expect("assigned")
-        })
+        .map(|i| now[&format!("+1415555271{i}")].as_ref().expect("assigned"))
         .collect();
     let to_dana = burst.iter().filter(|o| ***o == dana_id).count();
     assert_eq!((to_dana, 6 - to_dana), (3, 3), "turns at once: {burst:?}");
 
     // The number that does not assign leaves its conversation in Unassigned.
     app.post_webhook(
-        &sms_params("SMplain000000000000000000000001", "+14155552790", PLAIN, "Hi"),
+        &sms_params(
+            "SMplain000000000000000000000001",
+            "+14155552790",
+            PLAIN,
+            "Hi",
+        ),
         None,
     )
     .await;
@@ -157,13 +162,27 @@ async fn new_conversations_go_to_the_members_online_in_turn(backend: Backend) {
     assert_eq!(page["total"], 1, "{page}");
     assert_eq!(page["items"][0]["contact_phone"], "+14155552790");
     let on_plain: Value = app
-        .ok_as(&dana.client, "/api/inbox/counts", json!({"number_id": plain}))
+        .ok_as(
+            &dana.client,
+            "/api/inbox/counts",
+            json!({"number_id": plain}),
+        )
         .await;
-    assert_eq!((on_plain["all"].as_u64(), on_plain["unassigned"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (on_plain["all"].as_u64(), on_plain["unassigned"].as_u64()),
+        (Some(1), Some(1))
+    );
     let on_turns: Value = app
-        .ok_as(&dana.client, "/api/inbox/counts", json!({"number_id": turns}))
+        .ok_as(
+            &dana.client,
+            "/api/inbox/counts",
+            json!({"number_id": turns}),
+        )
         .await;
-    assert_eq!((on_turns["all"].as_u64(), on_turns["unassigned"].as_u64()), (Some(10), Some(0)));
+    assert_eq!(
+        (on_turns["all"].as_u64(), on_turns["unassigned"].as_u64()),
+        (Some(10), Some(0))
+    );
     let mine: Value = app
         .ok_as(
             &dana.client,
@@ -171,7 +190,10 @@ async fn new_conversations_go_to_the_members_online_in_turn(backend: Backend) {
             json!({"filter": "mine", "after": null, "number_id": turns}),
         )
         .await;
-    assert_eq!(mine["total"], 5, "Dana's: two one by one, three at once: {mine}");
+    assert_eq!(
+        mine["total"], 5,
+        "Dana's: two one by one, three at once: {mine}"
+    );
 
     // Another organisation's number is not found, and shows nothing.
     let other = app.new_org("Other Co").await;

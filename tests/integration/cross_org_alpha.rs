@@ -21,6 +21,8 @@ pub struct Alpha {
     pub scheduled: Value,
     /// A saved segment.
     pub segment: Value,
+    /// A saved reply.
+    pub saved_reply: Value,
     /// A possible opt-out waiting for a person.
     pub review: Value,
     /// The member's user id, an owner's invitation and the owner's session.
@@ -173,6 +175,13 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
             json!({"name": "Alpha segment", "filter": {"tags_any": ["quote"]}}),
         )
         .await;
+    let saved_reply: Value = app
+        .ok_as(
+            &a.client,
+            "/api/saved_replies/save",
+            json!({"id": null, "input": {"name": "Alpha reply", "body": "Alpha saved words, {{contact.first_name|there}}"}}),
+        )
+        .await;
     let alpha = Alpha {
         member_user: id("member", &me["user_id"]),
         invitation: id("invitation", &invitation["id"]),
@@ -190,6 +199,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         suggester: id("suggester", &suggester["id"]),
         scheduled: json!(scheduled),
         segment: id("segment", &segment["id"]),
+        saved_reply: id("saved reply", &saved_reply["id"]),
         alan,
         secrets: vec![],
     };
@@ -209,6 +219,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "Alpha lesson",
         "Alpha suggester",
         "Alpha segment",
+        "Alpha saved words",
         "Alpha: wrong number",
     ]
     .map(String::from)

@@ -180,6 +180,37 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Own,
             Member,
         ),
+        // Saved replies.
+        row(
+            "/api/saved_replies",
+            json!({"query": "", "after": null}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/saved_replies/save",
+            json!({"id": null, "input": {"name": "Beta reply", "body": "Hello"}}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/saved_replies/save",
+            json!({"id": a.saved_reply, "input": {"name": "Renamed", "body": "Hello"}}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/saved_replies/fill",
+            json!({"id": a.saved_reply, "contact_id": a.alan}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/saved_replies/delete",
+            json!({"id": a.saved_reply}),
+            NotFound,
+            Owner,
+        ),
         // Segments.
         row("/api/segments", json!({}), Own, Member),
         row(
@@ -238,6 +269,13 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Own,
             Member,
         ),
+        // Narrowed to A's number.
+        row(
+            "/api/conversations",
+            json!({"filter": "all", "after": null, "number_id": a.number}),
+            NotFound,
+            Member,
+        ),
         row(
             "/api/conversations/get",
             json!({"contact_id": a.alan}),
@@ -252,6 +290,12 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         ),
         // The team inbox: views, state, assignee and the handoff.
         row("/api/inbox/counts", json!({}), Own, Member),
+        row(
+            "/api/inbox/counts",
+            json!({"number_id": a.number}),
+            NotFound,
+            Member,
+        ),
         row(
             "/api/conversations/triage",
             json!({"contact_id": a.alan}),

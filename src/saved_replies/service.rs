@@ -1,0 +1,203 @@
+//! Saved replies: saving (a name unique per organisation, a text whose merge fields are known),
+//! the picker's pages, deleting (its creator or an owner), and filling one in for a contact from
+//! the member who will send it.
+use crate::auth::entity::{organization, user};
+use crate::auth::model::Role;
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::messaging::merge::{check, render, MergeValues};
+use crate::messaging::model::MAX_SMS_CHARS;
+use crate::saved_replies::entity as saved_reply;
+use crate::saved_replies::model::{
+    SavedReplyInput, SavedReplyPage, SavedReplyView, SAVED_REPLY_NAME_MAX, SAVED_REPLY_PAGE,
+};
+use crate::server::AppState;
+use sea_orm::sea_query::LikeExpr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set,
+};
+use uuid::Uuid;
+
+fn key(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+fn to_view(r: saved_reply::Model) -> SavedReplyView {
+    SavedReplyView {
+        id: r.id,
+        name: r.name,
+        body: r.body,
+    }
+}
+
+fn taken(name: &str) -> AppError {
+    AppError::Conflict(format!("There is a saved reply called \"{name}\" already."))
+}
+
+/// One page of the organisation's saved replies whose name starts with `query`, in name order.
+pub async fn list<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    query: &str,
+    after: Option<String>,
+) -> AppResult<SavedReplyPage> {
+    let prefix: String = key(query)
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    let q = saved_reply::Entity::find()
+        .filter(saved_reply::Column::OrganizationId.eq(org))
+        .filter(
+            saved_reply::Column::NameKey.like(LikeExpr::new(format!("{prefix}%")).escape('\\')),
+        );
+    let total = q.clone().count(db).await?;
+    let mut page = q;
+    if let Some(after) = after {
+        page = page.filter(saved_reply::Column::NameKey.gt(after));
+    }
+    let mut rows = page
+        .order_by_asc(saved_reply::Column::NameKey)
+        .limit(SAVED_REPLY_PAGE + 1)
+        .all(db)
+        .await?;
+    let more = rows.len() as u64 > SAVED_REPLY_PAGE;
+    rows.truncate(SAVED_REPLY_PAGE as usize);
+    let next = more
+        .then(|| rows.last().map(|r| r.name_key.clone()))
+        .flatten();
+    Ok(SavedReplyPage {
+        items: rows.into_iter().map(to_view).collect(),
+        total,
+        next,
+    })
+}
+
+/// A name of 1 to 80 characters and a text of 1 to 1,600 whose merge fields are known.
+fn clean(input: &SavedReplyInput) -> AppResult<(String, String)> {
+    let name = input.name.trim();
+    if name.is_empty() || name.chars().count() > SAVED_REPLY_NAME_MAX {
+        return Err(AppError::validation(format!(
+            "A saved reply's name is 1 to {SAVED_REPLY_NAME_MAX} characters."
+        )));
+    }
+    let body = input.body.trim();
+    if body.is_empty() || body.chars().count() > MAX_SMS_CHARS {
+        return Err(AppError::validation(format!(
+            "A saved reply's text is 1 to {MAX_SMS_CHARS} characters."
+        )));
+    }
+    check(body).map_err(|e| AppError::Validation(e.to_string()))?;
+    Ok((name.to_owned(), body.to_owned()))
+}
+
+async fn find(state: &AppState, org: Uuid, id: Uuid) -> AppResult<saved_reply::Model> {
+    saved_reply::Entity::find_by_id(id)
+        .filter(saved_reply::Column::OrganizationId.eq(org))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Saved reply"))
+}
+
+/// Adds a saved reply (any member), or changes one (any member: the team's replies are shared).
+pub async fn save(
+    state: &AppState,
+    m: &Member,
+    id: Option<Uuid>,
+    input: &SavedReplyInput,
+) -> AppResult<SavedReplyView> {
+    let (name, body) = clean(input)?;
+    let now = state.clock.now();
+    let row = match id {
+        Some(id) => {
+            let mut am: saved_reply::ActiveModel = find(state, m.organization_id, id).await?.into();
+            am.name = Set(name.clone());
+            am.name_key = Set(key(&name));
+            am.body = Set(body);
+            am.updated_at = Set(now);
+            am.update(&state.db).await
+        }
+        None => {
+            saved_reply::ActiveModel {
+                id: Set(Uuid::new_v4()),
+                organization_id: Set(m.organization_id),
+                name: Set(name.clone()),
+                name_key: Set(key(&name)),
+                body: Set(body),
+                created_by: Set(Some(m.user_id)),
+                created_at: Set(now),
+                updated_at: Set(now),
+            }
+            .insert(&state.db)
+            .await
+        }
+    }
+    .map_err(|e| {
+        if crate::server::db::is_unique_violation(&e) {
+            taken(&name)
+        } else {
+            e.into()
+        }
+    })?;
+    tracing::info!(saved_reply = %row.id, "saved reply saved");
+    Ok(to_view(row))
+}
+
+/// Deletes a saved reply: its creator or an owner may.
+pub async fn delete(state: &AppState, m: &Member, id: Uuid) -> AppResult<()> {
+    let row = find(state, m.organization_id, id).await?;
+    if m.role != Role::Owner && row.created_by != Some(m.user_id) {
+        return Err(AppError::NotPermitted(
+            "Only its creator or an owner can delete a saved reply.".into(),
+        ));
+    }
+    saved_reply::Entity::delete_by_id(id)
+        .exec(&state.db)
+        .await?;
+    Ok(())
+}
+
+/// What fills the merge fields for `contact_id` when `m` sends.
+pub async fn values(state: &AppState, m: &Member, contact_id: Uuid) -> AppResult<MergeValues> {
+    let c = crate::contacts::service::find_in_org(&state.db, m.organization_id, contact_id).await?;
+    let custom = match c.custom_fields {
+        serde_json::Value::Object(map) => map
+            .into_iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    serde_json::Value::String(s) => s,
+                    serde_json::Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                (k, text)
+            })
+            .collect(),
+        _ => Default::default(),
+    };
+    let org_name = organization::Entity::find_by_id(m.organization_id)
+        .one(&state.db)
+        .await?
+        .map(|o| o.name)
+        .unwrap_or_default();
+    let me_name = user::Entity::find_by_id(m.user_id)
+        .one(&state.db)
+        .await?
+        .map(|u| u.name)
+        .unwrap_or_default();
+    Ok(MergeValues {
+        contact_name: c.name,
+        custom,
+        org_name,
+        me_name,
+    })
+}
+
+/// The saved reply's text for the contact, every field filled; a field nothing fills is refused.
+pub async fn fill(state: &AppState, m: &Member, id: Uuid, contact_id: Uuid) -> AppResult<String> {
+    let row = find(state, m.organization_id, id).await?;
+    let values = values(state, m, contact_id).await?;
+    render(&row.body, &values).map_err(|e| AppError::Validation(e.to_string()))
+}
