@@ -8,6 +8,7 @@ use crate::bulk_operation::entity::{item, operation};
 use crate::bulk_operation::model::{item_status, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
+use crate::messaging::merge::{render, MergeValues};
 use crate::server::AppState;
 use futures::StreamExt;
 use sea_orm::sea_query::Expr;
@@ -110,6 +111,9 @@ struct Claimed {
     item_id: Uuid,
     first_name: String,
     context: String,
+    /// The contact's name and custom fields, for the concept's merge fields.
+    contact_name: String,
+    custom: std::collections::BTreeMap<String, String>,
 }
 
 /// Claims a batch and reads its contacts in one query.
@@ -133,11 +137,16 @@ async fn claim_with_contacts(
     Ok(batch
         .into_iter()
         .map(|(item_id, contact_id)| {
-            let (first_name, context) = context_of(contacts.get(&contact_id));
+            let c = contacts.get(&contact_id);
+            let (first_name, context) = context_of(c);
             Claimed {
                 item_id,
                 first_name,
                 context,
+                contact_name: c.map(|c| c.name.clone()).unwrap_or_default(),
+                custom: c
+                    .map(|c| MergeValues::custom_fields(&c.custom_fields))
+                    .unwrap_or_default(),
             }
         })
         .collect())
@@ -172,16 +181,34 @@ fn context_of(c: Option<&contact::Model>) -> (String, String) {
 async fn draft_item(
     state: &AppState,
     op: &operation::Model,
-    (org, lessons): (&crate::auth::entity::organization::Model, &[String]),
+    (org, lessons, owner): (&crate::auth::entity::organization::Model, &[String], &str),
     claimed: Claimed,
     writer: &Writer,
 ) {
+    // The concept's merge fields, filled in for this contact; one nothing fills fails this
+    // item with the field's name (never a draft with braces in it).
+    let values = MergeValues {
+        contact_name: claimed.contact_name,
+        custom: claimed.custom,
+        org_name: org.name.clone(),
+        me_name: owner.to_owned(),
+    };
+    let concept = match render(&op.message_concept, &values) {
+        Ok(concept) => concept,
+        Err(e) => {
+            writer.record(Finished {
+                item_id: claimed.item_id,
+                result: Err(format!("The concept's merge fields: {e}")),
+            });
+            return;
+        }
+    };
     let req = DraftRequest {
         organization: org.name.clone(),
         rules: org.rules.clone().unwrap_or_default(),
         lessons: lessons.to_vec(),
         persona: op.persona.clone(),
-        concept: op.message_concept.clone(),
+        concept,
         instruction: "Follow up personally and briefly.".into(),
         contact_context: claimed.context,
         first_name: claimed.first_name,
@@ -294,6 +321,15 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
             .one(&state.db)
             .await?
             .ok_or_else(|| AppError::not_found("Organisation"))?;
+        // `{{me.name}}` in a concept: the member the campaign is for.
+        let owner = match op.owner_user_id {
+            Some(id) => crate::auth::entity::user::Entity::find_by_id(id)
+                .one(&state.db)
+                .await?
+                .map(|u| u.name)
+                .unwrap_or_default(),
+            None => String::new(),
+        };
         let lessons: Vec<String> =
             crate::ai_agent::learning::service::enabled(&state.db, op.agent_id)
                 .await?
@@ -332,7 +368,7 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
         let beat = heartbeat(state, &worker, cfg.stale_after);
         claims
             .for_each_concurrent(cfg.concurrency.max(1), |claimed| {
-                draft_item(state, &op, (&org, &lessons), claimed, &writer)
+                draft_item(state, &op, (&org, &lessons, &owner), claimed, &writer)
             })
             .await;
         let _ = claimer.await;

@@ -38,6 +38,23 @@ fn first_name(name: &str) -> String {
 }
 
 impl MergeValues {
+    /// A contact's custom fields (a JSON object) as text, by name.
+    pub fn custom_fields(fields: &serde_json::Value) -> BTreeMap<String, String> {
+        let Some(map) = fields.as_object() else {
+            return BTreeMap::new();
+        };
+        map.iter()
+            .map(|(k, v)| {
+                let text = match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                (k.clone(), text)
+            })
+            .collect()
+    }
+
     /// The value of `field` (`contact.first_name` …), empty when there is none.
     fn value(&self, field: &str) -> String {
         match field.split_once('.') {

@@ -111,6 +111,8 @@ impl PlanEdit {
             if message_concept.is_empty() {
                 return Err(AppError::validation("A campaign needs a message concept."));
             }
+            crate::messaging::merge::check(message_concept)
+                .map_err(|e| AppError::Validation(e.to_string()))?;
         }
         if let Some(number) = self.from_number_id {
             let PlanAction::BulkSmsCampaign { from_number_id, .. } = &mut action else {

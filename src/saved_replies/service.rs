@@ -163,20 +163,7 @@ pub async fn delete(state: &AppState, m: &Member, id: Uuid) -> AppResult<()> {
 /// What fills the merge fields for `contact_id` when `m` sends.
 pub async fn values(state: &AppState, m: &Member, contact_id: Uuid) -> AppResult<MergeValues> {
     let c = crate::contacts::service::find_in_org(&state.db, m.organization_id, contact_id).await?;
-    let custom = match c.custom_fields {
-        serde_json::Value::Object(map) => map
-            .into_iter()
-            .map(|(k, v)| {
-                let text = match v {
-                    serde_json::Value::String(s) => s,
-                    serde_json::Value::Null => String::new(),
-                    other => other.to_string(),
-                };
-                (k, text)
-            })
-            .collect(),
-        _ => Default::default(),
-    };
+    let custom = MergeValues::custom_fields(&c.custom_fields);
     let org_name = organization::Entity::find_by_id(m.organization_id)
         .one(&state.db)
         .await?

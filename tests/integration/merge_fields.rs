@@ -1,7 +1,9 @@
 //! A merge field nothing filled never reaches a person as braces (issue 28 §4): the composer's
 //! send refuses the text with the field's name and stores nothing, and a text that reached the
 //! send ledger by any other path is refused by the gate as it leaves. Prose in double braces
-//! goes as written.
+//! goes as written. A campaign's concept fills its merge fields per contact as drafts are
+//! written: a contact whose field is empty fails alone, with the field's name.
+use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::compliance::model::Purpose;
@@ -11,7 +13,10 @@ use sea_orm::ActiveModelTrait;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-on_both_databases!(an_unfilled_merge_field_never_leaves);
+on_both_databases!(
+    an_unfilled_merge_field_never_leaves,
+    a_campaign_concept_is_filled_in_per_contact
+);
 
 async fn an_unfilled_merge_field_never_leaves(backend: Backend) {
     let outbox = Arc::new(OutboxTransport::default());
@@ -97,4 +102,77 @@ async fn an_unfilled_merge_field_never_leaves(backend: Backend) {
     );
     let bodies: Vec<String> = outbox.sent().into_iter().map(|s| s.body).collect();
     assert_eq!(bodies, vec!["Reply {{ YES }} to confirm".to_owned()]);
+}
+
+async fn a_campaign_concept_is_filled_in_per_contact(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    // Katherine has an offer on record; Linus has none.
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/contacts/update",
+            json!({"id": c.katherine, "input": {"name": "Katherine Johnson", "phone": "+14155552674", "email": "", "tags": ["lead", "quote"], "custom_fields": {"offer": "20% off whitening"}}}),
+        )
+        .await;
+    let agent = assistant_agent(&app, c.org.org_id).await;
+    let plan = campaign_plan(
+        &app,
+        &agent,
+        &include_all(&[c.katherine, c.linus]),
+        "Offers",
+    )
+    .await;
+    // An unknown field is refused when the concept is edited.
+    let edit = |concept: &str| json!({"id": plan.id, "edit": {"title": null, "summary": null, "include": [], "message_concept": concept}});
+    let (status, body) = app
+        .call_as(
+            &c.org.client,
+            "/api/plans/edit",
+            edit("Visit {{org.address}}"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("{{org.address}}"),
+        "{body}"
+    );
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/plans/edit",
+            edit("{{contact.offer}} is waiting for you at {{org.name}}"),
+        )
+        .await;
+    let op = approve_and_draft(&app, &c.org, &json!(plan.id)).await;
+    let s = sheet(&app, &c.org, &op).await;
+    let item = |name: &str| {
+        s["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["contact_name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let katherine = item("Katherine Johnson");
+    // The offline drafter writes "Hi <first name>, <the concept in lower case>".
+    assert_eq!(
+        katherine["draft"], "Hi Katherine, 20% off whitening is waiting for you at campaign co",
+        "{katherine}"
+    );
+    let linus = item("Linus Torvalds");
+    assert_eq!(linus["status"], "failed", "{linus}");
+    assert!(
+        linus["error"]
+            .as_str()
+            .unwrap()
+            .contains("{{contact.offer}}"),
+        "{linus}"
+    );
 }

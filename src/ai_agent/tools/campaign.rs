@@ -60,6 +60,10 @@ async fn checked(ctx: &ToolCtx, args: &Value) -> Result<Campaign, ToolError> {
             ))
         })?
         .to_owned();
+    // Merge fields ({{contact.first_name|there}}) are filled in per contact as drafts are
+    // written; an unknown or unclosed one is refused now.
+    crate::messaging::merge::check(&concept)
+        .map_err(|e| ToolError::BadArguments(format!("message_concept: {e}")))?;
     let number_id: Uuid = args
         .get("phone_number_id")
         .and_then(Value::as_str)
