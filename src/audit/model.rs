@@ -17,10 +17,11 @@ pub enum AuditAction {
     AgentWidened,
     OptOutCleared,
     SignUpRefused,
+    ContactsExported,
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 10] = [
+    pub const ALL: [AuditAction; 11] = [
         Self::MemberInvited,
         Self::InvitationRevoked,
         Self::MemberJoined,
@@ -31,6 +32,7 @@ impl AuditAction {
         Self::AgentWidened,
         Self::OptOutCleared,
         Self::SignUpRefused,
+        Self::ContactsExported,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -45,6 +47,7 @@ impl AuditAction {
             Self::AgentWidened => "agent_widened",
             Self::OptOutCleared => "opt_out_cleared",
             Self::SignUpRefused => "sign_up_refused",
+            Self::ContactsExported => "contacts_exported",
         }
     }
 
@@ -64,6 +67,7 @@ impl AuditAction {
             Self::AgentWidened => "Widened an autonomous agent",
             Self::OptOutCleared => "Cleared an opt-out",
             Self::SignUpRefused => "Refused a sign-up (invitation only)",
+            Self::ContactsExported => "Exported contacts as CSV",
         }
     }
 }

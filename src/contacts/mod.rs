@@ -7,6 +7,8 @@ pub mod edits;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod export;
+#[cfg(feature = "server")]
 pub mod filter;
 #[cfg(feature = "server")]
 pub mod import;

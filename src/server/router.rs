@@ -14,6 +14,10 @@ pub fn build_router(state: AppState) -> Router {
     app_router(state.config.public_dir.as_deref())
         .merge(crate::messaging::webhook::routes(state.clone()))
         .merge(ops)
+        .route(
+            crate::contacts::export::EXPORT_PATH,
+            get(crate::contacts::export::export),
+        )
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::server::origin::same_site_only,

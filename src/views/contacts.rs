@@ -99,6 +99,9 @@ pub fn Contacts() -> Element {
         div { class: "page",
             header { class: "page-head",
                 h1 { "Contacts" }
+                if is_owner {
+                    a { id: "export-contacts", class: "button secondary", href: export_href(&filter()), download: "contacts.csv", "Export CSV" }
+                }
                 button { id: "new-contact", class: "primary", onclick: move |_| {
                     editing.set(None);
                     form.set(ContactInput::default());
@@ -296,4 +299,19 @@ fn ImportPanel(on_imported: EventHandler<()>) -> Element {
             }
         }
     }
+}
+
+/// The CSV export of the contacts `f` matches (every page of them, not only those shown).
+fn export_href(f: &ContactFilter) -> String {
+    let json = serde_json::to_string(f).unwrap_or_default();
+    let mut out = String::from("/api/contacts/export.csv?filter=");
+    for b in json.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }

@@ -138,6 +138,38 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
         "a picked segment replaces the filter controls"
     );
     b.shot(&format!("{tag}-scale-06-segment")).await;
+    // The segment's CSV: every member, not only the page shown.
+    let href = b
+        .wait_for("#export-contacts")
+        .await
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        href.contains("vip"),
+        "the export follows the segment: {href}"
+    );
+    let csv = b
+        .client
+        .execute(
+            "return fetch(arguments[0]).then(r => r.text())",
+            vec![serde_json::json!(href)],
+        )
+        .await
+        .unwrap();
+    let exported = csv.as_str().unwrap_or_default().lines().count() - 1;
+    let shown = b.wait_for("#contacts-count").await.text().await.unwrap();
+    let total: usize = shown
+        .rsplit("of ")
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap();
+    assert_eq!(exported, total, "{shown}");
     if matches!(screen, Screen::Phone { .. }) {
         b.assert_fits_width("the contacts page with a segment")
             .await;

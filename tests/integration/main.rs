@@ -32,6 +32,7 @@ mod compliance_paths;
 mod compliance_rules;
 mod compliance_support;
 mod contacts;
+mod contacts_export;
 mod contract;
 mod crash;
 mod crash_burst;
