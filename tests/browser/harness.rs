@@ -93,6 +93,16 @@ pub async fn start_server_in(dir: &str, url: &str, seed: bool, log_name: &str) -
 }
 
 /// Clicks the inbox entry of `name` and waits for the conversation.
+/// Picks an inbox view: a tab on a desktop, from the views' sheet on a phone.
+pub async fn choose_view(b: &Browser, screen: Screen, view: &str) {
+    if matches!(screen, Screen::Phone { .. }) {
+        b.click("#inbox-views").await;
+        b.wait_for("#inbox-filters.open").await;
+    }
+    b.click(&format!("#filter-{view}")).await;
+    b.wait_for(&format!("#filter-{view}.active")).await;
+}
+
 pub async fn open_conversation(b: &Browser, name: &str) {
     b.wait_for_text(".conversation-item", name).await;
     let items = b

@@ -87,7 +87,7 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
         b.assert_fits_width("the inbox at size").await;
     }
 
-    b.click("#filter-unread").await;
+    choose_view(&b, screen, "unread").await;
     b.wait_for_text("#inbox-count", "Showing 50 of 2,0").await;
     for el in b
         .client
@@ -100,7 +100,7 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
     }
     b.shot(&format!("{tag}-scale-03-unread")).await;
 
-    b.click("#filter-all").await;
+    choose_view(&b, screen, "all").await;
     // Searching the texts: exact counts, results that open their conversation.
     b.fill("#message-search", "contact 1234").await;
     b.wait_for("#search-count[data-query='contact 1234']").await;

@@ -2,22 +2,15 @@
 //! conversation to yourself and find it under Mine; close it and find it under Closed; reopen
 //! and snooze it; when its time comes (moved on in the database, as the hours would) the server
 //! wakes it and the open page shows it open again. On a phone the views open as a sheet. The
-//! inbox narrowed to one number shows that number's conversations only.
+//! inbox narrowed to one number shows that number's conversations only. A text sent by hand
+//! pauses the AI in that conversation ("AI paused: Dana Demo is handling this"), and Resume AI
+//! ends the pause.
 use crate::harness::*;
 use crate::helpers::{test_daytime, Backend};
 use fantoccini::Locator;
 use herald::messaging::entity::conversation;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, Database, EntityTrait, QueryFilter};
-
-async fn choose_view(b: &Browser, screen: Screen, view: &str) {
-    if matches!(screen, Screen::Phone { .. }) {
-        b.click("#inbox-views").await;
-        b.wait_for("#inbox-filters.open").await;
-    }
-    b.click(&format!("#filter-{view}")).await;
-    b.wait_for(&format!("#filter-{view}.active")).await;
-}
 
 async fn pick(b: &Browser, css: &str, label: &str) {
     for _ in 0..20 {
@@ -118,9 +111,47 @@ async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
     b.client.clone().close().await.unwrap();
 }
 
+async fn a_person_takes_over_and_resumes_the_ai(backend: Backend, screen: Screen) {
+    let Some((server, b)) = signed_in(backend, screen).await else {
+        return;
+    };
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
+    b.open(&format!("{}/messaging", server.base)).await;
+    open_conversation(&b, "Ada Lovelace").await;
+    b.wait_for_text("#conversation-state", "Open").await;
+    b.fill("#composer-body", "I'll take this one, Ada.").await;
+    b.click("#composer-send").await;
+    b.wait_for_text(".message.outbound", "take this one").await;
+    b.wait_for_text("#ai-paused", "Dana Demo is handling this")
+        .await;
+    b.shot(&format!("{tag}-87-ai-paused")).await;
+    b.assert_fits_width("the AI-paused banner").await;
+    b.click("#resume-ai").await;
+    for _ in 0..100 {
+        let banners = b.client.find_all(Locator::Css("#ai-paused")).await.unwrap();
+        if banners.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let banners = b.client.find_all(Locator::Css("#ai-paused")).await.unwrap();
+    assert!(banners.is_empty(), "Resume AI ends the pause");
+    b.shot(&format!("{tag}-88-ai-resumed")).await;
+    b.client.clone().close().await.unwrap();
+}
+
+async fn handoff_on_a_desktop(backend: Backend) {
+    a_person_takes_over_and_resumes_the_ai(backend, Screen::Desktop).await
+}
+
+crate::on_both_databases!(handoff_on_a_desktop);
+
 async fn team_inbox_on_a_desktop(backend: Backend) {
     assign_close_snooze_and_wake(backend, Screen::Desktop).await
 }
 
 crate::on_both_databases!(team_inbox_on_a_desktop);
-crate::on_a_phone!(assign_close_snooze_and_wake);
+crate::on_a_phone!(
+    assign_close_snooze_and_wake,
+    a_person_takes_over_and_resumes_the_ai
+);
