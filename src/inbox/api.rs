@@ -1,6 +1,6 @@
-//! Server functions behind the inbox's views and a conversation's state and assignee.
+//! Server functions behind the inbox's views, a conversation's state and assignee, and its notes.
 use crate::error::AppError;
-use crate::inbox::model::{InboxCounts, StateChange, Triage};
+use crate::inbox::model::{InboxCounts, NoteCursor, NotePage, NoteView, StateChange, Triage};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -55,5 +55,26 @@ server_fn! {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::contacts::service::view(&state, m.organization_id, contact_id).await?;
         crate::inbox::handoff::resume(&state, &m, contact_id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/notes")]
+    /// A conversation's internal notes, newest first, a page before `before`.
+    pub async fn list_notes(
+        contact_id: Uuid,
+        before: Option<NoteCursor>,
+    ) -> Result<NotePage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::inbox::notes::page(&state, &m, contact_id, before).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/notes/add")]
+    /// Adds an internal note (never sent); an `@name` notifies that member.
+    pub async fn add_note(contact_id: Uuid, body: String) -> Result<NoteView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::inbox::notes::add(&state, &m, contact_id, &body).await
     }
 }

@@ -122,3 +122,34 @@ mod tests {
         }
     }
 }
+
+/// Notes one page of a conversation's notes shows.
+pub const NOTE_PAGE: u64 = 20;
+pub const NOTE_MAX_CHARS: usize = 2000;
+
+/// An internal note: for the team, never sent to the contact.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoteView {
+    pub id: Uuid,
+    /// Who wrote it (their name; "A former member" once they left).
+    pub author: String,
+    pub body: String,
+    pub created_at: DateTime<Utc>,
+    /// The members it mentioned by name, who were notified.
+    pub mentioned: Vec<String>,
+}
+
+/// Where the next (older) page of notes starts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoteCursor {
+    pub created_at: DateTime<Utc>,
+    pub id: Uuid,
+}
+
+/// A conversation's notes, newest first, with how many there are.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NotePage {
+    pub items: Vec<NoteView>,
+    pub total: u64,
+    pub next: Option<NoteCursor>,
+}

@@ -140,6 +140,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                         }
                     }
                     ScheduledTexts { key: "{conv.messages.len()}", contact_id }
+                    crate::components::Notes { contact_id }
                     if conv.contact.phone.as_deref().is_some_and(|p| !can_text(p)) {
                         p { class: "notice cannot-reply", id: "cannot-reply",
                             "{conv.contact.phone.clone().unwrap_or_default()} is a short code or sender name. Herald keeps its texts, but nobody can text it back."

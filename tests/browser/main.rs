@@ -11,6 +11,7 @@ mod harness;
 mod learning;
 mod live_tabs;
 mod messaging;
+mod notes;
 mod notifications;
 mod opt_outs;
 mod phone;

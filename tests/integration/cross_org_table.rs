@@ -297,6 +297,18 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Member,
         ),
         row(
+            "/api/conversations/notes",
+            json!({"contact_id": a.alan, "before": null}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/conversations/notes/add",
+            json!({"contact_id": a.alan, "body": "Bravo's note"}),
+            NotFound,
+            Member,
+        ),
+        row(
             "/api/conversations/triage",
             json!({"contact_id": a.alan}),
             NotFound,

@@ -51,6 +51,7 @@ mod merge_fields;
 mod message_search;
 mod messaging;
 mod migrations;
+mod notes;
 mod notification_rollup;
 mod offline_model;
 mod openai_provider;
