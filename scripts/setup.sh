@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Installs what Herald's build and tests need, once, into a cache kept between runs:
-# the wasm target, dx, wasm-bindgen-cli at the Cargo.lock version, esbuild and wasm-opt (from npm),
+# the wasm target, wasm-bindgen-cli at the Cargo.lock version, esbuild and wasm-opt (from npm),
 # and, when asked with --test, Chromium, ChromeDriver, Xvfb, ImageMagick (desktop screenshots),
 # libfaketime (the pinned-clock runs), the desktop (webview) libraries and Prism (the Twilio
-# contract test).
+# contract test). The web app is built by scripts/build_web.sh, without dx (see there why).
+# `--linker` installs only the linker (mold), so that a build can start while the rest installs.
 # Every step checks first, so a second run does nothing and takes a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TOOLS="${HERALD_TOOLS:-$HOME/.cache/herald-tools}"
-DX_VERSION=0.7.10
 ESBUILD_VERSION=0.27.3
 BINARYEN_VERSION=132
 mkdir -p "$TOOLS/bin" "$TOOLS/node"
 
 want_test=0
 [[ "${1:-}" == "--test" ]] && want_test=1
+linker_only=0
+[[ "${1:-}" == "--linker" ]] && linker_only=1
 
 say() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
 
@@ -29,7 +31,7 @@ timed() {
   TIMINGS+=("$(printf '%-34s %4d s' "$name" $((SECONDS - start)))")
 }
 
-# dx and wasm-bindgen-cli are build tools: how fast they run hardly matters, how long they take to
+# wasm-bindgen-cli is a build tool: how fast it runs hardly matters, how long it takes to
 # compile does. A light release profile (opt-level 1, no LTO, many codegen units, no debug info)
 # compiles them in well under half the time of their own profile.
 light_install() {
@@ -55,6 +57,7 @@ apt_install() {
 
 # Linker and build helpers (mold is set in .cargo/config.toml): the tools' own builds link with it.
 timed "apt: mold, pkg-config" apt_install mold pkg-config
+((linker_only)) && exit 0
 
 # The test packages and the npm tools download while the Rust tools compile: they need the network,
 # not the cores. Their output goes to a log; a failure fails this script after the wait.
@@ -84,8 +87,7 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   timed "rustup target add wasm32" rustup target add wasm32-unknown-unknown
 fi
 
-# dx and wasm-bindgen-cli compile side by side: each has long single-threaded stretches (big
-# crates, the final link) that the other fills.
+# wasm-bindgen-cli compiles while apt and npm download.
 WB_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
 wb_pid=""
 if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "$WB_VERSION"; then
@@ -96,10 +98,6 @@ if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "$WB_VERSION"; th
       || light_install wasm-bindgen-cli --version '$WB_VERSION' --root '$TOOLS'"
     printf '%s\n' "${TIMINGS[@]}" >"$TOOLS/.timings-wb") >>"$BG_LOG" 2>&1 &
   wb_pid=$!
-fi
-if ! "$TOOLS/bin/dx" --version 2>/dev/null | grep -q "$DX_VERSION"; then
-  say "cargo install dioxus-cli $DX_VERSION (a light profile; about 10 minutes on 2 cores, once)"
-  timed "cargo install dioxus-cli" light_install dioxus-cli --version "$DX_VERSION" --locked --root "$TOOLS"
 fi
 
 failed=0

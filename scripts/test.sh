@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, clippy (server and web), unit and integration tests on SQLite and
-# PostgreSQL, the mobile check, the dx web build with browser tests in headless Chromium, and the
-# desktop app under Xvfb. Screenshots land in test-output/screenshots/.
+# PostgreSQL, the mobile check, the web build (scripts/build_web.sh) with browser tests in headless
+# Chromium, and the desktop app under Xvfb. Screenshots land in test-output/screenshots/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -55,28 +55,28 @@ cargo check --features mobile
 step "unit and integration tests (SQLite and PostgreSQL)"
 cargo test --workspace --features server
 
-# One web build serves every browser test: the release build, which the first-load budget must
-# measure anyway. (A debug build as well compiled the whole server a second time, under dx's
-# server-dev profile: about 10 minutes on a cold cache.)
-step "dx web build, release (browser tests and the first-load budget)"
-dx build --platform web --release --debug-symbols=false
+# One web build serves every browser test and the first-load budget: the release client, as users
+# download it, beside the server binary the integration tests just built (the same code; a
+# release server as well would compile the whole crate graph again for nothing the tests check).
+step "web build: release client (scripts/build_web.sh), the tests' server"
+bash scripts/build_web.sh --server-bin "$TARGET/debug/herald" --out "$TARGET/herald-web"
 step "desktop build"
 CARGO_TARGET_DIR="$TARGET/desktop" cargo build --features desktop
 
 step "browser and desktop tests"
 rm -rf test-output/screenshots
-HERALD_WEB_DIR="$TARGET/dx/herald/release/web" \
+HERALD_WEB_DIR="$TARGET/herald-web" \
 HERALD_DESKTOP_BIN="$TARGET/desktop/debug/herald" \
   cargo test --features server,browser-tests --test browser -- --test-threads=1 --skip first_load
 
 step "first load: transfer and time to interactive on the release build (budget 400 KB, 1 s)"
-HERALD_RELEASE_WEB_DIR="$TARGET/dx/herald/release/web" \
+HERALD_RELEASE_WEB_DIR="$TARGET/herald-web" \
   cargo test --features server,browser-tests --test browser first_load -- --nocapture
 
 # The suite must pass whatever the hour: the sending tests again with the machine's clock pinned
 # to 03:00 (quiet hours) and to 14:00 in the test organisation's zone (UTC), in odd time zones.
 step "sending tests with the machine clock pinned to 03:00 UTC (TZ=Pacific/Kiritimati)"
-HERALD_WEB_DIR="$TARGET/dx/herald/release/web" bash scripts/pinned_clock.sh 03 Pacific/Kiritimati
+HERALD_WEB_DIR="$TARGET/herald-web" bash scripts/pinned_clock.sh 03 Pacific/Kiritimati
 step "sending tests with the machine clock pinned to 14:00 UTC (TZ=America/Los_Angeles)"
-HERALD_WEB_DIR="$TARGET/dx/herald/release/web" bash scripts/pinned_clock.sh 14 America/Los_Angeles
+HERALD_WEB_DIR="$TARGET/herald-web" bash scripts/pinned_clock.sh 14 America/Los_Angeles
 echo "Screenshots: $ROOT/test-output/screenshots"

@@ -55,6 +55,19 @@ pub enum Route {
         OperationReview { operation_id: Uuid },
 }
 
+/// The desktop and mobile apps load the stylesheet from the source tree. The web build links its
+/// minified, hashed copy from index.html (scripts/build_web.sh), so neither the server nor the
+/// wasm client carries an asset record for it.
+#[cfg(not(any(feature = "web", feature = "server")))]
+fn stylesheet() -> Element {
+    rsx! { document::Stylesheet { href: asset!("/assets/main.css") } }
+}
+
+#[cfg(any(feature = "web", feature = "server"))]
+fn stylesheet() -> Element {
+    rsx! {}
+}
+
 #[allow(non_snake_case)]
 pub fn App() -> Element {
     // Effects run only in the client: mark the page interactive once hydrated, and when (in ms
@@ -67,7 +80,7 @@ pub fn App() -> Element {
     });
     rsx! {
         document::Title { "Herald" }
-        document::Stylesheet { href: asset!("/assets/main.css") }
+        {stylesheet()}
         Router::<Route> {}
     }
 }

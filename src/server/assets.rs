@@ -1,7 +1,7 @@
-//! The built web app's static files (the `public/` folder dx writes beside the server): served
-//! precompressed, brotli or gzip as the browser's `Accept-Encoding` allows, from `.br` and `.gz`
-//! files beside each one. dx writes the `.br` files for a release build; Herald writes any
-//! missing `.gz` (and, for a debug build, nothing else) at start-up. A hashed asset
+//! The built web app's static files (the `public/` folder scripts/build_web.sh writes beside the
+//! server): served precompressed, brotli or gzip as the browser's `Accept-Encoding` allows, from
+//! `.br` and `.gz` files beside each one. The build writes the `.br` files; Herald writes any
+//! missing `.gz` at start-up. A hashed asset
 //! (`name-dxh<hex>.ext`) never changes, so it is cached for a year as immutable; other files
 //! (manifest, icons) revalidate. Pages and server functions are never stored (`no-store`).
 use axum::body::Body;
@@ -45,7 +45,7 @@ pub fn public_dir() -> Option<PathBuf> {
         .filter(|p| p.is_dir())
 }
 
-/// Whether `name` is a content-hashed asset, as dx names them (`main-dxh12ab34cd.js`).
+/// Whether `name` is a content-hashed asset, named as dx names them (`main-dxh12ab34cd.js`).
 pub fn is_hashed(name: &str) -> bool {
     name.rsplit_once("-dxh").is_some_and(|(_, rest)| {
         let hash: String = rest.chars().take_while(|c| *c != '.').collect();

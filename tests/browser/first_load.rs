@@ -69,7 +69,7 @@ fn shipped(public: &Path, fetched: &[String]) -> Vec<Shipped> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn first_load_within_budget() {
     let dir = std::env::var("HERALD_RELEASE_WEB_DIR")
-        .expect("HERALD_RELEASE_WEB_DIR names the dx release web build (scripts/test.sh sets it)");
+        .expect("HERALD_RELEASE_WEB_DIR names the release web build, scripts/build_web.sh's folder (scripts/test.sh sets it)");
     let Some((url, _db)) = fresh_database(Backend::Sqlite).await else {
         return;
     };
@@ -150,10 +150,7 @@ async fn first_load_within_budget() {
         .filter(|f| f.kind == "wasm")
         .map(|f| f.brotli)
         .sum();
-    assert!(
-        wasm_br > 0,
-        "dx wrote the brotli copy of the wasm (pre_compress)"
-    );
+    assert!(wasm_br > 0, "the build wrote the brotli copy of the wasm");
     assert!(
         wasm_br <= BUDGET_BYTES * 130 / 100,
         "the compressed wasm is {}, more than 30 % over the {} budget",

@@ -29,7 +29,7 @@ impl Drop for Proc {
     }
 }
 
-/// The dx web build's server, on its own port and database, with the demo organisation.
+/// The web build's server, on its own port and database, with the demo organisation.
 pub struct WebServer {
     pub base: String,
     /// The server's database, for a test that puts a record in place first.
@@ -52,18 +52,18 @@ pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
 /// The web server on `url` (another instance may share it); `seed` adds the demo organisation.
 pub async fn start_web_server_at(url: &str, seed: bool, log_name: &str) -> (String, Proc) {
     let dir = std::env::var("HERALD_WEB_DIR")
-        .expect("HERALD_WEB_DIR names the dx web build (scripts/test.sh sets it)");
+        .expect("HERALD_WEB_DIR names the web build, scripts/build_web.sh's folder (scripts/test.sh sets it)");
     start_server_in(&dir, url, seed, log_name).await
 }
 
-/// The server of the dx build in `dir` (debug or release) on `url`.
+/// The server of the web build in `dir` on `url`.
 pub async fn start_server_in(dir: &str, url: &str, seed: bool, log_name: &str) -> (String, Proc) {
     let port = free_port();
     let log =
         std::fs::File::create(screenshot_dir().join(format!("server-{log_name}.log"))).unwrap();
     let mut cmd = Command::new(PathBuf::from(&dir).join("server"));
-    // Run it as a user would: cargo's variables (CARGO_MANIFEST_DIR above all) make the asset
-    // resolver point at the source tree instead of the bundled, hashed assets.
+    // Run it as a user would, without cargo's variables (which would also point Dioxus's asset
+    // resolver at the source tree).
     for (key, _) in std::env::vars() {
         if key.starts_with("CARGO") || key.starts_with("DIOXUS") {
             cmd.env_remove(key);

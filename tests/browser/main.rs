@@ -1,5 +1,5 @@
-//! Browser and desktop tests: the dx-built server, headless Chromium through WebDriver, and the
-//! desktop app under Xvfb. Screenshots go to test-output/screenshots/.
+//! Browser and desktop tests: the built web app's server (scripts/build_web.sh), headless Chromium
+//! through WebDriver, and the desktop app under Xvfb. Screenshots go to test-output/screenshots/.
 #[path = "../integration/helpers.rs"]
 #[allow(dead_code)]
 mod helpers;

@@ -13,7 +13,7 @@ async fn assets_are_precompressed_and_cached(backend: Backend) {
     std::fs::create_dir_all(public.join("assets")).unwrap();
     let wasm: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(public.join(&WASM[1..]), &wasm).unwrap();
-    // dx writes the brotli copy of a release build; these bytes stand for it.
+    // The web build writes the brotli copy; these bytes stand for it.
     std::fs::write(public.join(format!("{}.br", &WASM[1..])), b"brotli bytes").unwrap();
     std::fs::write(public.join("manifest.json"), r#"{"name": "Herald"}"#).unwrap();
     let Some(app) = spawn_app_with(

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Builds the web app without dx: the wasm client (profile wasm-release), wasm-bindgen, wasm-opt -O2,
+# the JS glue bundled and minified by esbuild, the stylesheet minified, content-hashed names
+# (`name-dxh<hex>.ext`, the scheme dx uses and src/server/assets.rs caches as immutable), brotli
+# copies, public/index.html from ./index.html, and the server binary beside public/.
+#
+# Why not `dx build`: dx compiles from source in 18 to 29 minutes on 2 cores (about 800 crates),
+# more than the whole first-run goal, and the registries hold no prebuilt dx. The app needs none
+# of dx's asset pipeline: its one stylesheet is linked from index.html here.
+#
+# usage: scripts/build_web.sh [--server-profile PROFILE | --server-bin PATH] [--out DIR]
+#   --server-profile  builds the server with `cargo build --profile PROFILE` (default server-run)
+#   --server-bin      copies an already built server (the test command's debug binary)
+#   --out             the output folder (default $CARGO_TARGET_DIR/herald-web): DIR/server, DIR/public
+# Needs wasm-bindgen (the Cargo.lock version), wasm-opt, esbuild and node on PATH: scripts/setup.sh
+# puts them there.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+OUT="$TARGET/herald-web"
+SERVER_PROFILE=server-run
+SERVER_BIN=""
+while (($#)); do
+  case "$1" in
+    --server-profile) SERVER_PROFILE=$2; shift 2 ;;
+    --server-bin) SERVER_BIN=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    *) echo "build_web: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+say() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
+hash_of() { sha256sum "$1" | cut -c1-16; }
+
+# The server and the client compile side by side: each has long single-threaded stretches (the
+# client's fat LTO, the server's last crates and link) that the other fills. The client has its own
+# target folder so that neither waits on the other's lock (no compiled crate could be shared
+# anyway: different targets and profiles).
+server_pid=""
+if [[ -z "$SERVER_BIN" ]]; then
+  say "cargo build --profile $SERVER_PROFILE --features server (the server, in the background)"
+  cargo build --quiet --profile "$SERVER_PROFILE" --features server --bin herald &
+  server_pid=$!
+  SERVER_BIN="$TARGET/$SERVER_PROFILE/herald"
+  [[ "$SERVER_PROFILE" == dev ]] && SERVER_BIN="$TARGET/debug/herald"
+fi
+
+say "cargo build --profile wasm-release --target wasm32-unknown-unknown --features web (the client)"
+# getrandom 0.3 reads its browser backend from this cfg (dx passes it too).
+CARGO_TARGET_DIR="$TARGET/web-client" RUSTFLAGS='--cfg getrandom_backend="wasm_js"' \
+  cargo build --quiet --profile wasm-release --target wasm32-unknown-unknown \
+  --no-default-features --features web --bin herald
+WASM_IN="$TARGET/web-client/wasm32-unknown-unknown/wasm-release/herald.wasm"
+
+STAGE="$(mktemp -d "$TARGET/.herald-web.XXXXXX")"
+trap 'rm -rf "$STAGE"' EXIT
+say "wasm-bindgen, wasm-opt -O2, esbuild"
+wasm-bindgen --target web --no-demangle --remove-name-section --remove-producers-section \
+  --keep-lld-exports --out-name herald --no-typescript --out-dir "$STAGE/wasm" "$WASM_IN"
+# -O2 measured best for the compressed transfer (see Dioxus.toml's note); the features are the ones
+# Rust's wasm32 output uses.
+wasm-opt "$STAGE/wasm/herald_bg.wasm" -O2 -o "$STAGE/herald_bg.wasm" --enable-reference-types \
+  --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
+  --enable-threads --strip-debug
+
+PUB="$STAGE/public"
+mkdir -p "$PUB/assets"
+cp -R "$ROOT/public/." "$PUB/"
+WASM_NAME="herald_bg-dxh$(hash_of "$STAGE/herald_bg.wasm").wasm"
+cp "$STAGE/herald_bg.wasm" "$PUB/assets/$WASM_NAME"
+# The loader: fetch and start the wasm as soon as the module runs.
+cat >>"$STAGE/wasm/herald.js" <<JS
+
+__wbg_init({ module_or_path: "/assets/$WASM_NAME" }).then((wasm) => {
+  if (wasm.__wbindgen_start == undefined) {
+    wasm.main();
+  }
+});
+JS
+esbuild "$STAGE/wasm/herald.js" --outfile="$STAGE/herald.js" --log-level=warning --minify \
+  --bundle --format=esm
+JS_NAME="herald-dxh$(hash_of "$STAGE/herald.js").js"
+mv "$STAGE/herald.js" "$PUB/assets/$JS_NAME"
+esbuild "$ROOT/assets/main.css" --outfile="$STAGE/main.css" --log-level=warning --minify
+CSS_NAME="main-dxh$(hash_of "$STAGE/main.css").css"
+mv "$STAGE/main.css" "$PUB/assets/$CSS_NAME"
+
+# The page template the server renders into (dioxus-server splits it at id="main"): the title,
+# the stylesheet and a preload of the module in the head, the module at the end of the body.
+HEAD="<link rel=\"stylesheet\" href=\"/assets/$CSS_NAME\"><link rel=\"modulepreload\" href=\"/assets/$JS_NAME\">"
+BODY="<script type=\"module\" async src=\"/assets/$JS_NAME\"></script>"
+sed -e "s|{app_title}|Herald|" -e "s|</head>|$HEAD</head>|" -e "s|</body>|$BODY</body>|" \
+  "$ROOT/index.html" >"$PUB/index.html"
+grep -q "$JS_NAME" "$PUB/index.html" || { echo "build_web: index.html has no </body>" >&2; exit 1; }
+
+# Brotli at its best (quality 11) beside each hashed asset; the server adds gzip at start-up.
+node -e '
+const fs = require("fs"), path = require("path"), zlib = require("zlib");
+const dir = process.argv[1];
+const q = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_LGWIN]: 22 } };
+for (const name of fs.readdirSync(dir)) {
+  const p = path.join(dir, name);
+  fs.writeFileSync(p + ".br", zlib.brotliCompressSync(fs.readFileSync(p), q));
+}' "$PUB/assets"
+
+if [[ -n "$server_pid" ]]; then
+  say "waiting for the server build"
+  wait "$server_pid"
+fi
+cp "$SERVER_BIN" "$STAGE/server"
+# Swap the finished build in whole: a server running from the old folder keeps its files.
+mkdir -p "$(dirname "$OUT")"
+rm -rf "$OUT.old"
+[[ -d "$OUT" ]] && mv "$OUT" "$OUT.old"
+mv "$STAGE" "$OUT"
+rm -rf "$OUT/wasm" "$OUT/herald_bg.wasm" "$OUT.old"
+trap - EXIT
+say "built $OUT ($(du -k "$OUT/public/assets/$WASM_NAME.br" | cut -f1) KB of brotli wasm)"
