@@ -12,4 +12,10 @@ pub struct Attention {
     /// Texts that might be opt-outs, waiting for a person to decide.
     #[serde(default)]
     pub possible_opt_outs: u64,
+    /// Open conversations assigned to the member (the inbox's "Mine").
+    #[serde(default)]
+    pub mine: u64,
+    /// Open conversations nobody is assigned (the inbox's "Unassigned").
+    #[serde(default)]
+    pub unassigned: u64,
 }

@@ -1,7 +1,11 @@
-//! Counting what waits for a member, always within the member's organisation.
+//! Counting what waits for a member, always within the member's organisation: unread
+//! conversations, plans to approve, notifications, possible opt-outs, and the inbox's Mine and
+//! Unassigned views.
 use crate::attention::model::Attention;
 use crate::auth::session::Member;
 use crate::error::AppResult;
+use crate::inbox::views;
+use crate::messaging::model::InboxFilter;
 use crate::notifications::entity as notification;
 use crate::plans::entity::plan;
 use crate::plans::model::PlanStatus;
@@ -24,10 +28,16 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
         .count(&state.db)
         .await?;
     let possible_opt_outs = crate::compliance::review::open_count(state, org).await?;
+    // The sidebar's inbox views: the work still to do, the member's own and nobody's.
+    let viewer = crate::inbox::service::viewer(state, member);
+    let mine = views::count(&state.db, &viewer, InboxFilter::Mine).await?;
+    let unassigned = views::count(&state.db, &viewer, InboxFilter::Unassigned).await?;
     Ok(Attention {
         unread_conversations,
         plans_awaiting_approval,
         unread_notifications,
         possible_opt_outs,
+        mine,
+        unassigned,
     })
 }

@@ -21,11 +21,15 @@ pub fn Home() -> Element {
     rsx! { div { class: "loading-page", "Opening the inbox…" } }
 }
 
+/// The inbox's view for the signed-in shell: the sidebar's Inbox (Open, the work still to do, as
+/// peers open on), Mine and Unassigned links choose it, and so do the page's own tabs.
+#[derive(Clone, Copy)]
+pub struct InboxView(pub Signal<InboxFilter>);
+
 #[component]
 pub fn Inbox() -> Element {
     let live = use_live(LiveTopic::Inbox);
-    // Peers open on the work still to do: the open conversations.
-    let mut filter = use_signal(|| InboxFilter::Open);
+    let mut filter = use_context::<InboxView>().0;
     // One of the organisation's numbers, or all of them.
     let mut number = use_signal(|| None::<uuid::Uuid>);
     let numbers = use_resource(list_phone_numbers);
@@ -39,6 +43,13 @@ pub fn Inbox() -> Element {
     let mut next = use_signal(|| None::<InboxCursor>);
     let mut loading = use_signal(|| false);
     let mut more_error = use_signal(|| None::<String>);
+    // A view chosen from the sidebar starts at its first page, as one chosen here does.
+    use_effect(move || {
+        let _ = filter();
+        later.set(vec![]);
+        next.set(None);
+        more_error.set(None);
+    });
     let conversations = use_resource(move || {
         let _ = live();
         let f = filter();

@@ -5,6 +5,8 @@ use crate::app::Route;
 use crate::auth::api::{current_user, sign_out};
 use crate::auth::model::CurrentUser;
 use crate::components::AttentionTick;
+use crate::messaging::model::InboxFilter;
+use crate::views::inbox::InboxView;
 use dioxus::prelude::*;
 
 /// Reads the signed-in person again (after the organisation's name changed, say).
@@ -41,6 +43,8 @@ fn SignedIn(me: CurrentUser) -> Element {
         seen.set(route.clone());
     }
     let tick = use_context_provider(|| AttentionTick(Signal::new(0))).0;
+    // The inbox's view, chosen on the inbox page or from the sidebar's Mine and Unassigned.
+    let mut inbox_view = use_context_provider(|| InboxView(Signal::new(InboxFilter::Open))).0;
     let mut me_again = use_context::<ReloadMe>().0;
     let counts = use_resource(move || async move {
         let _ = (seen(), tick());
@@ -77,8 +81,17 @@ fn SignedIn(me: CurrentUser) -> Element {
             nav { class: "sidebar {drawer}", id: "sidebar", onclick: move |_| menu_open.set(false),
                 div { class: "brand", "Herald" }
                 div { class: "org-name", "{me.organization_name}" }
-                Link { to: Route::Inbox {}, class: "nav-link", id: "nav-inbox", "Inbox"
+                Link { to: Route::Inbox {}, class: "nav-link", id: "nav-inbox",
+                    onclick: move |_| inbox_view.set(InboxFilter::Open), "Inbox"
                     Count { n: counts.unread_conversations + counts.possible_opt_outs, label: "unread conversations and possible opt-outs" }
+                }
+                Link { to: Route::Inbox {}, class: "nav-link nav-sub", id: "nav-mine",
+                    onclick: move |_| inbox_view.set(InboxFilter::Mine), "Mine"
+                    Count { n: counts.mine, label: "open conversations assigned to you" }
+                }
+                Link { to: Route::Inbox {}, class: "nav-link nav-sub", id: "nav-unassigned",
+                    onclick: move |_| inbox_view.set(InboxFilter::Unassigned), "Unassigned"
+                    Count { n: counts.unassigned, label: "open conversations nobody is assigned" }
                 }
                 Link { to: Route::Assistant {}, class: "nav-link", id: "nav-assistant", "Assistant" }
                 Link { to: Route::Contacts {}, class: "nav-link", id: "nav-contacts", "Contacts" }
@@ -108,6 +121,7 @@ fn SignedIn(me: CurrentUser) -> Element {
             // Phones: the four main pages under the thumb, and the drawer for the rest.
             nav { class: "tabbar", id: "tabbar",
                 Link { to: Route::Inbox {}, class: "tab", active_class: "active", id: "tab-inbox",
+                    onclick: move |_| inbox_view.set(InboxFilter::Open),
                     span { class: "tab-icon", "✉" } "Inbox"
                     TabCount { n: counts.unread_conversations + counts.possible_opt_outs }
                 }

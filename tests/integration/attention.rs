@@ -1,5 +1,6 @@
-//! The navigation's counts: unread conversations, plans awaiting approval and the member's
-//! unread notifications, each within the member's own organisation.
+//! The navigation's counts: unread conversations, plans awaiting approval, the member's
+//! unread notifications and the inbox's Mine and Unassigned views, each within the member's own
+//! organisation.
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
@@ -12,7 +13,7 @@ async fn counts_what_waits_within_the_organisation(backend: Backend) {
     };
     let c = crm(&app).await;
     let other = app.new_org("Bravo").await;
-    let zero = json!({"unread_conversations": 0, "plans_awaiting_approval": 0, "unread_notifications": 0, "possible_opt_outs": 0});
+    let zero = json!({"unread_conversations": 0, "plans_awaiting_approval": 0, "unread_notifications": 0, "possible_opt_outs": 0, "mine": 0, "unassigned": 0});
     let counts = |client: reqwest::Client| {
         let app = &app;
         async move {
@@ -54,6 +55,13 @@ async fn counts_what_waits_within_the_organisation(backend: Backend) {
     let mine = counts(c.org.client.clone()).await;
     assert_eq!(mine["unread_conversations"], 3, "{mine}");
     assert_eq!(mine["plans_awaiting_approval"], 1, "{mine}");
+    // The sidebar's inbox views: every open conversation is nobody's yet.
+    let open: Value = app
+        .ok_as(&c.org.client, "/api/inbox/counts", json!({}))
+        .await;
+    assert_eq!(mine["unassigned"], open["unassigned"], "{mine} {open}");
+    assert!(mine["unassigned"].as_u64().unwrap() >= 2, "{mine}");
+    assert_eq!(mine["mine"], 0, "{mine}");
     let notes: Value = app
         .ok_as(&c.org.client, "/api/notifications", json!({}))
         .await;
@@ -91,6 +99,34 @@ async fn counts_what_waits_within_the_organisation(backend: Backend) {
         .await;
     let after = counts(c.org.client.clone()).await;
     assert_eq!(after["unread_conversations"], 2, "{after}");
+
+    // Taking it moves it from Unassigned to Mine; closing it takes it off both.
+    let me: Value = app.ok_as(&c.org.client, "/api/auth/me", Value::Null).await;
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/conversations/assign",
+            json!({"contact_id": first, "assignee": me["user_id"]}),
+        )
+        .await;
+    let taken = counts(c.org.client.clone()).await;
+    assert_eq!(taken["mine"], 1, "{taken}");
+    assert_eq!(
+        taken["unassigned"].as_u64(),
+        mine["unassigned"].as_u64().map(|n| n - 1),
+        "{taken}"
+    );
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/conversations/state",
+            json!({"contact_id": first, "change": {"to": "close"}}),
+        )
+        .await;
+    let closed = counts(c.org.client.clone()).await;
+    assert_eq!(closed["mine"], 0, "{closed}");
+    assert_eq!(closed["unassigned"], taken["unassigned"], "{closed}");
+    assert_eq!(counts(other.client.clone()).await, zero);
 }
 
 on_both_databases!(counts_what_waits_within_the_organisation);
