@@ -12,10 +12,36 @@ pub struct Attention {
     /// Texts that might be opt-outs, waiting for a person to decide.
     #[serde(default)]
     pub possible_opt_outs: u64,
-    /// Open conversations assigned to the member (the inbox's "Mine").
+    /// Open conversations assigned to the member (the inbox's "Mine"), counted up to
+    /// `BADGE_MAX + 1`: more than `BADGE_MAX` shows as "999+".
     #[serde(default)]
     pub mine: u64,
-    /// Open conversations nobody is assigned (the inbox's "Unassigned").
+    /// Open conversations nobody is assigned (the inbox's "Unassigned"), counted the same way.
     #[serde(default)]
     pub unassigned: u64,
+}
+
+/// The largest count a sidebar badge shows as a number; past it, "999+".
+pub const BADGE_MAX: u64 = 999;
+
+/// A badge's text: the count, or "999+" past `BADGE_MAX`.
+pub fn badge(n: u64) -> String {
+    if n > BADGE_MAX {
+        format!("{BADGE_MAX}+")
+    } else {
+        n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_badge_says_when_it_stops_counting() {
+        assert_eq!(badge(0), "0");
+        assert_eq!(badge(999), "999");
+        assert_eq!(badge(1000), "999+");
+        assert_eq!(badge(25_000), "999+");
+    }
 }

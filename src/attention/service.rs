@@ -1,7 +1,7 @@
 //! Counting what waits for a member, always within the member's organisation: unread
 //! conversations, plans to approve, notifications, possible opt-outs, and the inbox's Mine and
 //! Unassigned views.
-use crate::attention::model::Attention;
+use crate::attention::model::{Attention, BADGE_MAX};
 use crate::auth::session::Member;
 use crate::error::AppResult;
 use crate::inbox::views;
@@ -28,10 +28,12 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
         .count(&state.db)
         .await?;
     let possible_opt_outs = crate::compliance::review::open_count(state, org).await?;
-    // The sidebar's inbox views: the work still to do, the member's own and nobody's.
+    // The sidebar's inbox views, the work still to do (the member's own and nobody's), counted
+    // only past what a badge shows: this runs on every page.
     let viewer = crate::inbox::service::viewer(state, member);
-    let mine = views::count(&state.db, &viewer, InboxFilter::Mine).await?;
-    let unassigned = views::count(&state.db, &viewer, InboxFilter::Unassigned).await?;
+    let cap = BADGE_MAX + 1;
+    let mine = views::count_up_to(&state.db, &viewer, InboxFilter::Mine, cap).await?;
+    let unassigned = views::count_up_to(&state.db, &viewer, InboxFilter::Unassigned, cap).await?;
     Ok(Attention {
         unread_conversations,
         plans_awaiting_approval,

@@ -2,12 +2,16 @@
 //! each view's exact count. Every condition is scoped to one organisation and reads the
 //! `(organization_id, state | assignee_id | unread_count, last_at)` indexes (migrations 30, 37).
 //! "Mine" and "Unassigned" hold open conversations only: they are the work still to do.
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use crate::inbox::model::{ConversationState, InboxCounts};
 use crate::messaging::entity::conversation::{Column, Entity};
 use crate::messaging::model::InboxFilter;
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use sea_orm::sea_query::{Alias, Expr, Func, Query};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
+    QueryTrait,
+};
 use uuid::Uuid;
 
 /// Who reads the inbox, and when: "Mine" is theirs, and a snooze is due by `now`; `number`
@@ -56,6 +60,31 @@ pub async fn count<C: ConnectionTrait>(db: &C, v: &Viewer, filter: InboxFilter) 
         .filter(condition(v, filter))
         .count(db)
         .await?)
+}
+
+/// How many conversations `filter` holds for `v`, counting no further than `cap`: the sidebar's
+/// badges read this on every page, and a count that stops early costs the same at any size.
+pub async fn count_up_to<C: ConnectionTrait>(
+    db: &C,
+    v: &Viewer,
+    filter: InboxFilter,
+    cap: u64,
+) -> AppResult<u64> {
+    let inner = Entity::find()
+        .select_only()
+        .column(Column::ContactId)
+        .filter(condition(v, filter))
+        .limit(cap)
+        .into_query();
+    let q = Query::select()
+        .expr_as(Func::count(Expr::val(1)), Alias::new("n"))
+        .from_subquery(inner, Alias::new("capped"))
+        .to_owned();
+    let row = db
+        .query_one_raw(db.get_database_backend().build(&q))
+        .await?
+        .ok_or_else(|| AppError::Internal("a count answered nothing".into()))?;
+    Ok(row.try_get::<i64>("", "n")? as u64)
 }
 
 /// Every view's count, for the inbox's tabs.

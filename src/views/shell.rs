@@ -2,6 +2,7 @@
 //! subscription (`use_live`).
 use crate::ai_agent::model::ModelInfo;
 use crate::app::Route;
+use crate::attention::model::{badge, BADGE_MAX};
 use crate::auth::api::{current_user, sign_out};
 use crate::auth::model::CurrentUser;
 use crate::components::AttentionTick;
@@ -144,12 +145,18 @@ fn SignedIn(me: CurrentUser) -> Element {
     }
 }
 
-/// A count beside a sidebar link, when there is something to see.
+/// A count beside a sidebar link, when there is something to see; "999+" past 999.
 #[component]
 fn Count(n: u64, label: &'static str) -> Element {
+    let shown = badge(n);
+    let title = if n > BADGE_MAX {
+        format!("more than {BADGE_MAX} {label}")
+    } else {
+        format!("{n} {label}")
+    };
     rsx! {
         if n > 0 {
-            span { class: "nav-count", title: "{n} {label}", "{n}" }
+            span { class: "nav-count", title, "{shown}" }
         }
     }
 }
@@ -159,7 +166,7 @@ fn Count(n: u64, label: &'static str) -> Element {
 fn TabCount(n: u64) -> Element {
     rsx! {
         if n > 0 {
-            span { class: "count", "{n}" }
+            span { class: "count", "{badge(n)}" }
         }
     }
 }

@@ -43,6 +43,12 @@ async fn twenty_five_thousand_conversations_count_and_page_exactly(backend: Back
 
     let counts: Value = app.ok_as(&org.client, "/api/attention", Value::Null).await;
     assert_eq!(counts["unread_conversations"], unread, "{counts}");
+    // The sidebar's Unassigned badge stops counting past 999 (it shows "999+"): every page
+    // reads it. The inbox's own count of the view is exact.
+    assert_eq!(counts["unassigned"], 1000, "{counts}");
+    assert_eq!(counts["mine"], 0, "{counts}");
+    let views: Value = app.ok_as(&org.client, "/api/inbox/counts", json!({})).await;
+    assert_eq!(views["unassigned"], 25_000, "{views}");
 
     // All: the exact total, newest first; the first pages join without a gap or a repeat.
     let first = page(&app, &org, "all", &Value::Null).await;
