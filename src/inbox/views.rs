@@ -2,12 +2,11 @@
 //! each view's exact count. Every condition is scoped to one organisation and reads the
 //! `(organization_id, state | assignee_id | unread_count, last_at)` indexes (migrations 30, 37).
 //! "Mine" and "Unassigned" hold open conversations only: they are the work still to do.
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 use crate::inbox::model::{ConversationState, InboxCounts};
 use crate::messaging::entity::conversation::{Column, Entity};
 use crate::messaging::model::InboxFilter;
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Alias, Expr, Func, Query};
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
     QueryTrait,
@@ -76,15 +75,7 @@ pub async fn count_up_to<C: ConnectionTrait>(
         .filter(condition(v, filter))
         .limit(cap)
         .into_query();
-    let q = Query::select()
-        .expr_as(Func::count(Expr::val(1)), Alias::new("n"))
-        .from_subquery(inner, Alias::new("capped"))
-        .to_owned();
-    let row = db
-        .query_one_raw(db.get_database_backend().build(&q))
-        .await?
-        .ok_or_else(|| AppError::Internal("a count answered nothing".into()))?;
-    Ok(row.try_get::<i64>("", "n")? as u64)
+    crate::server::db::count_rows(db, inner).await
 }
 
 /// Every view's count, for the inbox's tabs.

@@ -183,3 +183,21 @@ pub async fn begin_write<C: sea_orm::TransactionTrait>(db: &C) -> Result<C::Tran
     })
     .await
 }
+
+/// How many rows the query `q` answers, counted in the database (`SELECT count(1) FROM (q)`):
+/// a `LIMIT` in `q` bounds the count.
+pub async fn count_rows<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    q: sea_orm::sea_query::SelectStatement,
+) -> crate::error::AppResult<u64> {
+    use sea_orm::sea_query::{Alias, Expr, Func, Query};
+    let q = Query::select()
+        .expr_as(Func::count(Expr::val(1)), Alias::new("n"))
+        .from_subquery(q, Alias::new("q"))
+        .to_owned();
+    let row = db
+        .query_one_raw(db.get_database_backend().build(&q))
+        .await?
+        .ok_or_else(|| crate::error::AppError::Internal("a count answered nothing".into()))?;
+    Ok(row.try_get::<i64>("", "n")? as u64)
+}

@@ -62,15 +62,7 @@ async fn update<C: ConnectionTrait>(db: &C, q: &UpdateStatement) -> AppResult<u6
 }
 
 async fn count<C: ConnectionTrait>(db: &C, q: SelectStatement) -> AppResult<u64> {
-    let q = Query::select()
-        .expr_as(Func::count(Expr::val(1)), Alias::new("n"))
-        .from_subquery(q, Alias::new("q"))
-        .to_owned();
-    let row = db
-        .query_one_raw(db.get_database_backend().build(&q))
-        .await?
-        .ok_or_else(|| AppError::Internal("a count answered nothing".into()))?;
-    Ok(row.try_get::<i64>("", "n")? as u64)
+    crate::server::db::count_rows(db, q).await
 }
 
 /// Checks the contacts a hand-picked list names: at most `HAND_PICKED_MAX`, all the
