@@ -86,6 +86,14 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "rustup target add wasm32-unknown-unknown"
   timed "rustup target add wasm32" rustup target add wasm32-unknown-unknown
 fi
+# The web client's release build compiles the standard library for size with the machine's nightly
+# toolchain (scripts/build_web.sh says why); it needs that toolchain's library source.
+if rustup toolchain list | grep -q '^nightly' &&
+  ! rustup component list --toolchain nightly --installed | grep -q '^rust-src'; then
+  say "rustup component add rust-src --toolchain nightly"
+  timed "rustup rust-src (nightly)" rustup component add rust-src --toolchain nightly ||
+    echo "setup: no nightly rust-src: the web client builds with stable's prebuilt library (larger)" >&2
+fi
 
 # wasm-bindgen-cli compiles while apt and npm download.
 WB_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')

@@ -23,6 +23,8 @@ pub enum Route {
         Conversation { contact_id: Uuid },
         #[route("/contacts")]
         Contacts {},
+        #[route("/contacts/:contact_id")]
+        ContactPage { contact_id: Uuid },
         #[route("/numbers")]
         PhoneNumbers {},
         #[route("/simulator")]

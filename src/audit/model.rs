@@ -18,10 +18,11 @@ pub enum AuditAction {
     OptOutCleared,
     SignUpRefused,
     ContactsExported,
+    ContactsMerged,
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 11] = [
+    pub const ALL: [AuditAction; 12] = [
         Self::MemberInvited,
         Self::InvitationRevoked,
         Self::MemberJoined,
@@ -33,6 +34,7 @@ impl AuditAction {
         Self::OptOutCleared,
         Self::SignUpRefused,
         Self::ContactsExported,
+        Self::ContactsMerged,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -48,6 +50,7 @@ impl AuditAction {
             Self::OptOutCleared => "opt_out_cleared",
             Self::SignUpRefused => "sign_up_refused",
             Self::ContactsExported => "contacts_exported",
+            Self::ContactsMerged => "contacts_merged",
         }
     }
 
@@ -68,6 +71,7 @@ impl AuditAction {
             Self::OptOutCleared => "Cleared an opt-out",
             Self::SignUpRefused => "Refused a sign-up (invitation only)",
             Self::ContactsExported => "Exported contacts as CSV",
+            Self::ContactsMerged => "Merged two contacts",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Shared pieces of UI used across pages.
 mod composer;
+mod contact_form;
 mod lessons;
 mod live;
 mod message_bubble;
@@ -14,6 +15,7 @@ mod suggestions_panel;
 mod triage_bar;
 
 pub use composer::Composer;
+pub use contact_form::ContactForm;
 pub use lessons::LessonsCard;
 pub use live::{use_attention, use_live, use_page_tick, AttentionTick, PageTick};
 pub use message_bubble::MessageBubble;

@@ -1,6 +1,7 @@
 //! Contacts: search, create, edit, tags, opt-outs and CSV import.
 pub mod api;
 pub mod model;
+pub mod profile_model;
 
 #[cfg(feature = "server")]
 pub mod edits;
@@ -15,9 +16,13 @@ pub mod import;
 #[cfg(feature = "server")]
 pub mod list;
 #[cfg(feature = "server")]
+pub mod merge;
+#[cfg(feature = "server")]
 pub mod opt_out;
 #[cfg(feature = "server")]
 pub mod phone;
+#[cfg(feature = "server")]
+pub mod profile;
 #[cfg(feature = "server")]
 pub mod segments;
 #[cfg(feature = "server")]

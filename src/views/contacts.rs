@@ -1,30 +1,8 @@
 //! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
-use crate::compliance::model::{ConsentInput, ConsentSource};
-use crate::components::{grouped, use_is_owner, ErrorBanner};
-use crate::contacts::api::{
-    create_contact, import_contacts_csv, list_contacts, set_contact_opt_out, update_contact,
-};
-use crate::contacts::model::{
-    ContactCursor, ContactFilter, ContactInput, ContactView, ImportReport,
-};
+use crate::components::{grouped, use_is_owner, ContactForm, ErrorBanner};
+use crate::contacts::api::{import_contacts_csv, list_contacts};
+use crate::contacts::model::{ContactCursor, ContactFilter, ContactView, ImportReport};
 use dioxus::prelude::*;
-use uuid::Uuid;
-
-fn input_from(c: &ContactView) -> ContactInput {
-    ContactInput {
-        name: c.name.clone(),
-        phone: c.phone.clone().unwrap_or_default(),
-        email: c.email.clone().unwrap_or_default(),
-        tags: vec![c.tags.join(", ")],
-        custom_fields: c.custom_fields.clone(),
-        notes: c.notes.clone(),
-        time_zone: c.time_zone.clone().unwrap_or_default(),
-        consent: Some(ConsentInput {
-            source: c.consent_source,
-            note: c.consent_note.clone(),
-        }),
-    }
-}
 
 #[component]
 pub fn Contacts() -> Element {
@@ -61,39 +39,9 @@ pub fn Contacts() -> Element {
         let page = list_contacts(f.clone(), None).await;
         page.map(|p| (f.search.clone().unwrap_or_default(), p))
     });
-    let mut form = use_signal(ContactInput::default);
     let mut editing = use_signal(|| None::<ContactView>);
     let mut error = use_signal(|| None::<String>);
     let mut show_form = use_signal(|| false);
-    let mut clear_reason = use_signal(String::new);
-
-    let save = move |e: FormEvent| async move {
-        e.prevent_default();
-        let res = match editing() {
-            Some(c) => update_contact(c.id, form()).await,
-            None => create_contact(form()).await,
-        };
-        match res {
-            Ok(_) => {
-                error.set(None);
-                show_form.set(false);
-                editing.set(None);
-                contacts.restart();
-            }
-            Err(err) => error.set(Some(err.to_string())),
-        }
-    };
-    let toggle_opt_out = move |id: Uuid, opted_out: bool| async move {
-        let reason = (!opted_out).then(|| clear_reason.read().clone());
-        match set_contact_opt_out(id, opted_out, reason).await {
-            Ok(updated) => {
-                clear_reason.set(String::new());
-                editing.set(Some(updated));
-                contacts.restart();
-            }
-            Err(err) => error.set(Some(err.to_string())),
-        }
-    };
     let list = contacts.read().clone();
     rsx! {
         div { class: "page",
@@ -104,8 +52,6 @@ pub fn Contacts() -> Element {
                 }
                 button { id: "new-contact", class: "primary", onclick: move |_| {
                     editing.set(None);
-                    form.set(ContactInput::default());
-                    error.set(None);
                     show_form.set(true);
                 }, "New contact" }
             }
@@ -127,6 +73,7 @@ pub fn Contacts() -> Element {
             }
             div { class: "two-col",
                 div { class: "col-main",
+                    ErrorBanner { message: error() }
                     match list {
                         None => rsx! { p { class: "muted", "Loading…" } },
                         Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
@@ -148,9 +95,7 @@ pub fn Contacts() -> Element {
                                         tr { key: "{c.id}", class: "contact-row", onclick: {
                                                 let c = c.clone();
                                                 move |_| {
-                                                    form.set(input_from(&c));
                                                     editing.set(Some(c.clone()));
-                                                    error.set(None);
                                                     show_form.set(true);
                                                 }
                                             },
@@ -190,63 +135,17 @@ pub fn Contacts() -> Element {
                     ImportPanel { on_imported: move |_| contacts.restart() }
                 }
                 if show_form() {
-                    form { class: "card side-form", id: "contact-form", onsubmit: save,
-                        h2 { if editing().is_some() { "Edit contact" } else { "New contact" } }
-                        ErrorBanner { message: error() }
-                        label { "Name" input { id: "contact-name", value: "{form.read().name}", oninput: move |e| form.write().name = e.value() } }
-                        label { "Phone" input { id: "contact-phone", placeholder: "+1 415 555 2671", value: "{form.read().phone}", oninput: move |e| form.write().phone = e.value() } }
-                        label { "Email" input { id: "contact-email", value: "{form.read().email}", oninput: move |e| form.write().email = e.value() } }
-                        label { "Tags (comma-separated)" input { id: "contact-tags", value: "{form.read().tags.join(\", \")}", oninput: move |e| form.write().tags = vec![e.value()] } }
-                        label { "Time zone" input { id: "contact-tz", placeholder: "America/Los_Angeles", value: "{form.read().time_zone}", oninput: move |e| form.write().time_zone = e.value() } }
-                        label { "Notes" textarea { rows: "3", value: "{form.read().notes}", oninput: move |e| form.write().notes = e.value() } }
-                        label { "Consent to texts"
-                            select { id: "contact-consent",
-                                onchange: move |e| {
-                                    let source = ConsentSource::parse(&e.value()).unwrap_or_default();
-                                    let note = form.read().consent.clone().unwrap_or_default().note;
-                                    form.write().consent = Some(ConsentInput { source, note });
-                                },
-                                for c in ConsentSource::ALL {
-                                    option { value: c.as_str(), selected: form.read().consent.as_ref().map(|x| x.source).unwrap_or_default() == c, "{c.label()}" }
-                                }
-                            }
+                        ContactForm {
+                            key: "{editing().map(|c| c.id.to_string()).unwrap_or_default()}",
+                            contact: editing(),
+                            on_saved: move |c: ContactView| {
+                                error.set(None);
+                                editing.set(Some(c));
+                                contacts.restart();
+                            },
+                            on_close: move |_| show_form.set(false),
+                            link_to_page: true,
                         }
-                        label { "Consent evidence"
-                            input { id: "contact-consent-note", placeholder: "Signed up on the booking form, 3 March",
-                                value: "{form.read().consent.clone().unwrap_or_default().note}",
-                                oninput: move |e| {
-                                    let source = form.read().consent.clone().unwrap_or_default().source;
-                                    form.write().consent = Some(ConsentInput { source, note: e.value() });
-                                } }
-                        }
-                        p { class: "muted small", "Campaigns and other texts the business starts need written consent (a web form, or an import whose file records it). A contact who texted first may be answered." }
-                        if let Some(z) = editing().and_then(|c| c.inferred_zone) {
-                            p { class: "muted small", id: "contact-inferred-zone", "Without a time zone, texts follow {z}." }
-                        }
-                        div { class: "row",
-                            button { id: "contact-save", class: "primary", r#type: "submit", "Save" }
-                            button { class: "secondary", r#type: "button", onclick: move |_| show_form.set(false), "Close" }
-                        }
-                        if let Some(c) = editing() {
-                            div { class: "opt-out-box",
-                                if c.opted_out {
-                                    p { "Opted out of SMS ({c.opt_out_source.clone().unwrap_or_default()})." }
-                                    if is_owner {
-                                        label { "Why may they be texted again?"
-                                            input { id: "opt-in-reason", placeholder: "They signed a new consent form on 3 March",
-                                                value: "{clear_reason}", oninput: move |e| clear_reason.set(e.value()) }
-                                        }
-                                        button { id: "opt-in", class: "secondary", r#type: "button", disabled: clear_reason.read().trim().is_empty(), onclick: move |_| toggle_opt_out(c.id, false), "Opt back in" }
-                                    } else {
-                                        p { class: "muted small", id: "opt-in-owner-only", "Only an owner can opt them back in; a contact who texted STOP can text START." }
-                                    }
-                                } else {
-                                    p { class: "muted", "Subscribed to SMS." }
-                                    button { id: "opt-out", class: "danger", r#type: "button", onclick: move |_| toggle_opt_out(c.id, true), "Opt out manually" }
-                                }
-                            }
-                        }
-                    }
                 }
             }
         }

@@ -69,7 +69,9 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                 div { class: "page conversation-page",
                     header { class: "page-head",
                         Link { to: Route::Inbox {}, class: "back", "← Inbox" }
-                        h1 { id: "conversation-title", "{conv.contact.name}" }
+                        h1 { id: "conversation-title",
+                            Link { to: Route::ContactPage { contact_id }, title: "Open the contact page", "{conv.contact.name}" }
+                        }
                         span { class: "muted", "{conv.contact.phone.clone().unwrap_or_default()}" }
                         if conv.contact.opted_out { span { class: "badge keyword", "Opted out" } }
                     }

@@ -1,10 +1,11 @@
 //! The first visit on the release build, as a phone on a cold cache would make it: how much wasm,
 //! js and css crosses the wire and how soon the page is interactive, printed beside the goals
 //! (400 KB, 1 s) and beside this run's own baseline (the same files uncompressed; the moment
-//! the HTML was ready). The compressed wasm failing its budget by more than 30 % fails the test
+//! the HTML was ready). The compressed wasm failing its budget by more than 25 % fails the test
 //! (10 % until the access pages of issue 26 pushed it to 452 KB, 15 % until issue 27's segments,
-//! plan audiences, search and paged lists took it to 486 KB, 25 % until issue 28's saved replies
-//! and inbox by number took it to 510 KB). Splitting the client by route is
+//! plan audiences, search and paged lists took it to 486 KB, 30 % while issue 28's saved replies
+//! and inbox by number held it at 510 KB; back to 25 % once the standard library was compiled for
+//! size, at 484 KB). Splitting the client by route is
 //! what brings it back under 400 KB, and Dioxus 0.7's route splitting (`--wasm-split`) does not
 //! yet hydrate a fullstack app (DioxusLabs/dioxus#4631, #5668): the margin goes back to 10 % when
 //! it does. The times are reported, never asserted.
@@ -152,8 +153,8 @@ async fn first_load_within_budget() {
         .sum();
     assert!(wasm_br > 0, "the build wrote the brotli copy of the wasm");
     assert!(
-        wasm_br <= BUDGET_BYTES * 130 / 100,
-        "the compressed wasm is {}, more than 30 % over the {} budget",
+        wasm_br <= BUDGET_BYTES * 125 / 100,
+        "the compressed wasm is {}, more than 25 % over the {} budget",
         kb(wasm_br),
         kb(BUDGET_BYTES)
     );

@@ -5,6 +5,7 @@
 mod helpers;
 
 mod campaign;
+mod contact_page;
 mod desktop;
 mod first_load;
 mod harness;

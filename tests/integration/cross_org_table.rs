@@ -238,6 +238,19 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Member,
         ),
         row(
+            "/api/contacts/profile",
+            json!({"id": c.katherine}),
+            NotFound,
+            Member,
+        ),
+        // A preview: the table's calls must leave A's contacts as they are.
+        row(
+            "/api/contacts/merge",
+            json!({"keep": c.katherine, "duplicate": c.linus, "apply": false}),
+            NotFound,
+            Owner,
+        ),
+        row(
             "/api/contacts/create",
             json!({"input": contact("New Lead", "+14155552690")}),
             Own,

@@ -31,6 +31,7 @@ mod campaigns;
 mod compliance_paths;
 mod compliance_rules;
 mod compliance_support;
+mod contact_merge;
 mod contacts;
 mod contacts_export;
 mod contract;

@@ -1,0 +1,219 @@
+//! The contact page's read (issue 28 §5): the contact, their conversation, the numbers that texted
+//! them, and the campaigns and plans that included them. Every read is by the contact's own
+//! indexes, so its cost does not grow with the organisation.
+use crate::bulk_operation::entity::{item, operation};
+use crate::contacts::profile_model::{
+    ContactProfile, ConversationSummary, NumberUse, Touch, TouchKind, TOUCHES_SHOWN,
+};
+use crate::error::{AppError, AppResult};
+use crate::messaging::entity as message;
+use crate::messaging::entity::conversation;
+use crate::phone_numbers::entity as phone_number;
+use crate::plans::entity::plan;
+use crate::server::AppState;
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect,
+};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// A merged contact's id leads to the contact it went into (a chain, if that one was merged in
+/// turn); this many steps at most.
+const MERGE_HOPS: usize = 8;
+
+/// The contact with this id, or the one it was merged into; NotFound when neither is the
+/// organisation's.
+pub async fn resolve<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<Uuid> {
+    let mut at = id;
+    for _ in 0..MERGE_HOPS {
+        if crate::contacts::service::find_in_org(db, org, at)
+            .await
+            .is_ok()
+        {
+            return Ok(at);
+        }
+        match crate::contacts::merge::merged_into(db, org, at).await? {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    Err(AppError::not_found("Contact"))
+}
+
+pub async fn profile(state: &AppState, org: Uuid, id: Uuid) -> AppResult<ContactProfile> {
+    let id = resolve(&state.db, org, id).await?;
+    let contact = crate::contacts::service::view(state, org, id).await?;
+    let conversation = summary(&state.db, org, id).await?;
+    let numbers = numbers(&state.db, org, id).await?;
+    let (touches, touches_total) = touches(&state.db, org, id).await?;
+    let merged = crate::contacts::merge::merged_count(&state.db, org, id).await?;
+    Ok(ContactProfile {
+        contact,
+        conversation,
+        numbers,
+        touches,
+        touches_total,
+        merged,
+    })
+}
+
+async fn summary<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    id: Uuid,
+) -> AppResult<Option<ConversationSummary>> {
+    let Some(c) = conversation::Entity::find_by_id(id)
+        .filter(conversation::Column::OrganizationId.eq(org))
+        .one(db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let names =
+        crate::messaging::conversation::assignee_names(db, org, c.assignee_id.into_iter()).await?;
+    Ok(Some(ConversationSummary {
+        state: c.state,
+        assignee: c.assignee_id.and_then(|a| names.get(&a).cloned()),
+        message_count: c.message_count,
+        unread_count: c.unread_count,
+        last_at: c.last_at,
+        last_body: c.last_body,
+    }))
+}
+
+#[derive(FromQueryResult)]
+struct NumberRow {
+    phone_number_id: Uuid,
+    texts: i64,
+    last_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The contact's texts grouped by business number: one contact's messages, by `(contact_id, seq)`.
+async fn numbers<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<Vec<NumberUse>> {
+    let rows = NumberRow::find_by_statement(
+        db.get_database_backend().build(
+            Query::select()
+                .column(message::Column::PhoneNumberId)
+                .expr_as(Expr::col(message::Column::Id).count(), Alias::new("texts"))
+                .expr_as(
+                    Expr::col(message::Column::CreatedAt).max(),
+                    Alias::new("last_at"),
+                )
+                .from(message::Entity)
+                .and_where(message::Column::OrganizationId.eq(org))
+                .and_where(message::Column::ContactId.eq(id))
+                .group_by_col(message::Column::PhoneNumberId),
+        ),
+    )
+    .all(db)
+    .await?;
+    let names: HashMap<Uuid, phone_number::Model> = phone_number::Entity::find()
+        .filter(phone_number::Column::OrganizationId.eq(org))
+        .filter(phone_number::Column::Id.is_in(rows.iter().map(|r| r.phone_number_id)))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p))
+        .collect();
+    let mut out: Vec<NumberUse> = rows
+        .into_iter()
+        .map(|r| {
+            let p = names.get(&r.phone_number_id);
+            NumberUse {
+                number: p.map(|p| p.number.clone()).unwrap_or_default(),
+                friendly_name: p.map(|p| p.friendly_name.clone()).unwrap_or_default(),
+                texts: r.texts as u64,
+                last_at: r.last_at,
+            }
+        })
+        .collect();
+    out.sort_by_key(|n| std::cmp::Reverse(n.last_at));
+    Ok(out)
+}
+
+/// Campaign items for the contact, and plans whose audience held them without a campaign item for
+/// them: the newest `TOUCHES_SHOWN` of both, and the exact count of both.
+async fn touches<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<(Vec<Touch>, u64)> {
+    let items = item::Entity::find()
+        .filter(item::Column::OrganizationId.eq(org))
+        .filter(item::Column::ContactId.eq(id));
+    let item_total = items.clone().count(db).await?;
+    let items = items
+        .order_by_desc(item::Column::CreatedAt)
+        .limit(TOUCHES_SHOWN as u64)
+        .all(db)
+        .await?;
+    let ops: HashMap<Uuid, operation::Model> = operation::Entity::find()
+        .filter(operation::Column::OrganizationId.eq(org))
+        .filter(operation::Column::Id.is_in(items.iter().map(|i| i.operation_id)))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|o| (o.id, o))
+        .collect();
+    let in_audience = Query::select()
+        .distinct()
+        .column(Alias::new("plan_id"))
+        .from(Alias::new("plan_audience"))
+        .and_where(Expr::col(Alias::new("contact_id")).eq(id))
+        .to_owned();
+    let ran_for_them = Query::select()
+        .column((operation::Entity, operation::Column::PlanId))
+        .from(operation::Entity)
+        .inner_join(
+            item::Entity,
+            Expr::col((item::Entity, item::Column::OperationId))
+                .equals((operation::Entity, operation::Column::Id)),
+        )
+        .and_where(Expr::col((item::Entity, item::Column::ContactId)).eq(id))
+        .and_where(Expr::col((operation::Entity, operation::Column::PlanId)).is_not_null())
+        .to_owned();
+    let plans = plan::Entity::find()
+        .filter(plan::Column::OrganizationId.eq(org))
+        .filter(plan::Column::Id.in_subquery(in_audience))
+        .filter(plan::Column::Id.not_in_subquery(ran_for_them));
+    let plan_total = plans.clone().count(db).await?;
+    let plans = plans
+        .order_by_desc(plan::Column::CreatedAt)
+        .limit(TOUCHES_SHOWN as u64)
+        .all(db)
+        .await?;
+    let mut out: Vec<Touch> = items
+        .into_iter()
+        .filter_map(|i| {
+            let o = ops.get(&i.operation_id)?;
+            Some(Touch {
+                kind: TouchKind::Campaign,
+                id: o.id,
+                title: first_line(&o.message_concept),
+                status: o.status.clone(),
+                outcome: Some(match i.skip_reason {
+                    Some(why) if !why.is_empty() => format!("{}: {why}", i.status),
+                    _ => i.status,
+                }),
+                at: i.created_at,
+            })
+        })
+        .chain(plans.into_iter().map(|p| Touch {
+            kind: TouchKind::Plan,
+            id: p.id,
+            title: p.title,
+            status: p.status,
+            outcome: None,
+            at: p.created_at,
+        }))
+        .collect();
+    out.sort_by_key(|t| std::cmp::Reverse(t.at));
+    out.truncate(TOUCHES_SHOWN);
+    Ok((out, item_total + plan_total))
+}
+
+fn first_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or_default();
+    match line.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
+    }
+}

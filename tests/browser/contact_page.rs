@@ -1,0 +1,69 @@
+//! In Chromium, on a desktop (both databases) and a 390 px phone: the contact page (issue 28 §5).
+//! From the contacts list to Ada's page, a custom field added and kept, then a duplicate found,
+//! previewed and merged into her, with its number said to be dropped.
+use crate::harness::*;
+use crate::helpers::Backend;
+
+async fn the_contact_page(backend: Backend, screen: Screen) {
+    let Some((server, b)) = signed_in(backend, screen).await else {
+        return;
+    };
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
+    // A duplicate of Ada, made as a person would.
+    b.open(&format!("{}/contacts", server.base)).await;
+    b.click("#new-contact").await;
+    b.fill("#contact-name", "Ada L.").await;
+    b.fill("#contact-phone", "+1 415 555 2699").await;
+    b.click("#contact-save").await;
+    b.wait_for_text("#contacts-table", "Ada L.").await;
+
+    b.fill("#contact-search", "Lovelace").await;
+    b.wait_for("#contacts-table[data-query='Lovelace']").await;
+    b.click("#contacts-table .contact-row").await;
+    b.click("#contact-open").await;
+    b.wait_for_text("#contact-title", "Ada Lovelace").await;
+    b.wait_for_text("#contact-conversation", "texts").await;
+    b.wait_for("#notes").await;
+
+    // A custom field, saved and read back from the server.
+    b.fill("#field-new-name", "plan").await;
+    b.fill("#field-new-value", "gold").await;
+    b.click("#field-add").await;
+    b.wait_for("#contact-fields [data-field='plan']").await;
+    b.click("#contact-save").await;
+    b.wait_for("#contact-saved").await;
+    b.open(&format!("{}{}", server.base, current_path(&b).await))
+        .await;
+    b.wait_for("#contact-fields [data-field='plan']").await;
+    b.shot(&format!("{tag}-96-contact-page")).await;
+    b.assert_fits_width("the contact page").await;
+
+    // Merge the duplicate into her: find, preview, merge.
+    b.click("#contact-merge summary").await;
+    b.fill("#merge-search", "Ada L").await;
+    b.click("#merge-find").await;
+    b.click(".merge-candidates .merge-preview").await;
+    b.wait_for_text("#merge-report", "Merging Ada L. into Ada Lovelace")
+        .await;
+    b.wait_for_text("#merge-report", "+14155552699 will no longer belong")
+        .await;
+    b.shot(&format!("{tag}-97-merge-preview")).await;
+    b.assert_fits_width("the merge preview").await;
+    b.click("#merge-apply").await;
+    b.wait_for_text("#contact-merged-count", "1 duplicate")
+        .await;
+    b.shot(&format!("{tag}-98-merged")).await;
+    b.client.clone().close().await.unwrap();
+}
+
+async fn current_path(b: &Browser) -> String {
+    let url = b.client.current_url().await.unwrap();
+    url.path().to_owned()
+}
+
+async fn contact_page_on_a_desktop(backend: Backend) {
+    the_contact_page(backend, Screen::Desktop).await
+}
+
+crate::on_both_databases!(contact_page_on_a_desktop);
+crate::on_a_phone!(the_contact_page);
