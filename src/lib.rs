@@ -13,6 +13,7 @@ pub mod components;
 pub mod contacts;
 pub mod error;
 pub mod inbox;
+pub mod media;
 pub mod messaging;
 pub mod notifications;
 pub mod organization;

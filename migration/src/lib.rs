@@ -42,6 +42,7 @@ mod m20261127_000038_number_auto_assign;
 mod m20261127_000039_saved_reply;
 mod m20261127_000040_conversation_note;
 mod m20261127_000041_contact_merge;
+mod m20261127_000042_message_media;
 mod platform_agent;
 
 pub struct Migrator;
@@ -91,6 +92,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000039_saved_reply::Migration),
             Box::new(m20261127_000040_conversation_note::Migration),
             Box::new(m20261127_000041_contact_merge::Migration),
+            Box::new(m20261127_000042_message_media::Migration),
         ]
     }
 }

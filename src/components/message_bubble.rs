@@ -31,9 +31,16 @@ pub fn MessageBubble(
                         h.call(());
                     }
                 },
-                if message.body.is_empty() && message.media_count > 0 {
+                if !message.media.is_empty() {
+                    div { class: "media-row",
+                        for m in message.media.iter() {
+                            Media { key: "{m.id}", item: m.clone() }
+                        }
+                    }
+                } else if message.media_count > 0 {
                     span { class: "muted", "📎 {message.media_count} attachment(s)" }
-                } else {
+                }
+                if !message.body.is_empty() {
                     "{message.body}"
                 }
             }
@@ -57,6 +64,30 @@ pub fn MessageBubble(
                 InDoubt { id: message.id }
             }
         }
+    }
+}
+
+/// A picture's thumbnail (opening the full copy), a file to download, or why it is missing.
+#[component]
+fn Media(item: crate::media::model::MediaView) -> Element {
+    use crate::media::model::status;
+    match item.status.as_str() {
+        status::STORED if item.has_thumb => rsx! {
+            a { class: "media-thumb", href: item.url(), target: "_blank", rel: "noopener",
+                img { src: item.thumb_url(), alt: "Picture ({item.content_type})", loading: "lazy" }
+            }
+        },
+        status::STORED => rsx! {
+            a { class: "media-file", href: item.url(), "📎 {item.content_type}" }
+        },
+        status::PENDING => {
+            rsx! { span { class: "media-file muted", "Fetching {item.content_type}…" } }
+        }
+        _ => rsx! {
+            span { class: "media-file media-failed", title: "{item.error.clone().unwrap_or_default()}",
+                "Not kept: {item.error.clone().unwrap_or_default()}"
+            }
+        },
     }
 }
 

@@ -170,7 +170,9 @@ pub async fn persist_inbound(
         // Numbered by the database.
         seq: NotSet,
     };
-    let message = match store(state, row, &reading, &from, now).await? {
+    let media =
+        crate::media::copier::rows_for(org_id, message_id, &sms.media_urls, &sms.media_types, now);
+    let message = match store(state, row, media, &reading, &from, now).await? {
         Some(m) => m,
         None => return Ok(InboundOutcome::Duplicate),
     };
@@ -200,10 +202,12 @@ pub async fn persist_inbound(
 /// Inserts the text; what its reading does (an opt-out, an opt-in, HELP, a possible opt-out) is
 /// recorded in the same transaction, and the compliance texts it queued are delivered once that
 /// has committed (the ledger's sweeper delivers them if this process dies first). None: the
-/// MessageSid was already stored. A plain text is stored with others that arrive meanwhile.
+/// MessageSid was already stored. A plain text is stored with others that arrive meanwhile; a text
+/// with media is stored with a row per item, which the copier fills.
 async fn store(
     state: &AppState,
     row: message::ActiveModel,
+    media: Vec<crate::media::entity::ActiveModel>,
     reading: &Reading,
     phone: &str,
     now: chrono::DateTime<chrono::Utc>,
@@ -212,7 +216,7 @@ async fn store(
         true => Ok(None),
         false => Err(WebhookError::from(e)),
     };
-    if *reading == Reading::Plain {
+    if *reading == Reading::Plain && media.is_empty() {
         // A plain text joins the writer's next group commit (`inbound_writer`).
         let model = message::ActiveModel {
             seq: Set(None),
@@ -233,8 +237,18 @@ async fn store(
         Ok(m) => m,
         Err(e) => return duplicate(e),
     };
+    // A text with pictures keeps a row per item, with the text, for the copier.
+    let has_media = !media.is_empty();
+    if has_media {
+        <crate::media::entity::Entity as sea_orm::EntityTrait>::insert_many(media)
+            .exec(&txn)
+            .await?;
+    }
     let queued = crate::compliance::inbound::apply(&txn, reading, &message, phone, now).await?;
     txn.commit().await?;
+    if has_media {
+        crate::media::copier::copy_soon(state, message.id);
+    }
     if matches!(reading, Reading::OptOut { .. }) {
         state.metrics.opt_outs.inc();
     }

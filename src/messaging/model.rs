@@ -53,6 +53,9 @@ pub struct MessageView {
     /// Its place in the conversation (the database's insertion order).
     #[serde(default)]
     pub seq: Option<i64>,
+    /// Herald's copies of the pictures and files it carried (a conversation's pages fill these).
+    #[serde(default)]
+    pub media: Vec<crate::media::model::MediaView>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,7 @@
 //! Reading messages and conversations, scoped to one organisation.
 use crate::contacts::service as contacts;
 use crate::error::AppResult;
+use crate::media::model::MediaView;
 use crate::messaging::conversation;
 use crate::messaging::entity as message;
 use crate::messaging::model::{ConversationView, Direction, MessagePage, MessageView};
@@ -29,7 +30,38 @@ pub fn to_view(m: message::Model) -> MessageView {
         created_at: m.created_at,
         send_state: m.send_state,
         seq: m.seq,
+        media: vec![],
     }
+}
+
+/// The texts with their media copies, read in one query for the page.
+async fn with_media(
+    state: &AppState,
+    org_id: Uuid,
+    rows: Vec<message::Model>,
+) -> AppResult<Vec<MessageView>> {
+    let ids: Vec<Uuid> = rows
+        .iter()
+        .filter(|m| m.media_count > 0)
+        .map(|m| m.id)
+        .collect();
+    let mut media = crate::media::copier::for_messages(&state.db, org_id, &ids).await?;
+    let mut views: Vec<MessageView> = rows.into_iter().map(to_view).collect();
+    for v in views.iter_mut().filter(|v| v.media_count > 0) {
+        let (mine, rest): (Vec<_>, Vec<_>) = media.into_iter().partition(|x| x.message_id == v.id);
+        media = rest;
+        v.media = mine
+            .into_iter()
+            .map(|x| MediaView {
+                id: x.id,
+                has_thumb: x.thumb_key.is_some(),
+                content_type: x.content_type,
+                status: x.status,
+                error: x.error,
+            })
+            .collect();
+    }
+    Ok(views)
 }
 
 /// The number the contact last texted; failing that, the last one used, then the first the organisation has.
@@ -64,7 +96,7 @@ pub async fn conversation(
     conversation::mark_read(&state.db, org_id, contact_id, state.clock.now()).await?;
     Ok(ConversationView {
         contact,
-        messages: rows.into_iter().map(to_view).collect(),
+        messages: with_media(state, org_id, rows).await?,
         message_count: conversation::message_count(&state.db, contact_id).await?,
         older,
         numbers: numbers::list(state, org_id)
@@ -89,7 +121,7 @@ pub async fn older_messages(
     contacts::view(state, org_id, contact_id).await?;
     let (rows, older) = conversation::history(&state.db, org_id, contact_id, Some(before)).await?;
     Ok(MessagePage {
-        messages: rows.into_iter().map(to_view).collect(),
+        messages: with_media(state, org_id, rows).await?,
         older,
     })
 }

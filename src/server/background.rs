@@ -28,6 +28,17 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
         Ok(n) => tracing::info!(texts = n, "sent scheduled texts"),
         Err(e) => tracing::error!(error = %e, "could not send scheduled texts"),
     }
+    // Media of inbound texts not copied yet (a crash, or a provider that did not answer), in the
+    // background: a slow provider never holds up start-up or the rest of the sweep. Claims keep
+    // two sweeps from copying the same item.
+    let bg = state.clone();
+    state.tasks.spawn(async move {
+        match crate::media::copier::copy_due(&bg).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(items = n, "copied media left pending"),
+            Err(e) => tracing::error!(error = %e, "could not copy pending media"),
+        }
+    });
     // Snoozed conversations whose time has come open again.
     match crate::inbox::service::wake_snoozed(state).await {
         Ok(0) => {}

@@ -117,6 +117,8 @@ pub struct Config {
     pub reconcile_after: std::time::Duration,
     /// Scheduled SQLite backups (`BACKUP_DIR`, `BACKUP_EVERY_HOURS`, `BACKUP_KEEP`); none unset.
     pub backup: Option<super::backup_config::BackupConfig>,
+    /// Where copies of media texted in are kept (`MEDIA_DIR`, `MEDIA_S3_*`, `MEDIA_MAX_BYTES`).
+    pub media: super::media_config::MediaConfig,
 }
 
 pub(crate) fn var(name: &str) -> Option<String> {
@@ -314,6 +316,7 @@ impl Config {
             std::time::Duration::from_secs(7 * 24 * 3600),
         );
         let backup = super::backup_config::read(&database_url, production, ip, &mut p);
+        let media = super::media_config::read(&mut p);
         let seed_demo = p.or(
             crate::server::access_config::seed_demo(
                 var("SEED_DEMO").as_deref(),
@@ -404,6 +407,7 @@ impl Config {
             reconcile_after,
             claim_stale_after,
             backup,
+            media,
         };
         (config, p.0)
     }
@@ -458,6 +462,7 @@ impl Config {
             reconcile_after: std::time::Duration::from_secs(5),
             claim_stale_after: std::time::Duration::from_secs(120),
             backup: None,
+            media: super::media_config::MediaConfig::temporary(),
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod db;
 pub mod exposure;
 pub mod faults;
 pub mod launch;
+pub mod media_config;
 pub mod origin;
 pub mod preflight;
 pub mod router;

@@ -18,6 +18,14 @@ pub fn build_router(state: AppState) -> Router {
             crate::contacts::export::EXPORT_PATH,
             get(crate::contacts::export::export),
         )
+        .route(
+            crate::media::serve::MEDIA_PATH,
+            get(crate::media::serve::original),
+        )
+        .route(
+            crate::media::serve::THUMB_PATH,
+            get(crate::media::serve::thumb),
+        )
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::server::origin::same_site_only,

@@ -59,6 +59,8 @@ pub struct Inner {
     pub phrases: crate::compliance::wording::PhraseCache,
     /// Group commit for the webhook's texts (`messaging::inbound_writer`).
     pub inbound_writer: crate::messaging::inbound_writer::InboundWriter,
+    /// Where copies of media texted in are kept (`media::store`).
+    pub media: crate::media::store::MediaStore,
 }
 
 /// The outside world a server talks to; tests hand in fakes.
@@ -70,6 +72,7 @@ pub struct Services {
     pub drafter: Option<Arc<dyn crate::bulk_operation::drafter::Drafter>>,
     pub engine: crate::bulk_operation::draft_engine::EngineConfig,
     pub clock: Arc<dyn crate::clock::Clock>,
+    pub media: crate::media::store::MediaStore,
 }
 
 impl Services {
@@ -97,6 +100,8 @@ impl Services {
                 stale_after: config.claim_stale_after,
             },
             clock: clock_for(config),
+            media: crate::media::store::MediaStore::from_config(&config.media)
+                .map_err(|e| e.to_string())?,
         })
     }
 }
@@ -176,6 +181,7 @@ impl AppState {
             numbers: Default::default(),
             phrases: Default::default(),
             inbound_writer: Default::default(),
+            media: services.media,
         }))
     }
 

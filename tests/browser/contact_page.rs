@@ -22,7 +22,7 @@ async fn the_contact_page(backend: Backend, screen: Screen) {
     b.click("#contacts-table .contact-row").await;
     b.click("#contact-open").await;
     b.wait_for_text("#contact-title", "Ada Lovelace").await;
-    b.wait_for_text("#contact-conversation", "texts").await;
+    b.wait_for_text("#contact-conversation", "1 text").await;
     b.wait_for("#notes").await;
 
     // A custom field, saved and read back from the server.

@@ -17,6 +17,7 @@ mod notifications;
 mod opt_outs;
 mod phone;
 mod plans;
+mod received_picture;
 mod saved_replies;
 mod scale;
 mod scheduled;

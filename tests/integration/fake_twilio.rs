@@ -41,6 +41,12 @@ pub struct FakeTwilio {
     /// pairs it accepts (its Auth Token, its API keys) and its own numbers. Empty: one account,
     /// and any credentials pass.
     pub accounts: Mutex<HashMap<String, Account>>,
+    /// Media Twilio keeps for inbound texts, by Media SID: (content type, bytes).
+    pub media: Mutex<HashMap<String, (String, Vec<u8>)>>,
+    /// Media requests to answer 500 before answering properly.
+    pub media_failures: Mutex<usize>,
+    /// Media requests seen (the API's URL, before its redirect).
+    pub media_requests: Mutex<usize>,
 }
 
 #[derive(Clone, Default)]
@@ -123,6 +129,11 @@ pub async fn start() -> (String, Arc<FakeTwilio>) {
             axum::routing::get(incoming_numbers),
         )
         .route("/2010-04-01/Accounts/{file}", axum::routing::get(account))
+        .route(
+            "/2010-04-01/Accounts/{sid}/Messages/{message}/Media/{media}",
+            axum::routing::get(media_resource),
+        )
+        .route("/media-host/{media}", axum::routing::get(media_content))
         .with_state(fake.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -256,4 +267,55 @@ async fn incoming_numbers(
         json!({"incoming_phone_numbers": found, "page": 0, "page_size": 50, "first_page_uri": "", "next_page_uri": null, "previous_page_uri": null, "uri": ""}),
     )
     .into_response()
+}
+
+/// A media URL as Twilio puts it in an inbound webhook (`MediaUrl{i}`), for `media_sid`.
+pub fn media_url(base: &str, account: &str, media_sid: &str) -> String {
+    format!("{base}/2010-04-01/Accounts/{account}/Messages/MM{media_sid}/Media/{media_sid}")
+}
+
+/// Twilio's media URL: with HTTP authentication on media, the account's credentials are needed;
+/// it answers with a redirect to where the file is kept.
+async fn media_resource(
+    State(fake): State<Arc<FakeTwilio>>,
+    axum::extract::Path((sid, _message, media)): axum::extract::Path<(String, String, String)>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    *fake.media_requests.lock().unwrap() += 1;
+    if !fake.authorised(&sid, &headers) {
+        return unauthorised();
+    }
+    {
+        let mut failures = fake.media_failures.lock().unwrap();
+        if *failures > 0 {
+            *failures -= 1;
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    }
+    if !fake.media.lock().unwrap().contains_key(&media) {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"code": 20404, "status": 404})),
+        )
+            .into_response();
+    }
+    (
+        StatusCode::TEMPORARY_REDIRECT,
+        [(axum::http::header::LOCATION, format!("/media-host/{media}"))],
+    )
+        .into_response()
+}
+
+async fn media_content(
+    State(fake): State<Arc<FakeTwilio>>,
+    axum::extract::Path(media): axum::extract::Path<String>,
+) -> Response {
+    match fake.media.lock().unwrap().get(&media) {
+        Some((ct, bytes)) => (
+            [(axum::http::header::CONTENT_TYPE, ct.clone())],
+            bytes.clone(),
+        )
+            .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }

@@ -137,6 +137,8 @@ pub async fn fresh_database(backend: Backend) -> Option<(String, DbGuard)> {
 }
 
 pub struct Options {
+    /// Where media copies go, and their size limit (none: a temporary folder, 5 MB).
+    pub media: Option<herald::server::media_config::MediaConfig>,
     pub webhook_auth_token: Option<String>,
     pub public_url: String,
     pub transport: Option<Arc<dyn SmsTransport>>,
@@ -175,6 +177,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Self {
+            media: None,
             webhook_auth_token: None,
             public_url: "https://herald.example".into(),
             transport: None,
@@ -226,6 +229,9 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.secret_key = opts
         .secret_key
         .map(|k| herald::provider_accounts::crypto::key_from_setting(&k));
+    if let Some(media) = opts.media {
+        config.media = media;
+    }
     let mut services = Services::from_config(&config).expect("services");
     if opts.twilio {
         // The transport handed in below is a Twilio one, to a fake.

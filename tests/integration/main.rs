@@ -1,6 +1,7 @@
 //! Herald's integration tests: every test drives a real server over HTTP, once on SQLite and once on PostgreSQL.
 mod binary;
 mod fake_llm;
+mod fake_s3;
 mod fake_twilio;
 mod handoff;
 mod helpers;
@@ -48,6 +49,7 @@ mod inbound_throughput;
 mod inbox_scale;
 mod learning_loop;
 mod load_isolation;
+mod media;
 mod merge_fields;
 mod message_search;
 mod messaging;

@@ -107,6 +107,19 @@ pub trait SmsTransport: Send + Sync {
     ) -> Result<Ownership, TransportError> {
         Ok(Ownership::Unchecked)
     }
+    /// Fetches a media file the provider kept for an inbound text (`MediaUrl{i}`), with the
+    /// account's credentials, reading at most `max_bytes`.
+    async fn fetch_media(
+        &self,
+        _url: &str,
+        _account: Option<&ProviderAccount>,
+        _max_bytes: u64,
+    ) -> Result<FetchedMedia, TransportError> {
+        Err(TransportError::Rejected(format!(
+            "the {} transport keeps no media",
+            self.name()
+        )))
+    }
     /// Whether the provider accepts these credentials for this account. A transport that sends
     /// nowhere cannot use them: `Rejected`.
     async fn check_account(&self, _account: &ProviderAccount) -> Result<(), TransportError> {
@@ -116,6 +129,67 @@ pub trait SmsTransport: Send + Sync {
             self.name()
         )))
     }
+}
+
+/// A media file a provider kept for an inbound text, as fetched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FetchedMedia {
+    pub bytes: Vec<u8>,
+    /// The `Content-Type` the provider answered with.
+    pub content_type: Option<String>,
+}
+
+/// GETs `req` and reads at most `max_bytes` of its body: a larger file is `Rejected` as soon as
+/// its length or its bytes say so, without reading the rest. 4xx answers are `Rejected`, other
+/// failures `NotSent` (worth another try later).
+pub async fn get_limited(
+    req: reqwest::RequestBuilder,
+    max_bytes: u64,
+) -> Result<FetchedMedia, TransportError> {
+    let too_large = || {
+        TransportError::Rejected(format!(
+            "the file is larger than {} MB",
+            max_bytes as f64 / 1_048_576.0
+        ))
+    };
+    let mut res = req
+        .send()
+        .await
+        .map_err(|e| TransportError::NotSent(e.to_string()))?;
+    let status = res.status();
+    if status.is_client_error() {
+        return Err(TransportError::Rejected(format!(
+            "the provider answered {status}"
+        )));
+    }
+    if !status.is_success() {
+        return Err(TransportError::NotSent(format!(
+            "the provider answered {status}"
+        )));
+    }
+    if res.content_length().is_some_and(|n| n > max_bytes) {
+        return Err(too_large());
+    }
+    let content_type = res
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or(v).trim().to_ascii_lowercase());
+    let mut bytes = Vec::new();
+    while let Some(chunk) = res
+        .chunk()
+        .await
+        .map_err(|e| TransportError::NotSent(e.to_string()))?
+    {
+        if (bytes.len() + chunk.len()) as u64 > max_bytes {
+            return Err(too_large());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(FetchedMedia {
+        bytes,
+        content_type,
+    })
 }
 
 pub fn from_config(config: &Config) -> Result<Arc<dyn SmsTransport>, String> {

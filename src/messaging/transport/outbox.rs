@@ -1,6 +1,9 @@
 //! The local outbox: accepts every message, keeps the latest ones in memory, and sends nothing
 //! anywhere. Like a real provider it does not deduplicate: two creates are two messages.
-use super::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
+use super::{
+    FetchedMedia, FoundSms, Lookup, OutboundSms, ProviderAccount, SentSms, SmsTransport,
+    TransportError,
+};
 use chrono::{DateTime, Utc};
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -36,6 +39,38 @@ impl OutboxTransport {
 impl SmsTransport for OutboxTransport {
     fn name(&self) -> &'static str {
         "outbox"
+    }
+
+    /// The outbox reaches no provider: its inbound texts come from this machine (the simulator,
+    /// tests), so it fetches media from loopback addresses only, without credentials.
+    async fn fetch_media(
+        &self,
+        url: &str,
+        _account: Option<&ProviderAccount>,
+        max_bytes: u64,
+    ) -> Result<FetchedMedia, TransportError> {
+        let host = reqwest::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned));
+        let loopback = match host.as_deref() {
+            Some("localhost") => true,
+            Some(h) => h
+                .trim_matches(['[', ']'])
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback()),
+            None => false,
+        };
+        if !loopback {
+            return Err(TransportError::Rejected(
+                "the local outbox fetches media from this machine only".into(),
+            ));
+        }
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| TransportError::NotSent(e.to_string()))?;
+        super::get_limited(http.get(url), max_bytes).await
     }
 
     async fn send(&self, sms: &OutboundSms) -> Result<SentSms, TransportError> {

@@ -3,7 +3,7 @@
 //! or a server error is `Ambiguous`, for the ledger to reconcile with the Messages list and its
 //! `To`, `From` and `DateSent>` filters.
 use super::{
-    FoundSms, Lookup, OutboundSms, Ownership, ProviderAccount, SentSms, SmsTransport,
+    FetchedMedia, FoundSms, Lookup, OutboundSms, Ownership, ProviderAccount, SentSms, SmsTransport,
     TransportError,
 };
 use crate::server::config::TwilioConfig;
@@ -157,6 +157,31 @@ fn created(m: &MessageResource) -> Option<DateTime<Utc>> {
 impl SmsTransport for TwilioTransport {
     fn name(&self) -> &'static str {
         "twilio"
+    }
+
+    /// Twilio's media URLs are under its REST API and, with HTTP authentication on media (which
+    /// an account may require), need the account's credentials. Twilio answers with a redirect
+    /// to its media host; reqwest drops the credentials when a redirect leaves the API's host.
+    /// A URL anywhere else is refused: the webhook's URL is Twilio's word, but only its own host
+    /// is fetched with the account's credentials.
+    async fn fetch_media(
+        &self,
+        url: &str,
+        account: Option<&ProviderAccount>,
+        max_bytes: u64,
+    ) -> Result<FetchedMedia, TransportError> {
+        let base = format!("{}/", self.config.api_base.trim_end_matches('/'));
+        if !url.starts_with(&base) {
+            return Err(TransportError::Rejected(
+                "the media URL is not Twilio's".into(),
+            ));
+        }
+        let (_, user, password) = self.creds(account);
+        super::get_limited(
+            self.http.get(url).basic_auth(user, Some(password)),
+            max_bytes,
+        )
+        .await
     }
 
     #[tracing::instrument(skip_all, fields(to = %sms.to, key = %sms.idempotency_key))]

@@ -1,0 +1,31 @@
+//! The `message_media` table (migration 42).
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "message_media")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub organization_id: Uuid,
+    pub message_id: Uuid,
+    pub idx: i32,
+    #[sea_orm(column_type = "Text")]
+    pub provider_url: String,
+    pub content_type: String,
+    pub size_bytes: Option<i64>,
+    pub storage_key: Option<String>,
+    pub thumb_key: Option<String>,
+    pub status: String,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub error: Option<String>,
+    pub attempts: i32,
+    pub next_try_at: DateTimeUtc,
+    pub lease_owner: Option<String>,
+    pub lease_until: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,36 @@
+//! A text's media item as the conversation shows it.
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Statuses of a media item's copy.
+pub mod status {
+    /// Waiting for the copier (or for its next try).
+    pub const PENDING: &str = "pending";
+    pub const STORED: &str = "stored";
+    /// Given up, with the reason in `error`.
+    pub const FAILED: &str = "failed";
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MediaView {
+    pub id: Uuid,
+    pub content_type: String,
+    pub status: String,
+    /// Why the copy was given up (a failed item).
+    pub error: Option<String>,
+    /// A picture Herald made a thumbnail of (`/media/<id>/thumb`).
+    pub has_thumb: bool,
+}
+
+impl MediaView {
+    pub fn is_image(&self) -> bool {
+        self.content_type.starts_with("image/")
+    }
+    /// The copy, for signed-in members of the organisation.
+    pub fn url(&self) -> String {
+        format!("/media/{}", self.id)
+    }
+    pub fn thumb_url(&self) -> String {
+        format!("/media/{}/thumb", self.id)
+    }
+}
