@@ -62,7 +62,19 @@ macro_rules! server_fn {
 }
 
 #[cfg(not(feature = "server"))]
-pub use client::{call, encode};
+pub use client::{call, encode, upload};
+
+/// The server renders the composer but never runs its handlers: an upload is the client's.
+#[cfg(feature = "server")]
+pub async fn upload<T>(
+    _path: &'static str,
+    _content_type: &str,
+    _bytes: Vec<u8>,
+) -> Result<T, crate::error::AppError> {
+    Err(crate::error::AppError::ServerFn(
+        "pictures are uploaded by the app, not the server".into(),
+    ))
+}
 
 #[cfg(not(feature = "server"))]
 mod client {
@@ -84,6 +96,61 @@ mod client {
         let bytes = send(post, path, body).await?;
         let bytes: &[u8] = if bytes.is_empty() { b"null" } else { &bytes };
         serde_json::from_slice(bytes).map_err(|e| AppError::ServerFn(e.to_string()))
+    }
+
+    /// POSTs raw bytes of `content_type` (a picture to `/api/media/upload`) and decodes the JSON
+    /// answer, with the server's `AppError` on failure.
+    pub async fn upload<T: DeserializeOwned>(
+        path: &'static str,
+        content_type: &str,
+        bytes: Vec<u8>,
+    ) -> Result<T, AppError> {
+        let (status, answer) = transport_bytes(path, content_type, bytes)
+            .await
+            .map_err(AppError::ServerFn)?;
+        if !(200..300).contains(&status) {
+            return Err(error_from(status, &answer));
+        }
+        serde_json::from_slice(&answer).map_err(|e| AppError::ServerFn(e.to_string()))
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    async fn transport_bytes(
+        path: &'static str,
+        content_type: &str,
+        bytes: Vec<u8>,
+    ) -> Result<(u16, Vec<u8>), String> {
+        use gloo_net::http::{Method, RequestBuilder};
+        let body = js_sys::Uint8Array::from(bytes.as_slice());
+        let response = RequestBuilder::new(path)
+            .method(Method::POST)
+            .header("Content-Type", content_type)
+            .body(body)
+            .map_err(|e| e.to_string())?
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        Ok((status, response.binary().await.map_err(|e| e.to_string())?))
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn transport_bytes(
+        path: &'static str,
+        content_type: &str,
+        bytes: Vec<u8>,
+    ) -> Result<(u16, Vec<u8>), String> {
+        use dioxus::fullstack::{ClientRequest, Method};
+        let request = ClientRequest::new(Method::POST, path.to_string(), &())
+            .header("Content-Type", content_type.to_owned())
+            .map_err(|e| e.to_string())?;
+        let response = request
+            .send_raw_bytes(bytes)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let answer = response.bytes().await.map_err(|e| e.to_string())?;
+        Ok((status, answer.to_vec()))
     }
 
     /// The request itself, once for every server function: the body on success, the decoded

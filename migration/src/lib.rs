@@ -43,6 +43,7 @@ mod m20261127_000039_saved_reply;
 mod m20261127_000040_conversation_note;
 mod m20261127_000041_contact_merge;
 mod m20261127_000042_message_media;
+mod m20261127_000043_media_upload;
 mod platform_agent;
 
 pub struct Migrator;
@@ -93,6 +94,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000040_conversation_note::Migration),
             Box::new(m20261127_000041_contact_merge::Migration),
             Box::new(m20261127_000042_message_media::Migration),
+            Box::new(m20261127_000043_media_upload::Migration),
         ]
     }
 }

@@ -6,6 +6,13 @@ const GSM_EXTENDED: &str = "^{}\\[~]|€\u{c}";
 
 /// Cost per segment used for estimates, in US dollars.
 pub const COST_PER_SEGMENT: f64 = 0.0079;
+/// Cost of one MMS (pictures and the words with them go as one message, not as segments).
+pub const COST_PER_MMS: f64 = 0.0200;
+
+/// What a text with pictures is counted as: one MMS.
+pub fn mms_label() -> String {
+    format!("1 MMS · ${COST_PER_MMS:.4}")
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {

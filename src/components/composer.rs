@@ -1,11 +1,13 @@
 //! The composer: pick which of the organisation's numbers to send from, write, send. Typing `/`
 //! opens the saved replies whose name starts with what follows; picking one puts its text, filled
 //! in for this contact, in the composer. Below it: characters, segments and the cost.
-use crate::bulk_operation::segments::segments;
+use crate::bulk_operation::segments::{mms_label, segments};
 use crate::components::{ErrorBanner, Prefill};
+use crate::media::model::{UploadView, MAX_SEND_BYTES};
 use crate::messaging::api::send_message;
 use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
 use crate::phone_numbers::model::PhoneNumberView;
+use crate::rpc::upload;
 use crate::saved_replies::api::{fill_saved_reply, list_saved_replies};
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -34,6 +36,36 @@ pub fn Composer(
     });
     let mut error = use_signal(|| None::<String>);
     let mut sending = use_signal(|| false);
+    // Pictures uploaded for this text, with their file names.
+    let mut pictures = use_signal(Vec::<(UploadView, String)>::new);
+    let mut uploading = use_signal(|| false);
+    let attach = move |evt: FormEvent| async move {
+        for file in evt.files() {
+            let name = file.name();
+            if file.size() > MAX_SEND_BYTES {
+                error.set(Some(format!(
+                    "{name} is over 5 MB, the carriers' limit for a text."
+                )));
+                continue;
+            }
+            let kind = file.content_type().unwrap_or_default();
+            uploading.set(true);
+            let sent = match file.read_bytes().await {
+                Ok(bytes) => upload::<UploadView>("/api/media/upload", &kind, bytes.to_vec()).await,
+                Err(e) => Err(crate::error::AppError::Validation(format!(
+                    "Could not read {name}: {e}"
+                ))),
+            };
+            uploading.set(false);
+            match sent {
+                Ok(view) => {
+                    error.set(None);
+                    pictures.write().push((view, name));
+                }
+                Err(e) => error.set(Some(e.to_string())),
+            }
+        }
+    };
     // Follow the server's default when the conversation changes under us.
     use_effect(use_reactive!(
         |default_number_id| from.set(default_number_id)
@@ -46,16 +78,19 @@ pub fn Composer(
             return;
         };
         sending.set(true);
+        let media_ids: Vec<Uuid> = pictures.read().iter().map(|(p, _)| p.id).collect();
         match send_message(SendSmsRequest {
             contact_id,
             phone_number_id: number,
             body: body(),
             ai_origin: origin(),
+            media_ids,
         })
         .await
         {
             Ok(_) => {
                 body.set(String::new());
+                pictures.set(vec![]);
                 origin.set(None);
                 error.set(None);
                 on_sent.call(());
@@ -110,7 +145,22 @@ pub fn Composer(
                         body.set(e.value())
                     },
                 }
-                button { id: "composer-send", class: "primary", r#type: "submit", disabled: sending() || chars == 0, "Send" }
+                label { class: "button secondary attach", title: "Attach a picture (JPEG, PNG or GIF, up to 5 MB)",
+                    "Photo"
+                    input { r#type: "file", id: "composer-attach", accept: "image/jpeg,image/png,image/gif", class: "attach-input", onchange: attach }
+                }
+                button { id: "composer-send", class: "primary", r#type: "submit", disabled: sending() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
+            }
+            if !pictures.read().is_empty() || uploading() {
+                div { class: "attachments", id: "composer-attachments",
+                    for (i, (p, name)) in pictures.read().iter().enumerate() {
+                        span { key: "{p.id}", class: "tag attachment", "{name} ({p.size_bytes / 1024} KB) "
+                            button { r#type: "button", class: "icon", title: "Remove {name}",
+                                onclick: move |_| { pictures.write().remove(i); }, "×" }
+                        }
+                    }
+                    if uploading() { span { class: "muted small", "Uploading…" } }
+                }
             }
             if let (Some(q), Some(Some(found))) = (picking(), replies.read().clone()) {
                 div { class: "saved-replies", id: "saved-replies",
@@ -134,7 +184,7 @@ pub fn Composer(
             }
             div { class: "muted small", id: "composer-count",
                 "{chars} / {MAX_SMS_CHARS} characters"
-                if seg.count > 0 { " · {seg.label()}" }
+                if !pictures.read().is_empty() { " · {mms_label()}" } else if seg.count > 0 { " · {seg.label()}" }
             }
         }
     }

@@ -78,7 +78,7 @@ fn Media(item: crate::media::model::MediaView) -> Element {
             }
         },
         status::STORED => rsx! {
-            a { class: "media-file", href: item.url(), "📎 {item.content_type}" }
+            a { class: "media-file", href: item.url(), "Download the {item.content_type} file" }
         },
         status::PENDING => {
             rsx! { span { class: "media-file muted", "Fetching {item.content_type}…" } }

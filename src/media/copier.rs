@@ -77,6 +77,7 @@ pub fn rows_for(
             lease_owner: Set(None),
             lease_until: Set(None),
             created_at: Set(now),
+            public_token: Set(None),
         })
         .collect()
 }
@@ -334,6 +335,18 @@ async fn finish(state: &AppState, row: &media::Model, outcome: Outcome) -> AppRe
         tracing::info!(id = %row.id, "media copied");
     }
     Ok(())
+}
+
+/// One text's media, in order.
+pub async fn for_message<C: ConnectionTrait>(
+    db: &C,
+    message_id: Uuid,
+) -> AppResult<Vec<media::Model>> {
+    Ok(media::Entity::find()
+        .filter(media::Column::MessageId.eq(message_id))
+        .order_by_asc(media::Column::Idx)
+        .all(db)
+        .await?)
 }
 
 /// The media of these texts, for a conversation's page: one query, in each text's order.

@@ -23,9 +23,35 @@ pub struct Model {
     pub lease_owner: Option<String>,
     pub lease_until: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
+    /// An outbound item's: the unguessable part of the address Twilio fetches it from (`/m/`).
+    pub public_token: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+/// The `media_upload` table (migration 43): a member's picture, kept until a text takes it.
+pub mod upload {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "media_upload")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub uploaded_by: Option<Uuid>,
+        pub content_type: String,
+        pub size_bytes: i64,
+        pub storage_key: String,
+        pub thumb_key: Option<String>,
+        pub created_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}

@@ -10,3 +10,5 @@ pub mod entity;
 pub mod serve;
 #[cfg(feature = "server")]
 pub mod store;
+#[cfg(feature = "server")]
+pub mod upload;

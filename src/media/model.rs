@@ -34,3 +34,18 @@ impl MediaView {
         format!("/media/{}/thumb", self.id)
     }
 }
+
+/// Pictures a person may send: what US carriers and Twilio take on an MMS.
+pub const SENDABLE: [&str; 3] = ["image/jpeg", "image/png", "image/gif"];
+/// Twilio's limit for a message's media, in bytes.
+pub const MAX_SEND_BYTES: u64 = 5 * 1024 * 1024;
+/// Pictures on one text, at most (Twilio takes ten).
+pub const MAX_PER_TEXT: usize = 10;
+
+/// A picture a member uploaded for a text, not sent yet.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UploadView {
+    pub id: Uuid,
+    pub content_type: String,
+    pub size_bytes: u64,
+}

@@ -72,6 +72,17 @@ server_fn! {
         crate::contacts::service::view(&state, m.organization_id, request.contact_id).await?;
         crate::inbox::handoff::pause(&state, m.organization_id, request.contact_id, m.user_id)
             .await?;
+        if !request.media_ids.is_empty() {
+            return crate::messaging::outbound::send_mms(
+                &state,
+                m.organization_id,
+                request.contact_id,
+                request.phone_number_id,
+                &request.body,
+                &request.media_ids,
+            )
+            .await;
+        }
         crate::messaging::outbound::send_sms(
             &state,
             m.organization_id,

@@ -154,12 +154,20 @@ async fn outbound_of(
         .await?
         .map(|n| n.number)
         .ok_or_else(|| AppError::not_found("Phone number"))?;
+    // An MMS: the addresses its pictures are fetched from (fresh tokens are not needed: each
+    // lasts PUBLIC_MEDIA_DAYS from the text, longer than any attempt).
+    let media_urls = if row.media_count > 0 {
+        crate::media::upload::public_urls(&state.db, &state.config.public_url, row.id).await?
+    } else {
+        vec![]
+    };
     Ok(OutboundSms {
         from,
         to,
         body: row.body.clone(),
         idempotency_key: key,
         account: crate::provider_accounts::service::account_for(state, row.organization_id).await?,
+        media_urls,
     })
 }
 

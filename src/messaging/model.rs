@@ -175,6 +175,9 @@ pub struct SendSmsRequest {
     /// `Some("suggestion")` when the body came from a suggestion card.
     #[serde(default)]
     pub ai_origin: Option<String>,
+    /// Pictures uploaded for it (`/api/media/upload`): the text goes as one MMS.
+    #[serde(default)]
+    pub media_ids: Vec<Uuid>,
 }
 
 /// A person's decision on a text Herald cannot tell was sent.

@@ -154,6 +154,58 @@ pub async fn send_sms_keyed(
     outcome(crate::messaging::ledger::deliver(state, row.id).await?)
 }
 
+/// A person's text with pictures (uploads of the organisation's), sent as one MMS through the
+/// same ledger and gate as every text. The text and its media rows are written together.
+#[tracing::instrument(skip(state, body), fields(org = %org_id, pictures = media_ids.len()))]
+pub async fn send_mms(
+    state: &AppState,
+    org_id: Uuid,
+    contact_id: Uuid,
+    phone_number_id: Uuid,
+    body: &str,
+    media_ids: &[Uuid],
+) -> AppResult<MessageView> {
+    let uploads = crate::media::upload::uploads_for(&state.db, org_id, media_ids).await?;
+    let purpose = purpose_for(state, org_id, contact_id).await?;
+    let Sendable { number, body, .. } =
+        check_sendable_with(state, org_id, contact_id, phone_number_id, body, true).await?;
+    let id = Uuid::new_v4();
+    let now = state.clock.now();
+    let mut row = queued_row(
+        id,
+        org_id,
+        contact_id,
+        number.id,
+        body,
+        None,
+        id.to_string(),
+        purpose,
+        now,
+    );
+    row.media_count = Set(uploads.len() as i32);
+    row.media_types = Set(Some(serde_json::json!(uploads
+        .iter()
+        .map(|u| u.content_type.clone())
+        .collect::<Vec<_>>())));
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    row.insert(&txn).await?;
+    <crate::media::entity::Entity as EntityTrait>::insert_many(
+        crate::media::upload::rows_for_sent(org_id, id, &uploads, now),
+    )
+    .exec(&txn)
+    .await?;
+    txn.commit().await?;
+    state.live.publish(
+        org_id,
+        LiveEvent::MessageCreated {
+            contact_id,
+            message_id: id,
+            direction: Direction::Outbound,
+        },
+    );
+    outcome(crate::messaging::ledger::deliver(state, id).await?)
+}
+
 /// What a text would be sent as, once every rule that stops a text has passed.
 pub struct Sendable {
     pub contact: crate::contacts::entity::contact::Model,
@@ -172,8 +224,20 @@ pub async fn check_sendable(
     phone_number_id: Uuid,
     body: &str,
 ) -> AppResult<Sendable> {
+    check_sendable_with(state, org_id, contact_id, phone_number_id, body, false).await
+}
+
+/// `check_sendable`, where a text with pictures may have no words.
+async fn check_sendable_with(
+    state: &AppState,
+    org_id: Uuid,
+    contact_id: Uuid,
+    phone_number_id: Uuid,
+    body: &str,
+    has_media: bool,
+) -> AppResult<Sendable> {
     let body = body.trim();
-    if body.is_empty() {
+    if body.is_empty() && !has_media {
         return Err(AppError::validation("Write a message first."));
     }
     if body.chars().count() > MAX_SMS_CHARS {

@@ -26,6 +26,18 @@ pub fn build_router(state: AppState) -> Router {
             crate::media::serve::THUMB_PATH,
             get(crate::media::serve::thumb),
         )
+        .route(
+            crate::media::upload::UPLOAD_PATH,
+            axum::routing::post(crate::media::upload::upload_handler).layer(
+                axum::extract::DefaultBodyLimit::max(
+                    crate::media::model::MAX_SEND_BYTES as usize + 1024,
+                ),
+            ),
+        )
+        .route(
+            crate::media::upload::PUBLIC_PATH,
+            get(crate::media::upload::public_handler),
+        )
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::server::origin::same_site_only,

@@ -1,4 +1,4 @@
-//! In Chromium, on a desktop (both databases) and a 390 px phone: a picture Ada texts in shows in
+//! In Chromium, on a desktop (both databases) and a 390 px phone: pictures in and out. A picture Ada texts in shows in
 //! her conversation as a thumbnail of Herald's own copy (issue 28 §3), fetched by the real server
 //! binary from a file server on loopback, as the local outbox does.
 use crate::harness::*;
@@ -95,3 +95,48 @@ async fn received_picture_on_a_desktop(backend: Backend) {
 
 crate::on_both_databases!(received_picture_on_a_desktop);
 crate::on_a_phone!(a_received_picture);
+
+/// In Chromium, desktop (both databases) and a phone: attach a picture in the composer, see it
+/// counted as one MMS, send it, and see it in the conversation.
+async fn attach_and_send_a_picture(backend: Backend, screen: Screen) {
+    let Some((server, b)) = signed_in(backend, screen).await else {
+        return;
+    };
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
+    let dir = std::env::temp_dir().join(format!("herald-attach-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("map-{tag}.png"));
+    image::RgbImage::from_fn(600, 400, |x, _| image::Rgb([40, (x / 3) as u8, 90]))
+        .save(&file)
+        .unwrap();
+    b.open(&format!("{}/messaging", server.base)).await;
+    open_conversation(&b, "Ada Lovelace").await;
+    let input = b.wait_for("#composer-attach").await;
+    input
+        .send_keys(file.to_str().unwrap())
+        .await
+        .expect("the file input takes the picture");
+    b.wait_for_text("#composer-attachments", &format!("map-{tag}.png"))
+        .await;
+    b.wait_for_text("#composer-count", "1 MMS").await;
+    b.fill("#composer-body", "Here is the map to the office.")
+        .await;
+    b.shot(&format!("{tag}-99-attach")).await;
+    b.click("#composer-send").await;
+    b.wait_for(".message.outbound .media-thumb img").await;
+    b.wait_for_text(
+        ".message.outbound .bubble",
+        "Here is the map to the office.",
+    )
+    .await;
+    b.shot(&format!("{tag}-99-sent-picture")).await;
+    b.assert_fits_width("a sent picture").await;
+    b.client.clone().close().await.unwrap();
+}
+
+async fn send_picture_on_a_desktop(backend: Backend) {
+    attach_and_send_a_picture(backend, Screen::Desktop).await
+}
+
+crate::on_both_databases!(send_picture_on_a_desktop);
+crate::on_a_phone!(attach_and_send_a_picture);

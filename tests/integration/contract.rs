@@ -89,6 +89,7 @@ async fn every_twilio_request_passes_the_spec() {
         body: "Hello from Herald".into(),
         idempotency_key: uuid::Uuid::new_v4().to_string(),
         account: None,
+        media_urls: vec![],
     };
     for service in [None, Some("MG0123456789abcdef0123456789abcdef")] {
         let t = TwilioTransport::new(config(&base, service)).unwrap();

@@ -22,6 +22,8 @@ pub struct Sent {
     pub at: chrono::DateTime<chrono::Utc>,
     /// The account the create was made on (the path's Account SID).
     pub account: String,
+    /// `MediaUrl` values (an MMS), in order.
+    pub media_urls: Vec<String>,
 }
 
 #[derive(Default)]
@@ -169,11 +171,18 @@ async fn create(
     State(fake): State<Arc<FakeTwilio>>,
     axum::extract::Path(sid): axum::extract::Path<String>,
     headers: axum::http::HeaderMap,
-    Form(form): Form<HashMap<String, String>>,
+    Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
     if !fake.authorised(&sid, &headers) {
         return unauthorised();
     }
+    // `MediaUrl` may repeat; every other parameter is single.
+    let media_urls: Vec<String> = pairs
+        .iter()
+        .filter(|(k, _)| k == "MediaUrl")
+        .map(|(_, v)| v.clone())
+        .collect();
+    let form: HashMap<String, String> = pairs.into_iter().collect();
     let latency = *fake.latency.lock().unwrap();
     tokio::time::sleep(latency).await;
     let index = {
@@ -181,9 +190,17 @@ async fn create(
         *n += 1;
         *n - 1
     };
-    let (Some(to), Some(body)) = (form.get("To"), form.get("Body")) else {
+    let Some(to) = form.get("To") else {
         return (StatusCode::BAD_REQUEST, Json(json!({"code": 21604, "message": "A 'To' phone number is required.", "status": 400}))).into_response();
     };
+    let body = form.get("Body").cloned().unwrap_or_default();
+    if body.is_empty() && media_urls.is_empty() {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({"code": 21602, "message": "Message body is required.", "status": 400})),
+        )
+            .into_response();
+    }
     let m = {
         let mut sent = fake.sent.lock().unwrap();
         let m = Sent {
@@ -193,6 +210,7 @@ async fn create(
             body: body.clone(),
             at: chrono::Utc::now(),
             account: sid.clone(),
+            media_urls: media_urls.clone(),
         };
         sent.push(m.clone());
         m

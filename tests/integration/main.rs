@@ -50,6 +50,7 @@ mod inbox_scale;
 mod learning_loop;
 mod load_isolation;
 mod media;
+mod media_send;
 mod merge_fields;
 mod message_search;
 mod messaging;

@@ -22,19 +22,19 @@ const ADA: &str = "+14155552671";
 const ACCOUNT: &str = "ACenv";
 const TOKEN: &str = "env-token-0123456789abcdef";
 
-fn png(w: u32, h: u32) -> Vec<u8> {
+pub(crate) fn png(w: u32, h: u32) -> Vec<u8> {
     let img = image::RgbImage::from_pixel(w, h, image::Rgb([30, 90, 200]));
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, image::ImageFormat::Png).unwrap();
     out.into_inner()
 }
 
-async fn app_with(
+pub(crate) async fn app_with(
     backend: Backend,
     media: MediaConfig,
 ) -> Option<(TestApp, String, Arc<FakeTwilio>)> {
     let (base, fake) = fake_twilio::start().await;
-    fake.add_account(ACCOUNT, &[(ACCOUNT, TOKEN)], &[NUMBER]);
+    fake.add_account(ACCOUNT, &[(ACCOUNT, TOKEN)], &[NUMBER, "+14155550199"]);
     let transport = TwilioTransport::new(TwilioConfig {
         account_sid: ACCOUNT.into(),
         auth_token: TOKEN.into(),
@@ -82,7 +82,7 @@ async fn mms(app: &TestApp, base: &str, sid: &str, body: &str, items: &[(&str, &
     app.settle().await;
 }
 
-async fn media_of(app: &TestApp, org: &Org, contact: &str) -> Vec<Value> {
+pub(crate) async fn media_of(app: &TestApp, org: &Org, contact: &str) -> Vec<Value> {
     let conv: Value = app
         .ok_as(
             &org.client,
@@ -98,7 +98,11 @@ async fn media_of(app: &TestApp, org: &Org, contact: &str) -> Vec<Value> {
         .collect()
 }
 
-async fn fetch(app: &TestApp, client: &reqwest::Client, path: &str) -> reqwest::Response {
+pub(crate) async fn fetch(
+    app: &TestApp,
+    client: &reqwest::Client,
+    path: &str,
+) -> reqwest::Response {
     client.get(app.url(path)).send().await.unwrap()
 }
 

@@ -32,6 +32,7 @@ fn sms(key: &str) -> OutboundSms {
         body: "Hello".into(),
         idempotency_key: key.into(),
         account: None,
+        media_urls: vec![],
     }
 }
 

@@ -39,6 +39,8 @@ pub struct OutboundSms {
     pub idempotency_key: String,
     /// The sending organisation's own account, if it connected one.
     pub account: Option<ProviderAccount>,
+    /// Addresses the provider fetches the text's pictures from (an MMS); empty for an SMS.
+    pub media_urls: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

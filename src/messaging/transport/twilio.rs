@@ -102,6 +102,10 @@ impl TwilioTransport {
         if let Some(cb) = &self.config.status_callback_url {
             form.push(("StatusCallback", cb.clone()));
         }
+        // An MMS: Twilio fetches each picture from its address (repeatable `MediaUrl`).
+        for url in &sms.media_urls {
+            form.push(("MediaUrl", url.clone()));
+        }
         form
     }
 
