@@ -54,6 +54,35 @@ async fn rows(app: &TestApp, table: &str, column: &str, id: Uuid) -> i64 {
         .unwrap()
 }
 
+/// A scheduled text for `contact`, in `status`, due `after` from now.
+async fn schedule(
+    app: &TestApp,
+    org: &Org,
+    contact: Uuid,
+    number: Uuid,
+    status: &str,
+    after: chrono::Duration,
+) {
+    let now = app.state.clock.now();
+    herald::messaging::scheduled::entity::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        organization_id: Set(org.org_id),
+        contact_id: Set(contact),
+        phone_number_id: Set(number),
+        body: Set("See you Thursday".into()),
+        send_at: Set(now + after),
+        status: Set(status.into()),
+        plan_id: Set(None),
+        message_id: Set(None),
+        error: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&app.state.db)
+    .await
+    .unwrap();
+}
+
 fn merge(keep: Uuid, dup: Uuid, apply: bool) -> Value {
     json!({"keep": keep, "duplicate": dup, "apply": apply})
 }
@@ -102,24 +131,7 @@ async fn merging_moves_everything_and_keeps_the_stricter_rules(backend: Backend)
             json!({"contact_id": dup, "body": "Same person as Ada Lovelace"}),
         )
         .await;
-    let now = app.state.clock.now();
-    herald::messaging::scheduled::entity::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        organization_id: Set(owner.org_id),
-        contact_id: Set(dup),
-        phone_number_id: Set(number),
-        body: Set("See you Thursday".into()),
-        send_at: Set(now + chrono::Duration::hours(48)),
-        status: Set("scheduled".into()),
-        plan_id: Set(None),
-        message_id: Set(None),
-        error: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(&app.state.db)
-    .await
-    .unwrap();
+    schedule(&app, &owner, dup, number, "scheduled", chrono::Duration::hours(48)).await;
     // Agent threads: the owner's agent has one with each (the duplicate's is archived into the
     // kept contact's), Dana's only with the duplicate (it is re-keyed).
     let mine: Uuid = app.own_agent(&owner).await["id"]
@@ -297,24 +309,7 @@ async fn merging_moves_everything_and_keeps_the_stricter_rules(backend: Backend)
         json!({"name": "Busy", "phone": "+14155552674", "email": "", "tags": []}),
     )
     .await;
-    let now = app.state.clock.now();
-    herald::messaging::scheduled::entity::ActiveModel {
-        id: Set(Uuid::new_v4()),
-        organization_id: Set(owner.org_id),
-        contact_id: Set(busy),
-        phone_number_id: Set(number),
-        body: Set("Leaving now".into()),
-        send_at: Set(now),
-        status: Set("sending".into()),
-        plan_id: Set(None),
-        message_id: Set(None),
-        error: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(&app.state.db)
-    .await
-    .unwrap();
+    schedule(&app, &owner, busy, number, "sending", chrono::Duration::zero()).await;
     let before = app.snapshot().await;
     let (status, body) = app
         .call_as(
