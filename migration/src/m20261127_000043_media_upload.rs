@@ -1,6 +1,7 @@
 //! Sending pictures (issue 28 §3): a member's upload is kept (`media_upload`) until a text takes
 //! it; the text's `message_media` rows then point at the same copy, and each carries
-//! `public_token`, the unguessable part of the expiring address Twilio fetches it from.
+//! `public_token`, the unguessable part of the expiring address Twilio fetches it from. A text
+//! takes its uploads (their rows go); one no text took is removed after a day, by `created_at`.
 use crate::{add_column, fk, index};
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -30,6 +31,10 @@ impl MigrationTrait for Migration {
                     ))
                     .to_owned(),
             )
+            .await?;
+        // Uploads no text took are removed after a day, oldest first.
+        manager
+            .create_index(index("media_upload", &["created_at"], false))
             .await?;
         add_column(
             manager,

@@ -77,4 +77,12 @@ impl MediaStore {
         let got = self.inner.get(&Path::from(key)).await?;
         Ok(got.bytes().await?.to_vec())
     }
+
+    /// Removes a copy; one already gone is not an error.
+    pub async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        match self.inner.delete(&Path::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
 }

@@ -22,6 +22,10 @@ pub const UPLOAD_PATH: &str = "/api/media/upload";
 pub const PUBLIC_PATH: &str = "/m/{token}";
 /// How long Twilio (or a resend) may fetch a sent picture.
 pub const PUBLIC_MEDIA_DAYS: i64 = 7;
+/// An upload no text took within this long is removed (a composer left open, a picture dropped).
+pub const UNSENT_UPLOAD_HOURS: i64 = 24;
+/// Uploads one sweep looks at.
+const SWEEP_BATCH: u64 = 200;
 
 async fn accept(state: AppState, headers: &HeaderMap, body: Bytes) -> AppResult<UploadView> {
     let cookies = headers.get(header::COOKIE).and_then(|v| v.to_str().ok());
@@ -122,6 +126,7 @@ pub async fn uploads_for<C: ConnectionTrait>(
             "A text may carry at most {MAX_PER_TEXT} pictures."
         )));
     }
+    // A text takes its uploads (their rows go when it is written): each is sent once.
     let found = upload::Entity::find()
         .filter(upload::Column::OrganizationId.eq(org))
         .filter(upload::Column::Id.is_in(ids.iter().copied()))
@@ -232,4 +237,30 @@ pub async fn public_handler(
         Ok(r) => r,
         Err(e) => (e.as_status_code(), e.to_string()).into_response(),
     }
+}
+
+/// Removes uploads no text took within `UNSENT_UPLOAD_HOURS`, with their copies (a text takes
+/// its uploads: `send_mms` deletes their rows, and its own media rows keep the files). Answers
+/// how many it removed.
+pub async fn sweep_unsent(state: &AppState) -> AppResult<usize> {
+    use sea_orm::{QueryOrder, QuerySelect};
+    let cutoff = state.clock.now() - chrono::Duration::hours(UNSENT_UPLOAD_HOURS);
+    let old = upload::Entity::find()
+        .filter(upload::Column::CreatedAt.lt(cutoff))
+        .order_by_asc(upload::Column::CreatedAt)
+        .limit(SWEEP_BATCH)
+        .all(&state.db)
+        .await?;
+    for u in &old {
+        // The row goes only once its files are gone, so a failure is tried again next time.
+        for key in std::iter::once(&u.storage_key).chain(u.thumb_key.iter()) {
+            state
+                .media
+                .delete(key)
+                .await
+                .map_err(|e| AppError::Internal(e.to_string()))?;
+        }
+        upload::Entity::delete_by_id(u.id).exec(&state.db).await?;
+    }
+    Ok(old.len())
 }

@@ -194,6 +194,11 @@ pub async fn send_mms(
     )
     .exec(&txn)
     .await?;
+    // The text takes its uploads: their files now belong to its media rows.
+    crate::media::entity::upload::Entity::delete_many()
+        .filter(crate::media::entity::upload::Column::Id.is_in(uploads.iter().map(|u| u.id)))
+        .exec(&txn)
+        .await?;
     txn.commit().await?;
     state.live.publish(
         org_id,

@@ -68,6 +68,12 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
     // Idle threads are archived with a summary (hourly is often enough for an idle time in
     // days); an input that raced the archiving moves on at every sweep.
     if archive {
+        // Pictures uploaded for a text that was never sent (hourly, like archiving).
+        match crate::media::upload::sweep_unsent(state).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(uploads = n, "forgot old uploads"),
+            Err(e) => tracing::warn!(error = %e, "could not forget old uploads"),
+        }
         if let Err(e) =
             crate::ai_agent::archive::archive_idle(state, state.config.thread_idle_for).await
         {

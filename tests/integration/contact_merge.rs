@@ -131,7 +131,15 @@ async fn merging_moves_everything_and_keeps_the_stricter_rules(backend: Backend)
             json!({"contact_id": dup, "body": "Same person as Ada Lovelace"}),
         )
         .await;
-    schedule(&app, &owner, dup, number, "scheduled", chrono::Duration::hours(48)).await;
+    schedule(
+        &app,
+        &owner,
+        dup,
+        number,
+        "scheduled",
+        chrono::Duration::hours(48),
+    )
+    .await;
     // Agent threads: the owner's agent has one with each (the duplicate's is archived into the
     // kept contact's), Dana's only with the duplicate (it is re-keyed).
     let mine: Uuid = app.own_agent(&owner).await["id"]
@@ -309,7 +317,15 @@ async fn merging_moves_everything_and_keeps_the_stricter_rules(backend: Backend)
         json!({"name": "Busy", "phone": "+14155552674", "email": "", "tags": []}),
     )
     .await;
-    schedule(&app, &owner, busy, number, "sending", chrono::Duration::zero()).await;
+    schedule(
+        &app,
+        &owner,
+        busy,
+        number,
+        "sending",
+        chrono::Duration::zero(),
+    )
+    .await;
     let before = app.snapshot().await;
     let (status, body) = app
         .call_as(

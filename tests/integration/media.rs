@@ -308,7 +308,7 @@ async fn due_now(app: &TestApp) {
 }
 
 /// Files under `dir`, at any depth.
-fn walk(dir: &std::path::Path) -> usize {
+pub(crate) fn walk(dir: &std::path::Path) -> usize {
     std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()

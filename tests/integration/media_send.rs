@@ -33,7 +33,9 @@ async fn upload(
 }
 
 async fn a_picture_goes_as_one_mms(backend: Backend) {
-    let Some((app, _base, fake)) = app_with(backend, MediaConfig::temporary()).await else {
+    let media = MediaConfig::temporary();
+    let dir = media.dir.clone();
+    let Some((app, _base, fake)) = app_with(backend, media).await else {
         return;
     };
     let owner = app.new_org("Send Co").await;
@@ -147,6 +149,57 @@ async fn a_picture_goes_as_one_mms(backend: Backend) {
         .await;
     assert_eq!(alone["send_state"], "sent", "{alone}");
     assert_eq!(fake.sent.lock().unwrap().last().unwrap().body, "");
+
+    // A text takes its uploads; one never sent is removed after a day, with its files, while
+    // the sent texts' pictures stay.
+    assert_eq!(
+        app.count("media_upload").await,
+        0,
+        "both were taken by their texts"
+    );
+    let (_, left) = upload(&app, &owner.client, "image/png", png(20, 20)).await;
+    assert_eq!(app.count("media_upload").await, 1);
+    let files = crate::media::walk(&dir);
+    assert_eq!(
+        herald::media::upload::sweep_unsent(&app.state)
+            .await
+            .unwrap(),
+        0,
+        "too young"
+    );
+    {
+        use sea_orm::{sea_query::Expr, EntityTrait};
+        herald::media::entity::upload::Entity::update_many()
+            .col_expr(
+                herald::media::entity::upload::Column::CreatedAt,
+                Expr::value(app.state.clock.now() - chrono::Duration::hours(25)),
+            )
+            .exec(&app.state.db)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        herald::media::upload::sweep_unsent(&app.state)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(app.count("media_upload").await, 0);
+    assert_eq!(
+        crate::media::walk(&dir),
+        files - 2,
+        "the picture and its thumbnail"
+    );
+    let (s, _) = app
+        .call_as(
+            &owner.client,
+            "/api/messages/send",
+            send("late", vec![&left["id"]]),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "a removed upload cannot be sent");
+    let still = fetch(&app, &new_client(), &path).await;
+    assert_eq!(still.status(), StatusCode::OK, "a sent picture stays");
 
     // After a week the address is gone.
     {
