@@ -158,7 +158,7 @@ pub fn ContactForm(
                 button { id: "contact-save", class: "primary", r#type: "submit", "Save" }
                 if saved() { span { class: "ok", id: "contact-saved", "Saved." } }
                 if let Some(close) = on_close {
-                    button { class: "secondary", r#type: "button", onclick: move |_| close.call(()), "Close" }
+                    button { id: "contact-close", class: "secondary", r#type: "button", onclick: move |_| close.call(()), "Close" }
                 }
             }
             if let Some(c) = current() {

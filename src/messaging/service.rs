@@ -85,12 +85,14 @@ pub async fn default_number_for(
     Ok(numbers::list(state, org_id).await?.first().map(|n| n.id))
 }
 
-/// The conversation with one contact; opening it marks inbound messages read.
+/// The conversation with one contact; opening it marks inbound messages read. A merged contact's
+/// id opens the conversation of the contact it went into (its `contact.id` says which).
 pub async fn conversation(
     state: &AppState,
     org_id: Uuid,
     contact_id: Uuid,
 ) -> AppResult<ConversationView> {
+    let contact_id = crate::contacts::profile::resolve(&state.db, org_id, contact_id).await?;
     let contact = contacts::view(state, org_id, contact_id).await?;
     let (rows, older) = conversation::history(&state.db, org_id, contact_id, None).await?;
     conversation::mark_read(&state.db, org_id, contact_id, state.clock.now()).await?;

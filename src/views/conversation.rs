@@ -49,6 +49,13 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                 Link { to: Route::Inbox {}, "Back to the inbox" }
             }
         },
+        // A merged contact's old link: go to the conversation it went into.
+        Some(Ok(conv)) if conv.contact.id != contact_id => {
+            navigator().replace(Route::Conversation {
+                contact_id: conv.contact.id,
+            });
+            rsx! { div { class: "page", p { class: "muted", "That contact was merged; opening their conversation…" } } }
+        }
         Some(Ok(conv)) => {
             let page_start = conv.messages.first().and_then(|m| m.seq);
             // More than a page arrived since the older pages were read: they no longer join up.

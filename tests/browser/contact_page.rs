@@ -16,6 +16,19 @@ async fn the_contact_page(backend: Backend, screen: Screen) {
     b.fill("#contact-phone", "+1 415 555 2699").await;
     b.click("#contact-save").await;
     b.wait_for_text("#contacts-table", "Ada L.").await;
+    // Its id, from its page's link, for its old conversation link after the merge.
+    b.fill("#contact-search", "Ada L.").await;
+    b.wait_for("#contacts-table[data-query='Ada L.']").await;
+    b.click("#contacts-table .contact-row").await;
+    let dup_link = b
+        .wait_for("#contact-open")
+        .await
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap();
+    let dup_id = dup_link.rsplit('/').next().unwrap().to_owned();
+    b.click("#contact-close").await;
 
     b.fill("#contact-search", "Lovelace").await;
     b.wait_for("#contacts-table[data-query='Lovelace']").await;
@@ -53,6 +66,16 @@ async fn the_contact_page(backend: Backend, screen: Screen) {
     b.wait_for_text("#contact-merged-count", "1 duplicate")
         .await;
     b.shot(&format!("{tag}-98-merged")).await;
+    let ada_path = current_path(&b).await;
+    // The duplicate's old conversation link opens Ada's conversation.
+    b.open(&format!("{}/messaging/{dup_id}", server.base)).await;
+    b.wait_for_text("#conversation-title", "Ada Lovelace").await;
+    let path = current_path(&b).await;
+    assert_eq!(
+        path.rsplit('/').next(),
+        ada_path.rsplit('/').next(),
+        "redirected to the kept contact's conversation"
+    );
     b.client.clone().close().await.unwrap();
 }
 

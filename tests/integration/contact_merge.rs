@@ -280,6 +280,16 @@ async fn merging_moves_everything_and_keeps_the_stricter_rules(backend: Backend)
         .ok_as(&owner.client, "/api/contacts/profile", json!({"id": dup}))
         .await;
     assert_eq!(old["contact"]["id"], ada.to_string());
+    // So does its old conversation link (a notification's, say).
+    let conv: Value = app
+        .ok_as(
+            &owner.client,
+            "/api/conversations/get",
+            json!({"contact_id": dup}),
+        )
+        .await;
+    assert_eq!(conv["contact"]["id"], ada.to_string());
+    assert_eq!(conv["message_count"], dup_texts + ada_texts);
     assert_eq!(
         app.count_where("audit_log", "action = 'contacts_merged'")
             .await,
