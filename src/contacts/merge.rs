@@ -1,7 +1,8 @@
 //! Merging two duplicate contacts (issue 28 §5): the duplicate's texts, notes, scheduled texts,
 //! agent threads, campaign items and plan audiences move to the contact that is kept, in one
 //! transaction; the duplicate is removed and remembered (`contact_merge`) so that its old links
-//! still find the person. Owners only, and audited.
+//! still find the person (`merge_record`). Owners only, and audited. The moves are in
+//! `merge_moves`.
 //!
 //! Compliance never loosens: the kept contact ends opted out if either was (its own number is
 //! suppressed too), and keeps the stricter consent of the two. A merge is refused while the
@@ -10,14 +11,13 @@
 //!
 //! Messages keep their `seq`: it comes from one sequence for the whole table, so the two
 //! histories interleave in the order they happened and `(contact_id, seq)` stays unique.
-use crate::ai_agent::entity::{ai_thread, contact_text_agent};
+use crate::ai_agent::entity::ai_thread;
 use crate::ai_agent::thread::contact_key;
 use crate::audit::model::AuditAction;
 use crate::audit::service::{record, Entry};
 use crate::auth::session::Member;
 use crate::bulk_operation::entity::{item, operation};
 use crate::bulk_operation::model::{item_status, OperationStatus};
-use crate::compliance::entity::opt_out_review;
 use crate::compliance::model::ConsentSource;
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out::{self, Because, OptOutSource};
@@ -26,17 +26,18 @@ use crate::contacts::service::find_in_org;
 use crate::error::{AppError, AppResult};
 use crate::inbox::notes::entity as note;
 use crate::messaging::entity as message;
-use crate::messaging::entity::conversation;
 use crate::messaging::model::LiveEvent;
 use crate::messaging::scheduled::{entity as scheduled, status as scheduled_status};
 use crate::server::AppState;
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
+use sea_orm::sea_query::Query;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
     QueryFilter, Set,
 };
 use uuid::Uuid;
+
+pub use super::merge_record::{merge_row, merged_count, merged_into};
 
 /// Owner only. Merges `duplicate` into `keep`; with `apply` false it changes nothing and answers
 /// what a merge would move.
@@ -114,10 +115,10 @@ pub async fn merge(
         txn.rollback().await?;
         return Ok(report);
     }
-    move_rows(&txn, org, duplicate, keep, &threads, now).await?;
-    merge_conversations(&txn, org, duplicate, keep).await?;
+    super::merge_moves::move_rows(&txn, org, duplicate, keep, &threads, now).await?;
+    super::merge_moves::merge_conversations(&txn, org, duplicate, keep).await?;
     // Earlier merges into the duplicate are re-pointed before its row goes (they would go with it).
-    remember(&txn, org, duplicate, keep, m.user_id, now).await?;
+    super::merge_record::remember(&txn, org, duplicate, keep, m.user_id, now).await?;
     // The merged row goes before the kept one changes: it may take its number (unique per
     // organisation).
     contact::Entity::delete_by_id(duplicate).exec(&txn).await?;
@@ -204,28 +205,6 @@ pub async fn merge(
     }
     report.done = true;
     Ok(report)
-}
-
-/// The contact a merged contact's id went into, if it was merged.
-pub async fn merged_into<C: ConnectionTrait>(
-    db: &C,
-    org: Uuid,
-    id: Uuid,
-) -> AppResult<Option<Uuid>> {
-    Ok(merge_row::Entity::find_by_id(id)
-        .filter(merge_row::Column::OrganizationId.eq(org))
-        .one(db)
-        .await?
-        .map(|r| r.into_id))
-}
-
-/// How many contacts were merged into this one.
-pub async fn merged_count<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<u64> {
-    Ok(merge_row::Entity::find()
-        .filter(merge_row::Column::OrganizationId.eq(org))
-        .filter(merge_row::Column::IntoId.eq(id))
-        .count(db)
-        .await?)
 }
 
 /// One merge per organisation at a time on PostgreSQL: two merges crossing the same contacts
@@ -367,233 +346,6 @@ async fn dup_threads<C: ConnectionTrait>(
         .into_iter()
         .map(|t| (t.id, kept_agents.contains(&t.agent_id)))
         .collect())
-}
-
-/// Moves every row of the duplicate's that is not the conversation or the contact itself.
-async fn move_rows<C: ConnectionTrait>(
-    db: &C,
-    org: Uuid,
-    dup: Uuid,
-    keep: Uuid,
-    threads: &[(Uuid, bool)],
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    message::Entity::update_many()
-        .col_expr(message::Column::ContactId, Expr::value(keep))
-        .filter(message::Column::OrganizationId.eq(org))
-        .filter(message::Column::ContactId.eq(dup))
-        .exec(db)
-        .await?;
-    note::Entity::update_many()
-        .col_expr(note::Column::ContactId, Expr::value(keep))
-        .filter(note::Column::OrganizationId.eq(org))
-        .filter(note::Column::ContactId.eq(dup))
-        .exec(db)
-        .await?;
-    scheduled::Entity::update_many()
-        .col_expr(scheduled::Column::ContactId, Expr::value(keep))
-        .filter(scheduled::Column::OrganizationId.eq(org))
-        .filter(scheduled::Column::ContactId.eq(dup))
-        .exec(db)
-        .await?;
-    opt_out_review::Entity::update_many()
-        .col_expr(opt_out_review::Column::ContactId, Expr::value(keep))
-        .filter(opt_out_review::Column::OrganizationId.eq(org))
-        .filter(opt_out_review::Column::ContactId.eq(dup))
-        .exec(db)
-        .await?;
-    item::Entity::update_many()
-        .col_expr(item::Column::ContactId, Expr::value(keep))
-        .filter(item::Column::OrganizationId.eq(org))
-        .filter(item::Column::ContactId.eq(dup))
-        .exec(db)
-        .await?;
-    move_plan_audiences(db, dup, keep).await?;
-    // One text agent per contact: the kept contact's wins.
-    let kept_has_agent = contact_text_agent::Entity::find()
-        .filter(contact_text_agent::Column::ContactId.eq(keep))
-        .count(db)
-        .await?
-        > 0;
-    if kept_has_agent {
-        contact_text_agent::Entity::delete_many()
-            .filter(contact_text_agent::Column::ContactId.eq(dup))
-            .exec(db)
-            .await?;
-    } else {
-        contact_text_agent::Entity::update_many()
-            .col_expr(contact_text_agent::Column::ContactId, Expr::value(keep))
-            .filter(contact_text_agent::Column::ContactId.eq(dup))
-            .exec(db)
-            .await?;
-    }
-    // Conflicting threads are archived first, so the re-keyed ones never meet a live twin. An
-    // archived thread's unanswered texts move to the live thread of its key (`rehome_stranded`).
-    let mut ordered: Vec<&(Uuid, bool)> = threads.iter().collect();
-    ordered.sort_by_key(|t| !t.1);
-    for (id, conflicts) in ordered {
-        let mut update = ai_thread::Entity::update_many()
-            .col_expr(
-                ai_thread::Column::CorrelationKey,
-                Expr::value(contact_key(keep)),
-            )
-            .col_expr(ai_thread::Column::UpdatedAt, Expr::value(now))
-            .filter(ai_thread::Column::Id.eq(*id));
-        if *conflicts {
-            update = update.col_expr(ai_thread::Column::State, Expr::value("archived"));
-        }
-        update.exec(db).await?;
-    }
-    Ok(())
-}
-
-/// Plan audiences are keyed by (plan, generation, contact): the duplicate's rows move unless the
-/// kept contact is already in that generation, where they are dropped.
-async fn move_plan_audiences<C: ConnectionTrait>(db: &C, dup: Uuid, keep: Uuid) -> AppResult<()> {
-    let pa = Alias::new("plan_audience");
-    let k = Alias::new("k");
-    let col = |c: &str| Expr::col((pa.clone(), Alias::new(c)));
-    let twin = Query::select()
-        .expr(Expr::val(1))
-        .from_as(pa.clone(), k.clone())
-        .and_where(Expr::col((k.clone(), Alias::new("contact_id"))).eq(keep))
-        .and_where(
-            Expr::col((k.clone(), Alias::new("plan_id")))
-                .equals((pa.clone(), Alias::new("plan_id"))),
-        )
-        .and_where(
-            Expr::col((k.clone(), Alias::new("generation")))
-                .equals((pa.clone(), Alias::new("generation"))),
-        )
-        .to_owned();
-    let backend = db.get_database_backend();
-    db.execute_raw(
-        backend.build(
-            Query::delete()
-                .from_table(pa.clone())
-                .and_where(col("contact_id").eq(dup))
-                .and_where(Expr::exists(twin)),
-        ),
-    )
-    .await?;
-    db.execute_raw(
-        backend.build(
-            Query::update()
-                .table(pa.clone())
-                .value(Alias::new("contact_id"), keep)
-                .and_where(col("contact_id").eq(dup)),
-        ),
-    )
-    .await?;
-    Ok(())
-}
-
-/// One conversation row per contact: the two rows become the kept contact's. Counts add up, the
-/// later last text wins, an open conversation stays open, the kept assignee wins, and the longer
-/// AI pause holds.
-async fn merge_conversations<C: ConnectionTrait>(
-    db: &C,
-    org: Uuid,
-    dup: Uuid,
-    keep: Uuid,
-) -> AppResult<()> {
-    let find = |id: Uuid| {
-        conversation::Entity::find_by_id(id).filter(conversation::Column::OrganizationId.eq(org))
-    };
-    let Some(d) = find(dup).one(db).await? else {
-        return Ok(());
-    };
-    conversation::Entity::delete_by_id(dup).exec(db).await?;
-    let Some(k) = find(keep).one(db).await? else {
-        let mut moved = d.into_active_model();
-        moved.contact_id = Set(keep);
-        moved.insert(db).await?;
-        return Ok(());
-    };
-    let later = if d.last_at > k.last_at { &d } else { &k };
-    let max = |a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>| std::cmp::max(a, b);
-    let state = if k.state == "open" || d.state == "open" {
-        "open"
-    } else if k.state == "snoozed" || d.state == "snoozed" {
-        "snoozed"
-    } else {
-        "closed"
-    };
-    let (paused_until, paused_by) = if d.ai_paused_until > k.ai_paused_until {
-        (d.ai_paused_until, d.ai_paused_by)
-    } else {
-        (k.ai_paused_until, k.ai_paused_by)
-    };
-    let mut row = k.clone().into_active_model();
-    row.last_message_id = Set(later.last_message_id);
-    row.last_body = Set(later.last_body.clone());
-    row.last_direction = Set(later.last_direction.clone());
-    row.last_media_count = Set(later.last_media_count);
-    row.last_phone_number_id = Set(later.last_phone_number_id);
-    row.last_at = Set(later.last_at);
-    row.last_inbound_at = Set(max(k.last_inbound_at, d.last_inbound_at));
-    row.last_outbound_at = Set(max(k.last_outbound_at, d.last_outbound_at));
-    row.unread_count = Set(k.unread_count + d.unread_count);
-    row.message_count = Set(k.message_count + d.message_count);
-    row.state = Set(state.to_owned());
-    row.snoozed_until = Set(match state {
-        "snoozed" => max(k.snoozed_until, d.snoozed_until),
-        _ => None,
-    });
-    row.assignee_id = Set(k.assignee_id.or(d.assignee_id));
-    row.ai_paused_until = Set(paused_until);
-    row.ai_paused_by = Set(paused_by);
-    row.update(db).await?;
-    Ok(())
-}
-
-/// Records the merge, and points earlier merges into the duplicate at the kept contact (they
-/// would otherwise go with the duplicate's row).
-async fn remember<C: ConnectionTrait>(
-    db: &C,
-    org: Uuid,
-    dup: Uuid,
-    keep: Uuid,
-    by: Uuid,
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    merge_row::Entity::update_many()
-        .col_expr(merge_row::Column::IntoId, Expr::value(keep))
-        .filter(merge_row::Column::OrganizationId.eq(org))
-        .filter(merge_row::Column::IntoId.eq(dup))
-        .exec(db)
-        .await?;
-    merge_row::ActiveModel {
-        merged_id: Set(dup),
-        organization_id: Set(org),
-        into_id: Set(keep),
-        merged_by: Set(Some(by)),
-        merged_at: Set(now),
-    }
-    .insert(db)
-    .await?;
-    Ok(())
-}
-
-/// The `contact_merge` table (migration 41).
-pub mod merge_row {
-    use sea_orm::entity::prelude::*;
-
-    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
-    #[sea_orm(table_name = "contact_merge")]
-    pub struct Model {
-        #[sea_orm(primary_key, auto_increment = false)]
-        pub merged_id: Uuid,
-        pub organization_id: Uuid,
-        pub into_id: Uuid,
-        pub merged_by: Option<Uuid>,
-        pub merged_at: DateTimeUtc,
-    }
-
-    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-    pub enum Relation {}
-
-    impl ActiveModelBehavior for ActiveModel {}
 }
 
 #[cfg(test)]

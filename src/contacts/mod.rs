@@ -18,6 +18,10 @@ pub mod list;
 #[cfg(feature = "server")]
 pub mod merge;
 #[cfg(feature = "server")]
+mod merge_moves;
+#[cfg(feature = "server")]
+mod merge_record;
+#[cfg(feature = "server")]
 pub mod opt_out;
 #[cfg(feature = "server")]
 pub mod phone;
