@@ -55,6 +55,7 @@ fn main() {
                 plan_approval: herald::plans::model::ApprovalPolicy::HumanReview,
                 reply_send_limit: 2,
                 reply_reads_org_wide: false,
+                sees_pictures: false,
             };
             herald::ai_agent::service::update(&state, &member, agent.id, &input).await.unwrap();
         }

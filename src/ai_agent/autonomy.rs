@@ -1,6 +1,6 @@
 //! An owner's approval of an autonomous agent covers what it was approved with. While an agent
-//! sends by itself, only an owner may widen it: its persona, goals or rules, org-wide reads, or a
-//! higher send limit. A member may still switch it back to suggest mode, and edit it there.
+//! sends by itself, only an owner may widen it: its persona, goals or rules, org-wide reads, seeing
+//! pictures, or a higher send limit. A member may still switch it back to suggest mode, and edit it there.
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::model::{AgentInput, SendMode};
 use crate::ai_agent::settings::AgentSettings;
@@ -20,6 +20,9 @@ pub fn widening(old: &ai_agent::Model, new: &AgentInput) -> Vec<&'static str> {
     }
     if new.reply_reads_org_wide && !was.reply_reads_org_wide {
         out.push("org-wide reads");
+    }
+    if new.sees_pictures && !was.sees_pictures {
+        out.push("seeing pictures");
     }
     if new.reply_send_limit > was.reply_send_limit {
         out.push("a higher send limit");

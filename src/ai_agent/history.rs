@@ -3,12 +3,12 @@
 //! orphaned call or result is ever sent (OpenAI and Anthropic reject both).
 use crate::ai_agent::entity::ai_thread_event;
 use crate::ai_agent::events::AiThreadEventPayload;
-use crate::ai_agent::llm::ChatMessage;
+use crate::ai_agent::llm::{ChatImage, ChatMessage};
 use crate::ai_agent::thread::payload_of;
 use crate::error::AppResult;
 use crate::server::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
 /// What a call whose result was never recorded (its turn died) reads as.
@@ -74,6 +74,15 @@ pub async fn window(
 
 /// Orders chat messages so that every provider accepts them.
 pub fn well_formed(events: &[AiThreadEventPayload]) -> Vec<ChatMessage> {
+    well_formed_seeing(events, &HashMap::new())
+}
+
+/// `well_formed`, with pictures on the texts that carry them (by message id): what a model with
+/// vision sees.
+pub fn well_formed_seeing(
+    events: &[AiThreadEventPayload],
+    images: &HashMap<Uuid, Vec<ChatImage>>,
+) -> Vec<ChatMessage> {
     let mut out: Vec<ChatMessage> = Vec::new();
     // Calls still waiting for their results, in the order they were made.
     let mut open: Vec<(String, String)> = Vec::new();
@@ -102,7 +111,14 @@ pub fn well_formed(events: &[AiThreadEventPayload]) -> Vec<ChatMessage> {
         out.append(deferred);
     };
     for e in events {
-        let Some(msg) = e.to_chat() else { continue };
+        let Some(mut msg) = e.to_chat() else { continue };
+        if let (
+            AiThreadEventPayload::InboundSms { message_id, .. },
+            ChatMessage::User { images: seen, .. },
+        ) = (e, &mut msg)
+        {
+            seen.extend(images.get(message_id).cloned().unwrap_or_default());
+        }
         match msg {
             ChatMessage::Assistant { ref tool_calls, .. } => {
                 close(&mut out, &mut open, &mut results, &mut deferred);

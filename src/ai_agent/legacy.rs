@@ -80,7 +80,7 @@ pub async fn suggest_replies(
         .model
         .complete(
             &system,
-            &[ChatMessage::User { content: prompt }],
+            &[ChatMessage::user(prompt)],
             std::slice::from_ref(&tool),
         )
         .await

@@ -48,4 +48,6 @@ pub mod thread;
 #[cfg(feature = "server")]
 pub mod tools;
 #[cfg(feature = "server")]
+pub mod vision;
+#[cfg(feature = "server")]
 pub mod worker;

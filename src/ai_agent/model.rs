@@ -53,6 +53,8 @@ pub struct AgentView {
     pub reply_send_limit: u32,
     /// Whether a reply turn may read the whole organisation (off: only the texting contact).
     pub reply_reads_org_wide: bool,
+    /// Whether a hosted model with vision is shown the pictures contacts send.
+    pub sees_pictures: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -70,6 +72,8 @@ pub struct AgentInput {
     pub reply_send_limit: u32,
     #[serde(default)]
     pub reply_reads_org_wide: bool,
+    #[serde(default)]
+    pub sees_pictures: bool,
 }
 
 fn default_reply_send_limit() -> u32 {

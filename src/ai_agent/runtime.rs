@@ -3,7 +3,7 @@
 //! already made are finished under their effect keys, never made again.
 use crate::ai_agent::entity::{ai_agent, ai_thread, ai_thread_event};
 use crate::ai_agent::events::AiThreadEventPayload;
-use crate::ai_agent::history::{well_formed, window};
+use crate::ai_agent::history::{well_formed_seeing, window};
 use crate::ai_agent::lease::Lease;
 use crate::ai_agent::llm::{ChatMessage, Completion, LlmError, ToolCall, ToolDef};
 use crate::ai_agent::prompt::{build_system_prompt, PlanningTier};
@@ -324,6 +324,14 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
     };
     let first_input = start.inputs().iter().map(|e| e.seq).min();
     let base = window(state, thread_id, &t.input_ids, first_input).await?;
+    // The turn's pictures, read once: only when the owner allowed it and a hosted model answers.
+    let images = if t.settings.sees_pictures && !state.model.is_offline() {
+        let inputs: Vec<AiThreadEventPayload> =
+            start.inputs().iter().filter_map(payload_of).collect();
+        crate::ai_agent::vision::images_for_turn(state, t.thread.organization_id, &inputs).await?
+    } else {
+        Default::default()
+    };
     let mut fresh: Vec<AiThreadEventPayload> = Vec::new();
     // A contact's text is untrusted: the turn it started reaches only that contact.
     let scope = match &t.reply {
@@ -387,7 +395,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
                 .then_some(PlanningTier::Planning)
                 .or(planning_enabled.then_some(PlanningTier::Available)),
         );
-        let msgs = well_formed(&[base.as_slice(), fresh.as_slice()].concat());
+        let msgs = well_formed_seeing(&[base.as_slice(), fresh.as_slice()].concat(), &images);
         let defs = definitions(&tools, planning);
         let completion = complete_with_retry(state, &system, &msgs, &defs).await?;
         let finished = completion.tool_calls.is_empty();

@@ -120,6 +120,7 @@ async fn to_view(state: &AppState, member: &Member, a: ai_agent::Model) -> AppRe
         plan_approval: s.plan_approval,
         reply_send_limit: s.reply_send_limit,
         reply_reads_org_wide: s.reply_reads_org_wide,
+        sees_pictures: s.sees_pictures,
         id: a.id,
         name: a.name,
         persona: a.persona,
@@ -167,6 +168,7 @@ fn clean(input: &AgentInput) -> AppResult<AgentInput> {
         plan_approval: input.plan_approval,
         reply_send_limit: input.reply_send_limit,
         reply_reads_org_wide: input.reply_reads_org_wide,
+        sees_pictures: input.sees_pictures,
     })
 }
 
@@ -177,6 +179,7 @@ fn settings_of(c: &AgentInput) -> AgentSettings {
         plan_approval: c.plan_approval,
         reply_send_limit: c.reply_send_limit,
         reply_reads_org_wide: c.reply_reads_org_wide,
+        sees_pictures: c.sees_pictures,
     }
 }
 

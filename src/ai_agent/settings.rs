@@ -18,6 +18,8 @@ pub struct AgentSettings {
     pub reply_send_limit: u32,
     /// Whether read tools in a reply turn see the whole organisation (owner's explicit choice).
     pub reply_reads_org_wide: bool,
+    /// Whether a hosted model with vision is shown the pictures of the texts it answers.
+    pub sees_pictures: bool,
 }
 
 impl AgentSettings {
@@ -47,6 +49,10 @@ impl AgentSettings {
                 .get("reply_reads_org_wide")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            sees_pictures: p
+                .get("sees_pictures")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         }
     }
 
@@ -60,6 +66,7 @@ impl AgentSettings {
         payload["plan_approval"] = json!(self.plan_approval.as_str());
         payload["reply_send_limit"] = json!(self.reply_send_limit.min(MAX_REPLY_SEND_LIMIT));
         payload["reply_reads_org_wide"] = json!(self.reply_reads_org_wide);
+        payload["sees_pictures"] = json!(self.sees_pictures);
     }
 }
 
@@ -73,6 +80,10 @@ mod tests {
         let d = AgentSettings::of(&agent);
         assert_eq!(d.reply_send_limit, DEFAULT_REPLY_SEND_LIMIT);
         assert!(!d.reply_reads_org_wide && !d.planning_enabled);
+        assert!(
+            !d.sees_pictures,
+            "pictures stay in Herald unless an owner says otherwise"
+        );
         assert_eq!(d.plan_approval, ApprovalPolicy::HumanReview);
         let s = AgentSettings {
             rules: "Be brief.".into(),
@@ -80,12 +91,13 @@ mod tests {
             plan_approval: ApprovalPolicy::RiskGated,
             reply_send_limit: 99,
             reply_reads_org_wide: true,
+            sees_pictures: true,
         };
         agent.config_payload = json!({"other": 1});
         s.write_into(&mut agent.config_payload);
         let back = AgentSettings::of(&agent);
         assert_eq!(back.reply_send_limit, MAX_REPLY_SEND_LIMIT, "capped");
-        assert!(back.reply_reads_org_wide && back.planning_enabled);
+        assert!(back.reply_reads_org_wide && back.planning_enabled && back.sees_pictures);
         assert_eq!(agent.config_payload["other"], 1);
     }
 }

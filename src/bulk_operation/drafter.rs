@@ -64,7 +64,7 @@ impl Drafter for ModelDrafter {
             .0
             .complete(
                 &system,
-                &[ChatMessage::User { content: prompt }],
+                &[ChatMessage::user(prompt)],
                 &[submit_draft_tool()],
             )
             .await?;

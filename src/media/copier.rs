@@ -257,6 +257,12 @@ pub fn kind_of(declared: &str, bytes: &[u8]) -> Result<String, String> {
 /// A JPEG no larger than `THUMB_SIDE` on either side, or None when the picture does not decode
 /// within the limits (it is still kept and offered as a file).
 pub fn thumbnail(bytes: &[u8]) -> Option<Vec<u8>> {
+    shrunk_jpeg(bytes, THUMB_SIDE, 80)
+}
+
+/// The picture as a JPEG no larger than `side` on either side (never enlarged), or None when it
+/// does not decode within the limits: 10,000 pixels a side, 256 MB decoded.
+pub fn shrunk_jpeg(bytes: &[u8], side: u32, quality: u8) -> Option<Vec<u8>> {
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .ok()?;
@@ -266,9 +272,14 @@ pub fn thumbnail(bytes: &[u8]) -> Option<Vec<u8>> {
     limits.max_alloc = Some(256 * 1024 * 1024);
     reader.limits(limits);
     let img = reader.decode().ok()?;
-    let small = img.thumbnail(THUMB_SIDE, THUMB_SIDE).to_rgb8();
+    let small = if img.width() > side || img.height() > side {
+        img.thumbnail(side, side)
+    } else {
+        img
+    }
+    .to_rgb8();
     let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80)
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
         .encode_image(&small)
         .ok()?;
     Some(out)

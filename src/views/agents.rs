@@ -24,6 +24,7 @@ fn blank() -> AgentInput {
         plan_approval: ApprovalPolicy::HumanReview,
         reply_send_limit: 2,
         reply_reads_org_wide: false,
+        sees_pictures: false,
     }
 }
 
@@ -192,6 +193,7 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
         plan_approval: agent.plan_approval,
         reply_send_limit: agent.reply_send_limit,
         reply_reads_org_wide: agent.reply_reads_org_wide,
+        sees_pictures: agent.sees_pictures,
     });
     let mut error = use_signal(|| None::<String>);
     let mut saved = use_signal(|| false);
@@ -269,6 +271,22 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
                 if form.read().reply_reads_org_wide {
                     p { class: "warning", id: "agent-reply-org-reads-warning",
                         "Warning: a contact's text could then ask the agent about other people. Their names, numbers and conversations become readable in every reply; sending stays limited to the contact who texted."
+                    }
+                }
+                label { class: "check",
+                    input {
+                        id: "agent-sees-pictures",
+                        r#type: "checkbox",
+                        checked: form.read().sees_pictures,
+                        onchange: move |e| form.write().sees_pictures = e.checked(),
+                    }
+                    " Let the model see pictures contacts send"
+                }
+                p { class: "hint",
+                    if form.read().sees_pictures {
+                        "A hosted model with vision gets each new picture (made smaller) with its text, so customers' photos go to the model's provider. The offline model still reads them as \"[photo]\" lines."
+                    } else {
+                        "Off: the model reads a picture as a line such as \"[photo: image/jpeg]\" with its caption, and no photo leaves Herald."
                     }
                 }
             }

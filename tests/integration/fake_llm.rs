@@ -153,7 +153,8 @@ async fn handle(
     let checked = match fake.dialect {
         Dialect::OpenAi => check_openai(&body),
         Dialect::Anthropic => check_anthropic(&body),
-    };
+    }
+    .and_then(|_| images_of(fake.dialect, &body).map(|_| ()));
     if let Err(message) = checked {
         fake.refused.lock().unwrap().push(message.clone());
         return (
@@ -359,6 +360,94 @@ pub fn check_anthropic(body: &Value) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A picture a request carried: its declared type and its bytes.
+#[derive(Clone, Debug)]
+pub struct SeenImage {
+    pub role: String,
+    pub media_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The pictures of a request, checked as each provider checks them: OpenAI takes an
+/// `image_url` part (a `data:` URL of PNG, JPEG, WEBP or GIF, or an http(s) URL) in a user
+/// message only; Anthropic an `image` block whose base64 `source` is JPEG, PNG, GIF or WEBP, at
+/// most 5 MB, and really of its `media_type`. Refused with the provider's own words otherwise.
+pub fn images_of(dialect: Dialect, body: &Value) -> Result<Vec<SeenImage>, String> {
+    use base64::Engine;
+    let allowed = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+    let decode = |data: &str| {
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|_| "Invalid base64 data for an image".to_owned())
+    };
+    let mut out = Vec::new();
+    let msgs = body["messages"].as_array().cloned().unwrap_or_default();
+    for (i, m) in msgs.iter().enumerate() {
+        let role = m["role"].as_str().unwrap_or("").to_owned();
+        for (j, b) in blocks(m).iter().enumerate() {
+            match (dialect, b["type"].as_str()) {
+                (Dialect::OpenAi, Some("image_url")) => {
+                    if role != "user" {
+                        return Err(format!(
+                            "Invalid 'messages[{i}]': image_url is only supported in user messages"
+                        ));
+                    }
+                    let url = b["image_url"]["url"].as_str().unwrap_or("");
+                    let Some(rest) = url.strip_prefix("data:") else {
+                        if url.starts_with("https://") || url.starts_with("http://") {
+                            continue;
+                        }
+                        return Err(format!("Invalid 'messages[{i}].content[{j}].image_url.url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,...'), but got a value of unsupported format."));
+                    };
+                    let (mime, data) = rest.split_once(";base64,").unwrap_or(("", ""));
+                    if !allowed.contains(&mime) {
+                        return Err(format!(
+                            "Invalid MIME type: {mime}. Only image types are supported."
+                        ));
+                    }
+                    out.push(SeenImage {
+                        role: role.clone(),
+                        media_type: mime.into(),
+                        bytes: decode(data)?,
+                    });
+                }
+                (Dialect::Anthropic, Some("image")) => {
+                    let src = &b["source"];
+                    if src["type"] != "base64" {
+                        continue;
+                    }
+                    let mime = src["media_type"].as_str().unwrap_or("");
+                    if !allowed.contains(&mime) {
+                        return Err(format!("messages.{i}.content.{j}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"));
+                    }
+                    let data = src["data"].as_str().unwrap_or("");
+                    if data.len() > 5 * 1024 * 1024 {
+                        return Err(format!("messages.{i}.content.{j}.image.source.base64: image exceeds 5 MB maximum"));
+                    }
+                    let bytes = decode(data)?;
+                    let actual = match image::guess_format(&bytes) {
+                        Ok(image::ImageFormat::Jpeg) => "image/jpeg",
+                        Ok(image::ImageFormat::Png) => "image/png",
+                        Ok(image::ImageFormat::Gif) => "image/gif",
+                        Ok(image::ImageFormat::WebP) => "image/webp",
+                        _ => "unknown",
+                    };
+                    if actual != mime {
+                        return Err(format!("messages.{i}.content.{j}.image.source.base64.data: Image does not match the provided media type {mime}"));
+                    }
+                    out.push(SeenImage {
+                        role: role.clone(),
+                        media_type: mime.into(),
+                        bytes,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn text_of(v: &Value) -> String {

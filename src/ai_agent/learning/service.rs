@@ -134,7 +134,7 @@ async fn phrase(state: &AppState, p: &Proposal, rows: &[learning::Model]) -> Str
     );
     match state
         .model
-        .complete(system, &[ChatMessage::User { content: prompt }], &[])
+        .complete(system, &[ChatMessage::user(prompt)], &[])
         .await
     {
         Ok(c) => c

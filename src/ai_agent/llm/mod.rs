@@ -19,6 +19,10 @@ pub struct ToolCall {
 pub enum ChatMessage {
     User {
         content: String,
+        /// Pictures the model may look at with the words (a hosted model with vision, when the
+        /// agent's owner allowed it); never stored in the thread, attached for one call.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ChatImage>,
     },
     Assistant {
         content: Option<String>,
@@ -29,6 +33,23 @@ pub enum ChatMessage {
         name: String,
         content: String,
     },
+}
+
+impl ChatMessage {
+    /// A user message of words alone.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::User {
+            content: content.into(),
+            images: Vec::new(),
+        }
+    }
+}
+
+/// A picture for a model with vision: its type and its bytes in base64.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatImage {
+    pub media_type: String,
+    pub base64: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

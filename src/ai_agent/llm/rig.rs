@@ -1,8 +1,11 @@
 //! Hosted models through rig-core: OpenAI, Anthropic, Ollama and any OpenAI-compatible base URL,
 //! one request per step (the runtime owns the loop, the retries and the tools).
-use super::{ChatMessage, ChatModel, Completion, LlmError, ToolCall, ToolDef};
+use super::{ChatImage, ChatMessage, ChatModel, Completion, LlmError, ToolCall, ToolDef};
 use rig_core::completion::{CompletionRequest, ToolDefinition};
-use rig_core::message::{AssistantContent, AssistantMessage, CallId, Message, ToolName};
+use rig_core::message::{
+    AssistantContent, AssistantMessage, CallId, DocumentSourceKind, Image, ImageMediaType, Message,
+    MimeType, ToolName, UserContent,
+};
 use rig_core::operation::Completion as CompletionOp;
 use rig_core::providers::{anthropic::AnthropicConfig, ollama::OllamaConfig, openai::OpenAIConfig};
 use rig_core::{DynModel, ProviderError};
@@ -79,7 +82,10 @@ fn to_rig(messages: &[ChatMessage]) -> Result<Vec<Message>, LlmError> {
         .iter()
         .map(|m| {
             Ok(match m {
-                ChatMessage::User { content } => Message::user(content.clone()),
+                ChatMessage::User { content, images } if images.is_empty() => {
+                    Message::user(content.clone())
+                }
+                ChatMessage::User { content, images } => user_with_images(content, images)?,
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
@@ -115,6 +121,23 @@ fn to_rig(messages: &[ChatMessage]) -> Result<Vec<Message>, LlmError> {
             })
         })
         .collect()
+}
+
+/// Words and pictures in one user turn, the pictures as base64 data of a type both OpenAI and
+/// Anthropic read.
+fn user_with_images(content: &str, images: &[ChatImage]) -> Result<Message, LlmError> {
+    let mut parts = vec![UserContent::text(content.to_owned())];
+    for i in images {
+        let media_type = ImageMediaType::from_mime_type(&i.media_type).ok_or_else(|| {
+            LlmError::BadResponse(format!("a picture of type {} for the model", i.media_type))
+        })?;
+        parts.push(UserContent::Image(Image {
+            data: DocumentSourceKind::Base64(i.base64.clone()),
+            media_type: Some(media_type),
+            ..Default::default()
+        }));
+    }
+    Ok(Message::User { content: parts })
 }
 
 /// Whether a transport error was the HTTP timeout: reqwest says so deep in the source chain.

@@ -117,7 +117,7 @@ impl ChatModel for OfflineModel {
             .rposition(|m| matches!(m, ChatMessage::User { .. }))
             .unwrap_or(0);
         let prompt = match messages.get(start) {
-            Some(ChatMessage::User { content }) => content.clone(),
+            Some(ChatMessage::User { content, .. }) => content.clone(),
             _ => String::new(),
         };
         let turn = &messages[start..];
@@ -146,7 +146,7 @@ impl ChatModel for OfflineModel {
                 earlier: messages
                     .iter()
                     .filter_map(|m| match m {
-                        ChatMessage::User { content } => Some(content.as_str()),
+                        ChatMessage::User { content, .. } => Some(content.as_str()),
                         _ => None,
                     })
                     .collect(),
