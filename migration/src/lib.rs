@@ -44,6 +44,7 @@ mod m20261127_000040_conversation_note;
 mod m20261127_000041_contact_merge;
 mod m20261127_000042_message_media;
 mod m20261127_000043_media_upload;
+mod m20261128_000044_campaign_pictures;
 mod platform_agent;
 
 pub struct Migrator;
@@ -95,6 +96,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000041_contact_merge::Migration),
             Box::new(m20261127_000042_message_media::Migration),
             Box::new(m20261127_000043_media_upload::Migration),
+            Box::new(m20261128_000044_campaign_pictures::Migration),
         ]
     }
 }

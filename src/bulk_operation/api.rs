@@ -81,3 +81,15 @@ server_fn! {
         crate::bulk_operation::review::resolve_item(&state, &m, item_id, resolution).await
     }
 }
+
+server_fn! {
+    #[post("/api/operations/pictures")]
+    /// Sets the pictures every text of a campaign in review carries (none: plain texts).
+    pub async fn set_operation_pictures(
+        id: Uuid,
+        upload_ids: Vec<Uuid>,
+    ) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::pictures::set(&state, &m, id, &upload_ids).await
+    }
+}

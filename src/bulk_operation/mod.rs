@@ -17,6 +17,8 @@ pub mod engines;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod pictures;
+#[cfg(feature = "server")]
 pub mod review;
 #[cfg(feature = "server")]
 pub mod review_digest;

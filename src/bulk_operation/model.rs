@@ -71,6 +71,9 @@ pub struct OperationView {
     pub unknown: i32,
     /// Skip reasons with how many items each.
     pub skip_reasons: Vec<(String, i32)>,
+    /// The pictures every text of the campaign carries (each then goes as one MMS).
+    #[serde(default)]
+    pub pictures: Vec<crate::media::model::UploadView>,
     pub error: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -67,6 +67,15 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
             .filter(|i| i.status == item_status::UNKNOWN)
             .count() as i32,
         skip_reasons: reasons,
+        pictures: crate::bulk_operation::pictures::of(&state.db, op.id)
+            .await?
+            .into_iter()
+            .map(|u| crate::media::model::UploadView {
+                id: u.id,
+                content_type: u.content_type,
+                size_bytes: u.size_bytes as u64,
+            })
+            .collect(),
         error: op.error,
         created_at: op.created_at,
         updated_at: op.updated_at,
@@ -124,13 +133,17 @@ pub async fn sheet(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSh
             error: i.error,
         });
     }
-    let digest = crate::bulk_operation::review_digest::digest(
-        views
-            .iter()
-            .map(|v| (v.id, v.status.as_str(), v.draft.as_deref())),
+    let operation = view(state, op).await?;
+    let digest = crate::bulk_operation::review_digest::with_pictures(
+        crate::bulk_operation::review_digest::digest(
+            views
+                .iter()
+                .map(|v| (v.id, v.status.as_str(), v.draft.as_deref())),
+        ),
+        operation.pictures.iter().map(|p| p.id),
     );
     Ok(ReviewSheet {
-        operation: view(state, op).await?,
+        operation,
         items: views,
         digest,
     })

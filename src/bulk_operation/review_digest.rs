@@ -1,5 +1,6 @@
 //! Approval binds to what was seen. The review sheet carries a digest of its drafts (each item's
-//! id, status and words); "Approve all" sends it back, and a sheet that changed since is refused.
+//! id, status and words) and of the campaign's pictures; "Approve all" sends it back, and a sheet
+//! that changed since is refused.
 //! Every change to a draft first takes the operation's row (a no-op UPDATE that also checks the
 //! status), so an edit racing an approval either lands before it, and changes the digest, or
 //! finds the operation no longer in review.
@@ -29,7 +30,25 @@ pub fn digest<'a>(items: impl IntoIterator<Item = (Uuid, &'a str, Option<&'a str
         .collect()
 }
 
-/// The digest of the operation's drafts as stored now.
+/// The drafts' digest sealed with the campaign's pictures, in their order; without pictures it
+/// is the drafts' digest alone.
+pub fn with_pictures(drafts: String, pictures: impl IntoIterator<Item = Uuid>) -> String {
+    let pictures: Vec<Uuid> = pictures.into_iter().collect();
+    if pictures.is_empty() {
+        return drafts;
+    }
+    let mut h = Sha256::new();
+    h.update(drafts.as_bytes());
+    for p in pictures {
+        h.update(p.as_bytes());
+    }
+    h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The digest of the operation's drafts and pictures as stored now.
 pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResult<String> {
     let rows: Vec<(Uuid, String, Option<String>)> = item::Entity::find()
         .select_only()
@@ -41,9 +60,13 @@ pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResul
         .into_tuple()
         .all(db)
         .await?;
-    Ok(digest(
-        rows.iter()
-            .map(|(id, s, d)| (*id, s.as_str(), d.as_deref())),
+    let pictures = crate::bulk_operation::pictures::of(db, operation_id).await?;
+    Ok(with_pictures(
+        digest(
+            rows.iter()
+                .map(|(id, s, d)| (*id, s.as_str(), d.as_deref())),
+        ),
+        pictures.iter().map(|p| p.id),
     ))
 }
 

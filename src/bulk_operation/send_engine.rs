@@ -194,6 +194,8 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
             return Ok(());
         }
         sync_items(state, op_id, state.engine.stale_after).await?;
+        // The campaign's pictures, which every text carries (fixed once it is sending).
+        let pictures = crate::bulk_operation::pictures::of(&state.db, op_id).await?;
         let queue = item::Entity::find()
             .filter(item::Column::OperationId.eq(op_id))
             .filter(item::Column::Status.eq(item_status::DRAFTED))
@@ -264,7 +266,8 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
             if claim(state, std::slice::from_ref(id)).await?.is_none() {
                 continue;
             }
-            send_one(state, &op, &it, people.get(&it.contact_id), &org_zone, gap).await?;
+            let person = people.get(&it.contact_id);
+            send_one(state, &op, &it, person, &pictures, &org_zone, gap).await?;
             since_counters += 1;
             if since_counters >= 20 {
                 crate::bulk_operation::draft_engine::refresh_counters(state, op_id).await?;
@@ -288,6 +291,7 @@ async fn send_one(
     op: &operation::Model,
     it: &item::Model,
     person: Option<&contact::Model>,
+    pictures: &[crate::media::entity::upload::Model],
     org_zone: &str,
     gap: Duration,
 ) -> AppResult<()> {
@@ -326,7 +330,7 @@ async fn send_one(
             .await?;
         return Ok(());
     }
-    let result = crate::messaging::outbound::send_sms_keyed(
+    let result = crate::messaging::outbound::send_keyed_with_pictures(
         state,
         op.organization_id,
         c.id,
@@ -335,6 +339,7 @@ async fn send_one(
         Some("campaign"),
         Some(it.idempotency_key),
         crate::compliance::model::Purpose::Outreach,
+        pictures,
     )
     .await;
     match result {

@@ -48,6 +48,8 @@ pub mod upload {
         pub storage_key: String,
         pub thumb_key: Option<String>,
         pub created_at: DateTimeUtc,
+        /// The campaign whose texts all carry this picture (migration 44); it then stays.
+        pub operation_id: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

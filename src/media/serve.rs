@@ -1,6 +1,6 @@
-//! `GET /media/<id>` and `/media/<id>/thumb`: a kept copy, to a signed-in member of the
-//! organisation whose text it came with. Another organisation's id, or one not kept, is a 404
-//! that says nothing more. Only the kinds the copier keeps are ever served; anything but a
+//! `GET /media/<id>` and `/media/<id>/thumb`: a kept copy (or a member's upload not sent yet),
+//! to a signed-in member of the organisation whose text it came with. Another organisation's id,
+//! or one not kept, is a 404 that says nothing more. Only the kinds the copier keeps are ever served; anything but a
 //! picture goes as a download, and never as something a browser would run.
 use crate::auth::session::member_from_cookie_header;
 use crate::error::{AppError, AppResult};
@@ -27,12 +27,15 @@ async fn answer(
     let cookies = headers.get(header::COOKIE).and_then(|v| v.to_str().ok());
     let m = member_from_cookie_header(&state, cookies).await?;
     let id: Uuid = id.parse().map_err(|_| AppError::not_found("Media"))?;
-    let row = media::Entity::find_by_id(id)
+    let row = match media::Entity::find_by_id(id)
         .filter(media::Column::OrganizationId.eq(m.organization_id))
         .filter(media::Column::Status.eq(status::STORED))
         .one(&state.db)
         .await?
-        .ok_or_else(|| AppError::not_found("Media"))?;
+    {
+        Some(row) => row,
+        None => uploaded(&state, m.organization_id, id).await?,
+    };
     let (key, content_type) = match (thumb, &row.thumb_key, &row.storage_key) {
         (true, Some(k), _) => (k.clone(), "image/jpeg".to_owned()),
         (false, _, Some(k)) => (k.clone(), row.content_type.clone()),
@@ -61,6 +64,35 @@ async fn answer(
         bytes,
     )
         .into_response())
+}
+
+/// A member's upload not sent yet (a composer's attachment, a campaign's picture), read as a
+/// kept item so the same rules serve it.
+async fn uploaded(state: &AppState, org: Uuid, id: Uuid) -> AppResult<media::Model> {
+    let u = media::upload::Entity::find_by_id(id)
+        .filter(media::upload::Column::OrganizationId.eq(org))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Media"))?;
+    Ok(media::Model {
+        id: u.id,
+        organization_id: u.organization_id,
+        message_id: Uuid::nil(),
+        idx: 0,
+        provider_url: String::new(),
+        content_type: u.content_type,
+        size_bytes: Some(u.size_bytes),
+        storage_key: Some(u.storage_key),
+        thumb_key: u.thumb_key,
+        status: status::STORED.into(),
+        error: None,
+        attempts: 0,
+        next_try_at: u.created_at,
+        lease_owner: None,
+        lease_until: None,
+        created_at: u.created_at,
+        public_token: None,
+    })
 }
 
 fn respond(r: AppResult<Response>) -> Response {

@@ -83,6 +83,7 @@ async fn accept(state: AppState, headers: &HeaderMap, body: Bytes) -> AppResult<
         storage_key: Set(key),
         thumb_key: Set(thumb_key),
         created_at: Set(state.clock.now()),
+        operation_id: Set(None),
     }
     .insert(&state.db)
     .await?;
@@ -126,9 +127,11 @@ pub async fn uploads_for<C: ConnectionTrait>(
             "A text may carry at most {MAX_PER_TEXT} pictures."
         )));
     }
-    // A text takes its uploads (their rows go when it is written): each is sent once.
+    // A text takes its uploads (their rows go when it is written): each is sent once. A
+    // campaign's picture is its own.
     let found = upload::Entity::find()
         .filter(upload::Column::OrganizationId.eq(org))
+        .filter(upload::Column::OperationId.is_null())
         .filter(upload::Column::Id.is_in(ids.iter().copied()))
         .all(db)
         .await?;
@@ -240,13 +243,14 @@ pub async fn public_handler(
 }
 
 /// Removes uploads no text took within `UNSENT_UPLOAD_HOURS`, with their copies (a text takes
-/// its uploads: `send_mms` deletes their rows, and its own media rows keep the files). Answers
-/// how many it removed.
+/// its uploads: `send_mms` deletes their rows, and its own media rows keep the files). A
+/// campaign's picture stays: its texts' media rows share its files. Answers how many it removed.
 pub async fn sweep_unsent(state: &AppState) -> AppResult<usize> {
     use sea_orm::{QueryOrder, QuerySelect};
     let cutoff = state.clock.now() - chrono::Duration::hours(UNSENT_UPLOAD_HOURS);
     let old = upload::Entity::find()
         .filter(upload::Column::CreatedAt.lt(cutoff))
+        .filter(upload::Column::OperationId.is_null())
         .order_by_asc(upload::Column::CreatedAt)
         .limit(SWEEP_BATCH)
         .all(&state.db)

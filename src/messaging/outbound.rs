@@ -112,6 +112,35 @@ pub async fn send_sms_keyed(
     key: Option<Uuid>,
     purpose: Purpose,
 ) -> AppResult<MessageView> {
+    send_keyed_with_pictures(
+        state,
+        org_id,
+        contact_id,
+        phone_number_id,
+        body,
+        ai_origin,
+        key,
+        purpose,
+        &[],
+    )
+    .await
+}
+
+/// `send_sms_keyed` with pictures: a campaign's, which every one of its texts carries (the
+/// uploads stay the campaign's; each text's media rows point at the same copies). With
+/// pictures the text goes as one MMS.
+#[allow(clippy::too_many_arguments)]
+pub async fn send_keyed_with_pictures(
+    state: &AppState,
+    org_id: Uuid,
+    contact_id: Uuid,
+    phone_number_id: Uuid,
+    body: &str,
+    ai_origin: Option<&str>,
+    key: Option<Uuid>,
+    purpose: Purpose,
+    pictures: &[crate::media::entity::upload::Model],
+) -> AppResult<MessageView> {
     if let Some(k) = key {
         let existing = message::Entity::find()
             .filter(message::Column::IdempotencyKey.eq(k.to_string()))
@@ -127,8 +156,15 @@ pub async fn send_sms_keyed(
             return Ok(to_view(row));
         }
     }
-    let Sendable { number, body, .. } =
-        check_sendable(state, org_id, contact_id, phone_number_id, body).await?;
+    let Sendable { number, body, .. } = check_sendable_with(
+        state,
+        org_id,
+        contact_id,
+        phone_number_id,
+        body,
+        !pictures.is_empty(),
+    )
+    .await?;
     let id = Uuid::new_v4();
     let row = queued_row(
         id,
@@ -140,9 +176,8 @@ pub async fn send_sms_keyed(
         key.unwrap_or(id).to_string(),
         purpose,
         state.clock.now(),
-    )
-    .insert(&state.db)
-    .await?;
+    );
+    write_with_pictures(state, (org_id, id), row, pictures, false).await?;
     state.live.publish(
         org_id,
         LiveEvent::MessageCreated {
@@ -151,7 +186,43 @@ pub async fn send_sms_keyed(
             direction: Direction::Outbound,
         },
     );
-    outcome(crate::messaging::ledger::deliver(state, row.id).await?)
+    outcome(crate::messaging::ledger::deliver(state, id).await?)
+}
+
+/// Writes a queued text with its pictures' media rows, together. A person's text takes its
+/// uploads (`take`: their rows go, the files now belong to its media rows); a campaign's stay.
+async fn write_with_pictures(
+    state: &AppState,
+    (org_id, id): (Uuid, Uuid),
+    mut row: message::ActiveModel,
+    pictures: &[crate::media::entity::upload::Model],
+    take: bool,
+) -> AppResult<()> {
+    if pictures.is_empty() {
+        row.insert(&state.db).await?;
+        return Ok(());
+    }
+    let now = state.clock.now();
+    row.media_count = Set(pictures.len() as i32);
+    row.media_types = Set(Some(serde_json::json!(pictures
+        .iter()
+        .map(|u| u.content_type.clone())
+        .collect::<Vec<_>>())));
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    row.insert(&txn).await?;
+    <crate::media::entity::Entity as EntityTrait>::insert_many(
+        crate::media::upload::rows_for_sent(org_id, id, pictures, now),
+    )
+    .exec(&txn)
+    .await?;
+    if take {
+        crate::media::entity::upload::Entity::delete_many()
+            .filter(crate::media::entity::upload::Column::Id.is_in(pictures.iter().map(|u| u.id)))
+            .exec(&txn)
+            .await?;
+    }
+    txn.commit().await?;
+    Ok(())
 }
 
 /// A person's text with pictures (uploads of the organisation's), sent as one MMS through the
@@ -170,8 +241,7 @@ pub async fn send_mms(
     let Sendable { number, body, .. } =
         check_sendable_with(state, org_id, contact_id, phone_number_id, body, true).await?;
     let id = Uuid::new_v4();
-    let now = state.clock.now();
-    let mut row = queued_row(
+    let row = queued_row(
         id,
         org_id,
         contact_id,
@@ -180,26 +250,9 @@ pub async fn send_mms(
         None,
         id.to_string(),
         purpose,
-        now,
+        state.clock.now(),
     );
-    row.media_count = Set(uploads.len() as i32);
-    row.media_types = Set(Some(serde_json::json!(uploads
-        .iter()
-        .map(|u| u.content_type.clone())
-        .collect::<Vec<_>>())));
-    let txn = crate::server::db::begin_write(&state.db).await?;
-    row.insert(&txn).await?;
-    <crate::media::entity::Entity as EntityTrait>::insert_many(
-        crate::media::upload::rows_for_sent(org_id, id, &uploads, now),
-    )
-    .exec(&txn)
-    .await?;
-    // The text takes its uploads: their files now belong to its media rows.
-    crate::media::entity::upload::Entity::delete_many()
-        .filter(crate::media::entity::upload::Column::Id.is_in(uploads.iter().map(|u| u.id)))
-        .exec(&txn)
-        .await?;
-    txn.commit().await?;
+    write_with_pictures(state, (org_id, id), row, &uploads, true).await?;
     state.live.publish(
         org_id,
         LiveEvent::MessageCreated {

@@ -2,13 +2,14 @@
 //! drafts with segments and cost, edit, skip or regenerate one, approve all, or cancel.
 use crate::bulk_operation::api::{
     approve_operation, cancel_operation, edit_draft, get_review_sheet, list_operations,
-    regenerate_draft, resolve_item, skip_draft,
+    regenerate_draft, resolve_item, set_operation_pictures, skip_draft,
 };
 use crate::bulk_operation::model::{item_status, ItemView, OperationStatus, ReviewSheet};
-use crate::bulk_operation::segments::{segments, COST_PER_SEGMENT};
+use crate::bulk_operation::segments::{mms_label, segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::components::use_live;
 use crate::components::{use_is_owner, ErrorBanner, OperationCard};
 use crate::error::AppError;
+use crate::media::model::{UploadView, MAX_PER_TEXT, MAX_SEND_BYTES};
 use crate::messaging::model::LiveTopic;
 use crate::messaging::model::Resolution;
 use dioxus::prelude::*;
@@ -74,16 +75,20 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                     let reviewing = s.operation.status == OperationStatus::AwaitingApproval;
                     let digest = s.digest.clone();
                     let active = matches!(s.operation.status, OperationStatus::Drafting | OperationStatus::AwaitingApproval | OperationStatus::Sending);
-                    // Everything drafted for sending, sent or not: the campaign's cost.
+                    // Everything drafted for sending, sent or not: the campaign's cost. With a
+                    // picture each text is one MMS, whatever its length.
+                    let mms = !s.operation.pictures.is_empty();
                     let cost: f64 = s
                         .items
                         .iter()
                         .filter(|i| [item_status::DRAFTED, item_status::SENDING, item_status::SENT].contains(&i.status.as_str()))
                         .filter_map(|i| i.draft.as_deref())
-                        .fold(0.0, |sum, d| sum + segments(d).cost());
+                        .fold(0.0, |sum, d| sum + if mms { COST_PER_MMS } else { segments(d).cost() });
+                    let rate = if mms { format!("${COST_PER_MMS} an MMS") } else { format!("${COST_PER_SEGMENT} a segment") };
                     rsx! {
                         OperationCard { operation_id }
-                        p { class: "muted", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at ${COST_PER_SEGMENT} a segment" }
+                        p { class: "muted", id: "campaign-cost", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at {rate}" }
+                        CampaignPictures { operation_id, pictures: s.operation.pictures.clone(), reviewing, on_done: act }
                         div { class: "row",
                             if reviewing && is_owner {
                                 button { id: "approve-all", class: "primary", onclick: move |_| {
@@ -100,7 +105,7 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                         }
                         div { class: "draft-sheet", id: "draft-sheet",
                             for it in s.items {
-                                DraftRow { key: "{it.id}", item: it, reviewing, on_done: act }
+                                DraftRow { key: "{it.id}", item: it, reviewing, mms, on_done: act }
                             }
                         }
                     }
@@ -114,6 +119,8 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
 fn DraftRow(
     item: ItemView,
     reviewing: bool,
+    /// The campaign carries a picture: each text is one MMS.
+    mms: bool,
     on_done: EventHandler<Result<ReviewSheet, AppError>>,
 ) -> Element {
     let id = item.id;
@@ -137,7 +144,9 @@ fn DraftRow(
             } else if let Some(d) = item.draft.clone() {
                 p { class: "draft-body", "{d}" }
             }
-            if item.draft.is_some() { p { class: "muted small segments", "{seg.label()}" } }
+            if item.draft.is_some() {
+                p { class: "muted small segments", if mms { "{mms_label()}" } else { "{seg.label()}" } }
+            }
             if item.status == item_status::UNKNOWN {
                 div { class: "in-doubt", role: "alert",
                     p { "Herald cannot tell whether this text was sent." }
@@ -163,6 +172,92 @@ fn DraftRow(
                         button { class: "secondary draft-regenerate", onclick: move |_| async move { on_done.call(regenerate_draft(id).await) }, "Regenerate" }
                         button { class: "danger draft-skip", onclick: move |_| async move { on_done.call(skip_draft(id).await) }, "Skip" }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// The pictures every text of the campaign carries: thumbnails, and while the drafts await
+/// review, add (JPEG, PNG or GIF, 5 MB in all) or remove. Approval covers the pictures shown.
+#[component]
+fn CampaignPictures(
+    operation_id: Uuid,
+    pictures: Vec<UploadView>,
+    reviewing: bool,
+    on_done: EventHandler<Result<ReviewSheet, AppError>>,
+) -> Element {
+    let mut error = use_signal(|| None::<String>);
+    let mut uploading = use_signal(|| false);
+    let ids: Vec<Uuid> = pictures.iter().map(|p| p.id).collect();
+    let total: u64 = pictures.iter().map(|p| p.size_bytes).sum();
+    let add_ids = ids.clone();
+    let add = move |evt: FormEvent| {
+        let mut ids = add_ids.clone();
+        async move {
+            for file in evt.files() {
+                let name = file.name();
+                if file.size() + total > MAX_SEND_BYTES {
+                    error.set(Some(format!(
+                        "{name} would take the pictures past 5 MB, the carriers' limit for a text."
+                    )));
+                    continue;
+                }
+                let kind = file.content_type().unwrap_or_default();
+                uploading.set(true);
+                let sent = match file.read_bytes().await {
+                    Ok(bytes) => {
+                        crate::rpc::upload::<UploadView>("/api/media/upload", &kind, bytes.to_vec())
+                            .await
+                    }
+                    Err(e) => Err(AppError::Validation(format!("Could not read {name}: {e}"))),
+                };
+                uploading.set(false);
+                match sent {
+                    Ok(view) => {
+                        error.set(None);
+                        ids.push(view.id);
+                        on_done.call(set_operation_pictures(operation_id, ids.clone()).await);
+                    }
+                    Err(e) => error.set(Some(e.to_string())),
+                }
+            }
+        }
+    };
+    if pictures.is_empty() && !reviewing {
+        return rsx! {};
+    }
+    rsx! {
+        div { class: "campaign-pictures", id: "campaign-pictures",
+            ErrorBanner { message: error() }
+            if pictures.is_empty() {
+                p { class: "muted small", "No picture: each text goes as SMS. A picture makes every text one MMS." }
+            } else {
+                p { class: "muted small", "Every text carries {pictures.len()} picture(s), as one MMS." }
+            }
+            div { class: "attachments",
+                for p in pictures.clone() {
+                    span { key: "{p.id}", class: "campaign-picture",
+                        img { src: "/media/{p.id}/thumb", alt: "Campaign picture ({p.content_type}, {p.size_bytes / 1024} KB)" }
+                        if reviewing {
+                            button { r#type: "button", class: "icon remove-picture", title: "Remove this picture",
+                                onclick: {
+                                    let rest: Vec<Uuid> = ids.iter().copied().filter(|i| *i != p.id).collect();
+                                    move |_| {
+                                        let rest = rest.clone();
+                                        async move { on_done.call(set_operation_pictures(operation_id, rest).await) }
+                                    }
+                                },
+                                "×"
+                            }
+                        }
+                    }
+                }
+            }
+            if reviewing && pictures.len() < MAX_PER_TEXT {
+                label { class: "button secondary attach", title: "Add a picture to every text (JPEG, PNG or GIF, up to 5 MB)",
+                    if uploading() { "Uploading…" } else { "Add a picture" }
+                    input { r#type: "file", id: "campaign-attach", accept: "image/jpeg,image/png,image/gif", class: "attach-input", onchange: add }
                 }
             }
         }

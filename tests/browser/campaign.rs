@@ -1,5 +1,5 @@
 //! In Chromium: ask for a campaign; approve the plan; drafting progress shows live; open the
-//! review sheet and edit a draft; approve; the messages are sent.
+//! review sheet, edit a draft and add a picture; approve; the messages are sent.
 use crate::harness::*;
 use crate::helpers::Backend;
 use fantoccini::Locator;
@@ -46,6 +46,27 @@ async fn campaign_from_plan_to_sent_on(backend: Backend, screen: Screen) {
     .await;
     b.click(".draft-save").await;
     b.wait_for_text(".draft-row .badge", "edited").await;
+    // A picture every text carries (issue 28 §3): each becomes one MMS, and the cost says so.
+    let dir = std::env::temp_dir().join(format!("herald-campaign-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("offer-{tag}.png"));
+    image::RgbImage::from_fn(900, 600, |x, y| {
+        image::Rgb([(x / 4) as u8, 120, (y / 3) as u8])
+    })
+    .save(&file)
+    .unwrap();
+    b.wait_for_text("#campaign-pictures", "No picture").await;
+    b.wait_for("#campaign-attach")
+        .await
+        .send_keys(file.to_str().unwrap())
+        .await
+        .expect("the file input takes the picture");
+    b.wait_for(".campaign-picture img").await;
+    b.wait_for_text("#campaign-pictures", "as one MMS").await;
+    b.wait_for_text("#campaign-cost", "an MMS").await;
+    b.wait_for_text(".segments", "1 MMS").await;
+    b.shot(&format!("{tag}-32b-campaign-picture")).await;
+    b.assert_fits_width("the review sheet with a picture").await;
     b.click("#approve-all").await;
     b.wait_for(".operation-card[data-status='done']").await;
     b.wait_for_text(".operation-card .op-sent", "Sent 2/2")

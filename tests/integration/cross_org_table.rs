@@ -611,5 +611,11 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Member,
         ),
+        row(
+            "/api/operations/pictures",
+            json!({"id": a.op, "upload_ids": []}),
+            NotFound,
+            Member,
+        ),
     ]
 }

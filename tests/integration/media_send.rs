@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 on_both_databases!(a_picture_goes_as_one_mms);
 
-async fn upload(
+pub(crate) async fn upload(
     app: &TestApp,
     client: &reqwest::Client,
     kind: &str,
