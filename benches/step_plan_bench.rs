@@ -138,6 +138,8 @@ async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
         revision_of: Set(None),
         revision: Set(1),
         request: Set(None),
+        paused_at: Set(None),
+        waiting_steps: Set(0),
     }
     .insert(&h.state.db)
     .await
@@ -153,6 +155,7 @@ async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
         &mut steps,
         &graph,
         &needs,
+        &|| false,
         |_, args: Value| {
             let out = noop(&args, &pad);
             async move { Ok(out) }
@@ -206,6 +209,7 @@ fn herald_once(rt: &tokio::runtime::Runtime, steps: &[PlanStep]) -> f64 {
             },
             save: &mut save,
             now: &now,
+            stopped: &|| false,
         },
     ));
     let secs = started.elapsed().as_secs_f64();

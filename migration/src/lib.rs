@@ -45,6 +45,7 @@ mod m20261127_000041_contact_merge;
 mod m20261127_000042_message_media;
 mod m20261127_000043_media_upload;
 mod m20261128_000044_campaign_pictures;
+mod m20261128_000045_plan_pause_and_stop;
 mod platform_agent;
 
 pub struct Migrator;
@@ -97,6 +98,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000042_message_media::Migration),
             Box::new(m20261127_000043_media_upload::Migration),
             Box::new(m20261128_000044_campaign_pictures::Migration),
+            Box::new(m20261128_000045_plan_pause_and_stop::Migration),
         ]
     }
 }

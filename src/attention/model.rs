@@ -7,6 +7,9 @@ pub struct Attention {
     pub unread_conversations: u64,
     /// Plans of the organisation waiting for a person's approval.
     pub plans_awaiting_approval: u64,
+    /// Steps of running plans waiting for a person's confirmation.
+    #[serde(default)]
+    pub steps_waiting: u64,
     /// The member's own unread notifications.
     pub unread_notifications: u64,
     /// Texts that might be opt-outs, waiting for a person to decide.

@@ -1,5 +1,5 @@
 //! Counting what waits for a member, always within the member's organisation: unread
-//! conversations, plans to approve, notifications, possible opt-outs, and the inbox's Mine and
+//! conversations, plans to approve, plan steps to confirm, notifications, possible opt-outs, and the inbox's Mine and
 //! Unassigned views.
 use crate::attention::model::{Attention, BADGE_MAX};
 use crate::auth::session::Member;
@@ -10,7 +10,7 @@ use crate::notifications::entity as notification;
 use crate::plans::entity::plan;
 use crate::plans::model::PlanStatus;
 use crate::server::AppState;
-use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 
 pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
     let org = member.organization_id;
@@ -21,6 +21,17 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
         .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
         .count(&state.db)
         .await?;
+    // Paused plans only: the index on (organization, paused_at) finds them.
+    let steps_waiting: Option<i64> = plan::Entity::find()
+        .select_only()
+        .column_as(plan::Column::WaitingSteps.sum(), "n")
+        .filter(plan::Column::OrganizationId.eq(org))
+        .filter(plan::Column::PausedAt.is_not_null())
+        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .into_tuple()
+        .one(&state.db)
+        .await?
+        .flatten();
     let unread_notifications = notification::Entity::find()
         .filter(notification::Column::OrganizationId.eq(org))
         .filter(notification::Column::UserId.eq(member.user_id))
@@ -37,6 +48,7 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
     Ok(Attention {
         unread_conversations,
         plans_awaiting_approval,
+        steps_waiting: steps_waiting.unwrap_or(0).max(0) as u64,
         unread_notifications,
         possible_opt_outs,
         mine,

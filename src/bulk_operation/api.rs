@@ -93,3 +93,12 @@ server_fn! {
         crate::bulk_operation::pictures::set(&state, &m, id, &upload_ids).await
     }
 }
+
+server_fn! {
+    #[post("/api/operations/resume")]
+    /// Resumes a campaign its stopped plan paused (an owner): it goes back to what it was doing.
+    pub async fn resume_operation(id: Uuid) -> Result<OperationView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::resume::resume(&state, &m, id).await
+    }
+}

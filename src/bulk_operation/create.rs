@@ -136,6 +136,7 @@ pub async fn create_bulk_operation(
         error: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        paused_from: Set(None),
     }
     .insert(&txn)
     .await;

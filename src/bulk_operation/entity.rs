@@ -28,6 +28,9 @@ pub mod operation {
         pub error: Option<String>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// A paused campaign's status before its plan was stopped (migration 45): Resume goes
+        /// back to it.
+        pub paused_from: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

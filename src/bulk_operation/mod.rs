@@ -19,6 +19,8 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod pictures;
 #[cfg(feature = "server")]
+pub mod resume;
+#[cfg(feature = "server")]
 pub mod review;
 #[cfg(feature = "server")]
 pub mod review_digest;

@@ -12,6 +12,9 @@ pub enum OperationStatus {
     Done,
     Cancelled,
     Failed,
+    /// Its plan was stopped: nothing is drafted or sent until an owner resumes it. Shown while
+    /// the row's `paused_from` is set; the row itself waits in review.
+    Paused,
 }
 
 impl OperationStatus {
@@ -23,6 +26,7 @@ impl OperationStatus {
             Self::Done => "done",
             Self::Cancelled => "cancelled",
             Self::Failed => "failed",
+            Self::Paused => "paused",
         }
     }
     pub fn parse(s: &str) -> Self {
@@ -33,6 +37,7 @@ impl OperationStatus {
             Self::Done,
             Self::Cancelled,
             Self::Failed,
+            Self::Paused,
         ]
         .into_iter()
         .find(|x| x.as_str() == s)

@@ -54,7 +54,11 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
     Ok(OperationView {
         id: op.id,
         plan_id: op.plan_id,
-        status: OperationStatus::parse(&op.status),
+        // A campaign its stopped plan paused waits in review, marked by what it was doing.
+        status: match op.paused_from {
+            Some(_) => OperationStatus::Paused,
+            None => OperationStatus::parse(&op.status),
+        },
         message_concept: op.message_concept,
         from_number: from,
         total: op.total,
@@ -330,11 +334,13 @@ pub async fn approve_all(
         .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
         .filter(operation::Column::Id.eq(id))
         .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval.as_str()))
+        .filter(operation::Column::PausedFrom.is_null())
         .exec(&txn)
         .await?;
     if res.rows_affected != 1 {
         return Err(AppError::Conflict(
-            "Only an operation awaiting review can be approved.".into(),
+            "Only an operation awaiting review can be approved (a paused one is resumed first)."
+                .into(),
         ));
     }
     if crate::bulk_operation::review_digest::current(&txn, id).await? != digest {

@@ -1,7 +1,7 @@
 //! The operation card: live drafting and sending progress, skips with reasons, and a link to the
 //! draft review sheet.
 use crate::app::Route;
-use crate::bulk_operation::api::get_operation;
+use crate::bulk_operation::api::{get_operation, resume_operation};
 use crate::bulk_operation::model::OperationStatus;
 use crate::components::use_page_tick;
 use dioxus::prelude::*;
@@ -10,10 +10,12 @@ use uuid::Uuid;
 #[component]
 pub fn OperationCard(operation_id: Uuid) -> Element {
     let live = use_page_tick();
-    let op = use_resource(move || {
+    let mut op = use_resource(move || {
         let _ = live();
         get_operation(operation_id)
     });
+    let is_owner = crate::components::use_is_owner();
+    let mut error = use_signal(|| None::<String>);
     let current = op.read().clone();
     match current {
         Some(Ok(o)) => {
@@ -57,6 +59,20 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
                         }
                     }
                     div { class: "muted small", "From {o.from_number}" }
+                    if o.status == OperationStatus::Paused {
+                        div { class: "notice op-paused", role: "status",
+                            "Paused: its plan was stopped. Nothing is drafted or sent until an owner resumes it."
+                            if is_owner {
+                                button { class: "secondary op-resume", onclick: move |_| async move {
+                                    match resume_operation(operation_id).await {
+                                        Ok(_) => { error.set(None); op.restart(); }
+                                        Err(e) => error.set(Some(e.to_string())),
+                                    }
+                                }, "Resume" }
+                            }
+                        }
+                        crate::components::ErrorBanner { message: error() }
+                    }
                     if o.status == OperationStatus::AwaitingApproval {
                         Link { to: Route::OperationReview { operation_id }, class: "review-link", "Review the drafts →" }
                     } else {

@@ -218,6 +218,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                     }
                 }
             }
+            crate::components::PlanStop { plan: plan.clone(), on_changed }
             div { class: "muted small", "Policy: {plan.approval_policy.label()} · created {short_time(plan.created_at)}" }
         }
     }

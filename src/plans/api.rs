@@ -100,3 +100,13 @@ server_fn! {
         crate::plans::replan::revisions(&state, &m, id).await
     }
 }
+
+server_fn! {
+    #[post("/api/plans/stop")]
+    /// Stops an approved or running plan (an owner, or the member who directs its agent):
+    /// nothing new of it starts, its scheduled texts are cancelled, its campaigns paused.
+    pub async fn stop_plan(id: Uuid, reason: String) -> Result<PlanView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::stop::stop(&state, &m, id, &reason).await
+    }
+}

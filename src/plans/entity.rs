@@ -40,6 +40,11 @@ pub mod plan {
         /// The request it answers, in the requester's words (the thread's last message then).
         #[sea_orm(column_type = "Text", nullable)]
         pub request: Option<String>,
+        /// Set while a step plan waits on a person (migration 45): the sweeper leaves it, and a
+        /// decision wakes it.
+        pub paused_at: Option<DateTimeUtc>,
+        /// The steps it waits on while paused.
+        pub waiting_steps: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

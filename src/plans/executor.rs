@@ -107,6 +107,8 @@ fn claimable(now: chrono::DateTime<chrono::Utc>, owner: Option<&str>) -> Conditi
         .add(
             Condition::all()
                 .add(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+                // A plan waiting on a person is left alone: a decision wakes it.
+                .add(plan::Column::PausedAt.is_null())
                 .add(lease_free),
         )
 }
@@ -148,22 +150,13 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
         .ok_or_else(|| AppError::not_found("Plan"))?;
     let executed_ref = match dispatch(state, &p, action_of(&p)?, owner).await? {
         Dispatched::Done(made) => made,
-        Dispatched::Paused => {
-            // Waiting for a person: still executing, but nobody holds it. A decision (or a
-            // restart) runs it again from where it stopped.
-            plan::Entity::update_many()
-                .col_expr(
-                    plan::Column::LeaseOwner,
-                    Expr::value(Option::<String>::None),
-                )
-                .col_expr(
-                    plan::Column::LeaseExpiresAt,
-                    Expr::value(Option::<chrono::DateTime<chrono::Utc>>::None),
-                )
-                .filter(plan::Column::Id.eq(plan_id))
-                .filter(plan::Column::LeaseOwner.eq(owner))
-                .exec(&state.db)
-                .await?;
+        Dispatched::Paused { seen, waiting } => {
+            crate::plans::pause::pause(state, &p, owner, seen, &waiting).await?;
+            return Ok(());
+        }
+        Dispatched::Stopped => {
+            // A person stopped it: the status is theirs; the runner only lets go.
+            crate::plans::pause::release(state, plan_id, owner).await?;
             return Ok(());
         }
         Dispatched::Failed(why) => return Err(AppError::Validation(why)),
@@ -189,8 +182,10 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
 enum Dispatched {
     /// It ran; what it made, if that has an id.
     Done(Option<Uuid>),
-    /// A step plan waits for a person.
-    Paused,
+    /// A step plan waits for a person: having read `seen` decisions, on the steps `waiting`.
+    Paused { seen: usize, waiting: Vec<String> },
+    /// A person stopped the plan; running steps finished and nothing new started.
+    Stopped,
     /// A step plan ended with steps that failed (their dependents blocked).
     Failed(String),
 }
@@ -215,7 +210,8 @@ async fn dispatch(
     use crate::plans::steps::run::{run_plan, StepsOutcome};
     match action {
         PlanAction::Steps { .. } => Ok(match run_plan(state, p, owner).await? {
-            StepsOutcome::Paused => Dispatched::Paused,
+            StepsOutcome::Paused { seen, waiting } => Dispatched::Paused { seen, waiting },
+            StepsOutcome::Stopped => Dispatched::Stopped,
             StepsOutcome::Finished {
                 failed: 0,
                 blocked: 0,

@@ -21,8 +21,12 @@ pub mod from_number;
 #[cfg(feature = "server")]
 pub mod learning;
 #[cfg(feature = "server")]
+pub mod pause;
+#[cfg(feature = "server")]
 pub mod replan;
 #[cfg(feature = "server")]
 pub mod service;
+#[cfg(feature = "server")]
+pub mod stop;
 #[cfg(feature = "server")]
 pub mod view;

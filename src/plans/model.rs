@@ -67,6 +67,8 @@ pub enum PlanStatus {
     Executing,
     Done,
     Failed,
+    /// A person stopped it after approval: nothing more of it runs.
+    Stopped,
 }
 
 impl PlanStatus {
@@ -79,6 +81,7 @@ impl PlanStatus {
             Self::Executing => "executing",
             Self::Done => "done",
             Self::Failed => "failed",
+            Self::Stopped => "stopped",
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
@@ -90,12 +93,14 @@ impl PlanStatus {
             Self::Executing,
             Self::Done,
             Self::Failed,
+            Self::Stopped,
         ]
         .into_iter()
         .find(|p| p.as_str() == s)
     }
     /// The status machine: Drafting → AwaitingApproval → Approved → Executing → Done | Failed,
     /// with Rejected as the other exit; Drafting may go straight to Approved (auto-approval).
+    /// A person may stop an approved or executing plan.
     pub fn can_become(self, next: PlanStatus) -> bool {
         use PlanStatus::*;
         matches!(
@@ -107,6 +112,8 @@ impl PlanStatus {
                 | (Approved, Executing)
                 | (Executing, Done)
                 | (Executing, Failed)
+                | (Approved, Stopped)
+                | (Executing, Stopped)
         )
     }
 }

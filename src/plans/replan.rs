@@ -34,7 +34,7 @@ pub fn replannable(
     let settled = !steps.iter().any(|s| s.status == StepStatus::Executing);
     let open = match PlanStatus::parse(status) {
         Some(PlanStatus::Failed | PlanStatus::AwaitingApproval) => true,
-        Some(PlanStatus::Executing) => settled,
+        Some(PlanStatus::Executing | PlanStatus::Stopped) => settled,
         _ => false,
     };
     open && thread_id.is_some() && !revised && revision <= MAX_REPLANS
@@ -214,7 +214,7 @@ pub async fn revision_of(
     let settled = !steps.iter().any(|s| s.status == StepStatus::Executing);
     let open = match PlanStatus::parse(&old.status) {
         Some(PlanStatus::Failed | PlanStatus::AwaitingApproval) => true,
-        Some(PlanStatus::Executing) => settled && old.lease_owner.is_none(),
+        Some(PlanStatus::Executing | PlanStatus::Stopped) => settled && old.lease_owner.is_none(),
         _ => false,
     };
     if !open {
@@ -312,6 +312,10 @@ mod tests {
         );
         assert!(!replannable("done", 1, t, &steps(&s), false));
         assert!(replannable("executing", 1, t, &steps(&s), false));
+        assert!(
+            replannable("stopped", 1, t, &steps(&s), false),
+            "a stopped plan may go on anew"
+        );
         s.status = StepStatus::Executing;
         assert!(
             !replannable("executing", 1, t, &steps(&s), false),

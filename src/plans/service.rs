@@ -281,6 +281,8 @@ pub async fn present_plan(
             Some(o) => o.request.clone(),
             None => original_request(state, thread_id).await?,
         }),
+        paused_at: Set(None),
+        waiting_steps: Set(0),
     };
     // A revision replaces its plan in the same transaction; a second revision of the same plan
     // is refused by the unique `revision_of`.

@@ -233,7 +233,9 @@ fn CampaignPictures(
             if pictures.is_empty() {
                 p { class: "muted small", "No picture: each text goes as SMS. A picture makes every text one MMS." }
             } else {
-                p { class: "muted small", "Every text carries {pictures.len()} picture(s), as one MMS." }
+                p { class: "muted small",
+                    if pictures.len() == 1 { "Every text carries this picture, as one MMS." } else { "Every text carries these {pictures.len()} pictures, as one MMS." }
+                }
             }
             div { class: "attachments",
                 for p in pictures.clone() {

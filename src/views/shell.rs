@@ -102,7 +102,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                 }
                 Link { to: Route::Agents {}, class: "nav-link", id: "nav-agents", "Agents" }
                 Link { to: Route::Plans {}, class: "nav-link", id: "nav-plans", "Plans"
-                    Count { n: counts.plans_awaiting_approval, label: "plans awaiting approval" }
+                    Count { n: counts.plans_awaiting_approval + counts.steps_waiting, label: "plans awaiting approval and steps awaiting confirmation" }
                 }
                 Link { to: Route::Operations {}, class: "nav-link", id: "nav-operations", "Operations" }
                 Link { to: Route::Notifications {}, class: "nav-link", id: "nav-notifications", "Notifications"
@@ -134,7 +134,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                 }
                 Link { to: Route::Plans {}, class: "tab", active_class: "active", id: "tab-plans",
                     span { class: "tab-icon", "☑" } "Plans"
-                    TabCount { n: counts.plans_awaiting_approval }
+                    TabCount { n: counts.plans_awaiting_approval + counts.steps_waiting }
                 }
                 button { class: "tab", id: "tab-more", onclick: move |_| menu_open.set(true),
                     span { class: "tab-icon", "☰" } "More"

@@ -62,7 +62,8 @@ async fn campaign_from_plan_to_sent_on(backend: Backend, screen: Screen) {
         .await
         .expect("the file input takes the picture");
     b.wait_for(".campaign-picture img").await;
-    b.wait_for_text("#campaign-pictures", "as one MMS").await;
+    b.wait_for_text("#campaign-pictures", "carries this picture, as one MMS")
+        .await;
     b.wait_for_text("#campaign-cost", "an MMS").await;
     b.wait_for_text(".segments", "1 MMS").await;
     b.shot(&format!("{tag}-32b-campaign-picture")).await;

@@ -16,6 +16,7 @@ mod notes;
 mod notifications;
 mod opt_outs;
 mod phone;
+mod plan_stop;
 mod plans;
 mod received_picture;
 mod saved_replies;

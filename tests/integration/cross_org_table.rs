@@ -617,5 +617,18 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Member,
         ),
+        row(
+            "/api/operations/resume",
+            json!({"id": a.op}),
+            NotFound,
+            Owner,
+        ),
+        row(
+            "/api/plans/stop",
+            json!({"id": a.plan, "reason": "wrong list"}),
+            NotFound,
+            // The member directs this plan's agent: theirs to stop.
+            Member,
+        ),
     ]
 }

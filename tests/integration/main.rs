@@ -70,6 +70,7 @@ mod plan_cost;
 mod plan_from_number;
 mod plan_notifications;
 mod plan_safety;
+mod plan_stop;
 mod plan_support;
 mod plan_unreadable;
 mod plans;

@@ -104,9 +104,11 @@ pub async fn decide(
         m.require_owner()?;
     }
     let now = state.clock.now();
+    // The decision and the plan's waking go together: a paused plan never holds an unread one.
+    let txn = crate::server::db::begin_write(&state.db).await?;
     for (kind, after) in entries {
         record(
-            &state.db,
+            &txn,
             now,
             plan_id,
             kind,
@@ -119,6 +121,8 @@ pub async fn decide(
         )
         .await?;
     }
+    crate::plans::pause::wake(&txn, plan_id).await?;
+    txn.commit().await?;
     crate::plans::executor::spawn_execution(state, plan_id);
     view(
         state,

@@ -379,9 +379,11 @@ pub async fn run_each(
     resolved: &Value,
     tool: &dyn AgentTool,
     spec: &ToolSpec,
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<Value, String> {
     let state = &ctx.state;
     let failed = |e: AppError| e.to_string();
+    let stopped = || stop.load(std::sync::atomic::Ordering::SeqCst);
     ensure_rows(state, p, &step.id, &resolved["for_each"])
         .await
         .map_err(failed)?;
@@ -389,6 +391,9 @@ pub async fn run_each(
     let template = &resolved["arguments"];
     let mut last_told = std::time::Instant::now();
     loop {
+        if stopped() {
+            break;
+        }
         let batch = row::Entity::find()
             .filter(row::Column::PlanId.eq(p.id))
             .filter(row::Column::StepId.eq(&step.id))
@@ -411,6 +416,10 @@ pub async fn run_each(
             .map(|r| {
                 let z = zipped.zip(upstream.get(&r.idx));
                 async move {
+                    // A person stopped the plan: items not started stay as they are.
+                    if stopped() {
+                        return Ok(());
+                    }
                     let outcome = async {
                         let args = item_arguments(template, &r.item, z)?;
                         check_resolved(spec, &args)?;
@@ -442,6 +451,13 @@ pub async fn run_each(
         }
     }
     let done = progress(state, p.id, &step.id).await.map_err(failed)?;
+    if stopped() {
+        return Err(format!(
+            "stopped by a person after {} of {} items",
+            done.completed + done.failed,
+            done.total
+        ));
+    }
     if done.total > 0 && done.completed == 0 && done.failed > 0 {
         return Err(format!("No item completed: {}", done.line(&step.tool)));
     }

@@ -20,6 +20,8 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Steps of one plan that run at once (eager).
@@ -48,8 +50,66 @@ pub fn arguments_hash(resolved: &Value) -> String {
 pub enum StepsOutcome {
     /// Every step reached an end; `failed` of them failed (their dependents are blocked).
     Finished { failed: usize, blocked: usize },
-    /// Waiting for a person: a confirmation, or (lazy) the next Continue.
-    Paused,
+    /// Waiting for a person: a confirmation, or (lazy) the next Continue. `seen` decisions
+    /// were read; `waiting` are the steps awaiting confirmation.
+    Paused { seen: usize, waiting: Vec<String> },
+    /// A person stopped the plan: the steps that were running finished, and the rest were
+    /// skipped without starting.
+    Stopped,
+}
+
+/// The steps awaiting confirmation, for a pause.
+fn paused(steps: &[PlanStep], seen: usize) -> StepsOutcome {
+    let mut waiting: Vec<String> = awaiting(steps).into_iter().map(str::to_owned).collect();
+    waiting.sort();
+    StepsOutcome::Paused { seen, waiting }
+}
+
+/// How many decisions about the plan's steps people have recorded.
+pub async fn decision_count(state: &AppState, plan_id: Uuid) -> AppResult<usize> {
+    use sea_orm::PaginatorTrait;
+    Ok(audit::Entity::find()
+        .filter(audit::Column::PlanId.eq(plan_id))
+        .filter(audit::Column::Kind.is_in([CONFIRMED, CONFIRMED_ALL, SKIPPED, CONTINUED]))
+        .count(&state.db)
+        .await? as usize)
+}
+
+/// Whether a person stopped the plan (its status says so).
+async fn is_stopped(state: &AppState, plan_id: Uuid) -> AppResult<bool> {
+    Ok(plan::Entity::find_by_id(plan_id)
+        .one(&state.db)
+        .await?
+        .is_some_and(|p| p.status == PlanStatus::Stopped.as_str()))
+}
+
+/// Watches the plan's status while its steps run, on any instance: `flag` goes up once a
+/// person stops it. Ends with the run (the caller aborts it).
+fn watch_for_stop(
+    state: &AppState,
+    plan_id: Uuid,
+    flag: Arc<AtomicBool>,
+) -> tokio::task::JoinHandle<()> {
+    let state = state.clone();
+    tokio::spawn(async move {
+        // Real time: how soon another instance's stop is seen, not a time of the business.
+        let mut every = tokio::time::interval(std::time::Duration::from_millis(250));
+        loop {
+            every.tick().await;
+            if is_stopped(&state, plan_id).await.unwrap_or(false) {
+                flag.store(true, Ordering::SeqCst);
+                return;
+            }
+        }
+    })
+}
+
+/// After a stop: every step that had not started is skipped, saying why.
+pub fn skip_unstarted(steps: &mut [PlanStep]) {
+    for s in steps.iter_mut().filter(|s| !s.status.is_final()) {
+        s.status = StepStatus::Skipped;
+        s.error = Some("not run: the plan was stopped".into());
+    }
 }
 
 /// A person's decision about one step, from the audit.
@@ -269,6 +329,7 @@ pub async fn run_written_through<Run, Fut>(
     steps: &mut [PlanStep],
     graph: &Graph,
     needs: &(dyn Fn(&PlanStep, &Value) -> bool + Sync),
+    stopped: &(dyn Fn() -> bool + Sync),
     run: Run,
 ) -> AppResult<RunOutcome>
 where
@@ -298,6 +359,7 @@ where
             run,
             save: &mut on_save,
             now: &now,
+            stopped,
         },
     )
     .await;
@@ -317,10 +379,6 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
     let graph = Graph::of(&steps).map_err(|e| {
         AppError::Validation(format!("The plan's steps do not form a graph: {e:?}"))
     })?;
-    let tools = step_tools();
-    let catalog = step_catalog(&tools);
-    let ctx = tool_ctx(state, p).await?;
-    let policy = ApprovalPolicy::parse(&p.approval_policy);
     // A step left executing by a runner that died (this one holds the plan's claim now) runs
     // again under the same effect key, so its effect happens once; its confirmation stands.
     for s in steps
@@ -330,17 +388,51 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
         s.status = StepStatus::Ready;
         s.started_at = None;
     }
+    let stop = Arc::new(AtomicBool::new(false));
+    let watch = watch_for_stop(state, p.id, stop.clone());
+    let ran = run_until_paused(state, p, owner, mode, &mut steps, &graph, &stop).await;
+    watch.abort();
+    let ran = ran?;
+    if stop.load(Ordering::SeqCst) || is_stopped(state, p.id).await? {
+        skip_unstarted(&mut steps);
+        save(state, p, owner, mode, &steps).await?;
+        crate::plans::announce::steps_ended(state, p, &steps).await;
+        return Ok(StepsOutcome::Stopped);
+    }
+    Ok(ran)
+}
+
+/// The run loop of `run_plan`: steps run until they finish, wait for a person, or the plan is
+/// stopped (`stop`).
+#[allow(clippy::too_many_arguments)]
+async fn run_until_paused(
+    state: &AppState,
+    p: &plan::Model,
+    owner: &str,
+    mode: StepMode,
+    steps: &mut [PlanStep],
+    graph: &Graph,
+    stop: &Arc<AtomicBool>,
+) -> AppResult<StepsOutcome> {
+    let tools = step_tools();
+    let catalog = step_catalog(&tools);
+    let ctx = tool_ctx(state, p).await?;
+    let policy = ApprovalPolicy::parse(&p.approval_policy);
+    let stopped = || stop.load(Ordering::SeqCst);
     loop {
+        if stopped() {
+            return Ok(StepsOutcome::Stopped);
+        }
         let decided = decisions(state, p.id).await?;
         let seen = decided.len();
-        apply(&mut steps, &graph, &decided);
+        apply(steps, graph, &decided);
         // Lazy: one step per Continue; the approval itself runs none.
         let continues = decided.iter().filter(|d| d.kind == CONTINUED).count();
         let started = steps.iter().filter(|s| s.started_at.is_some()).count();
         if mode == StepMode::Lazy && continues <= started {
-            save(state, p, owner, mode, &steps).await?;
-            crate::plans::announce::steps_ended(state, p, &steps).await;
-            return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
+            save(state, p, owner, mode, steps).await?;
+            crate::plans::announce::steps_ended(state, p, steps).await;
+            return Ok(outcome(steps).unwrap_or_else(|| paused(steps, seen)));
         }
         let needs = |s: &PlanStep, args: &Value| {
             let confirmed = s.confirmation.as_ref().map(|c| c.arguments_hash.as_str());
@@ -349,7 +441,7 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
                 && confirmed != Some(arguments_hash(args).as_str())
                 && !step_waived(policy, s, args, state.runtime.plan_risk)
         };
-        let planned = steps.clone();
+        let planned = steps.to_vec();
         let run = |i: usize, args: Value| {
             let step = &planned[i];
             let (tools, catalog, ctx) = (&tools, &catalog, &ctx);
@@ -362,7 +454,8 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
                     .find(|t| t.def().name == step.tool)
                     .ok_or_else(|| format!("`{}` is not a step tool", step.tool))?;
                 if step.for_each.is_some() {
-                    return super::items::run_each(ctx, p, step, &args, tool.as_ref(), spec).await;
+                    return super::items::run_each(ctx, p, step, &args, tool.as_ref(), spec, stop)
+                        .await;
                 }
                 check_resolved(spec, &args)?;
                 let key = EffectKey::named(format!(
@@ -375,14 +468,17 @@ pub async fn run_plan(state: &AppState, p: &plan::Model, owner: &str) -> AppResu
             }
         };
         let ran =
-            run_written_through(state, p, owner, mode, &mut steps, &graph, &needs, run).await?;
-        crate::plans::announce::steps_ended(state, p, &steps).await;
+            run_written_through(state, p, owner, mode, steps, graph, &needs, &stopped, run).await?;
+        crate::plans::announce::steps_ended(state, p, steps).await;
         if ran == RunOutcome::Finished {
-            return Ok(outcome(&steps).unwrap_or(StepsOutcome::Paused));
+            return Ok(outcome(steps).unwrap_or_else(|| paused(steps, seen)));
+        }
+        if stopped() {
+            return Ok(StepsOutcome::Stopped);
         }
         // A decision that came in while the steps ran is taken now rather than waiting.
         if mode == StepMode::Lazy || decisions(state, p.id).await?.len() <= seen {
-            return Ok(StepsOutcome::Paused);
+            return Ok(paused(steps, seen));
         }
     }
 }

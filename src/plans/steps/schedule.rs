@@ -91,6 +91,8 @@ where
     /// Called after every transition, with the step as it now is.
     pub save: &'a mut (dyn FnMut(&PlanStep) + Send),
     pub now: &'a (dyn Fn() -> DateTime<Utc> + Sync),
+    /// Whether a person stopped the plan: running steps finish, and nothing new starts.
+    pub stopped: &'a (dyn Fn() -> bool + Sync),
 }
 
 /// Step `i`'s arguments resolved from the results of the steps it reads (its dependencies
@@ -127,6 +129,7 @@ where
         run,
         save,
         now,
+        stopped,
     } = hooks;
     let limit = match mode {
         StepMode::Eager => concurrency.max(1),
@@ -147,7 +150,7 @@ where
     let mut started = 0usize;
     let mut in_flight = FuturesUnordered::new();
     loop {
-        while in_flight.len() < limit && !(mode == StepMode::Lazy && started >= 1) {
+        while in_flight.len() < limit && !(mode == StepMode::Lazy && started >= 1) && !stopped() {
             let Some(i) = ready.pop_front() else { break };
             if steps[i].status != StepStatus::Ready {
                 continue; // blocked or skipped since it was queued
@@ -300,6 +303,7 @@ mod tests {
                         run,
                         save: &mut save,
                         now: &Utc::now,
+                        stopped: &|| false,
                     },
                 )
                 .await;

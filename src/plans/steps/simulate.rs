@@ -69,6 +69,7 @@ pub async fn simulate(state: &AppState, m: &Member, plan_id: Uuid) -> AppResult<
             run,
             save: &mut |_| {},
             now: &now,
+            stopped: &|| false,
         },
     )
     .await;

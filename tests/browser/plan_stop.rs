@@ -1,0 +1,62 @@
+//! In Chromium, on a desktop (both databases) and a 390 px phone (issue 29 §2): a step plan
+//! waits on its writes; the notification says so and leads to the plan; a person stops it with
+//! a reason, and the card says who stopped it and why, its waiting steps skipped.
+use crate::harness::*;
+use crate::helpers::Backend;
+
+async fn stop_a_waiting_plan(backend: Backend, screen: Screen) {
+    let Some(server) = start_web_server(backend).await else {
+        return;
+    };
+    let b = start_browser_on(screen).await;
+    let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
+    b.sign_in_demo(&server.base).await;
+    b.wait_for("#nav-assistant").await;
+    b.open(&format!("{}/assistant", server.base)).await;
+    b.click("#plan-switch").await;
+    b.fill(
+        "#assistant-input",
+        "find the quote leads, tag them follow-up and text each a check-in",
+    )
+    .await;
+    b.click("#assistant-send").await;
+    b.wait_for(".plan-card[data-status='awaiting_approval'] .step-plan")
+        .await;
+    b.click(".plan-approve").await;
+    b.wait_for(".step-box[data-step='tag'][data-status='awaiting_confirmation']")
+        .await;
+    // The owner is told which steps wait, and the notification leads to the plan.
+    b.open(&format!("{}/notifications", server.base)).await;
+    b.wait_for_text("#notification-list", "steps wait for you in")
+        .await;
+    b.shot(&format!("{tag}-70-steps-waiting")).await;
+    b.click("li[data-kind='plan_steps_waiting'] .notification-open")
+        .await;
+    b.wait_for(".plan-card[data-status='executing'] .plan-stop")
+        .await;
+    b.click(".plan-stop").await;
+    b.fill(
+        ".plan-stop-reason",
+        "Wrong list: these leads already booked",
+    )
+    .await;
+    b.shot(&format!("{tag}-71-stop-reason")).await;
+    b.click(".plan-stop-send").await;
+    b.wait_for(".plan-card[data-status='stopped']").await;
+    b.wait_for_text(".plan-stopped", "Wrong list: these leads already booked")
+        .await;
+    b.wait_for_text(".plan-stopped", "Stopped by Dana Demo")
+        .await;
+    b.wait_for(".step-box[data-step='tag'][data-status='skipped']")
+        .await;
+    b.shot(&format!("{tag}-72-stopped")).await;
+    b.assert_fits_width("the stopped plan").await;
+    b.client.clone().close().await.unwrap();
+}
+
+async fn stop_a_plan_on_a_desktop(backend: Backend) {
+    stop_a_waiting_plan(backend, Screen::Desktop).await
+}
+
+crate::on_both_databases!(stop_a_plan_on_a_desktop);
+crate::on_a_phone!(stop_a_waiting_plan);
