@@ -178,15 +178,7 @@ pub async fn send_keyed_with_pictures(
         state.clock.now(),
     );
     write_with_pictures(state, (org_id, id), row, pictures, false).await?;
-    state.live.publish(
-        org_id,
-        LiveEvent::MessageCreated {
-            contact_id,
-            message_id: id,
-            direction: Direction::Outbound,
-        },
-    );
-    outcome(crate::messaging::ledger::deliver(state, id).await?)
+    announce_and_deliver(state, org_id, contact_id, id).await
 }
 
 /// Writes a queued text with its pictures' media rows, together. A person's text takes its
@@ -225,6 +217,24 @@ async fn write_with_pictures(
     Ok(())
 }
 
+/// Tells the conversation's open pages a text was written, then hands it to the ledger.
+async fn announce_and_deliver(
+    state: &AppState,
+    org_id: Uuid,
+    contact_id: Uuid,
+    id: Uuid,
+) -> AppResult<MessageView> {
+    state.live.publish(
+        org_id,
+        LiveEvent::MessageCreated {
+            contact_id,
+            message_id: id,
+            direction: Direction::Outbound,
+        },
+    );
+    outcome(crate::messaging::ledger::deliver(state, id).await?)
+}
+
 /// A person's text with pictures (uploads of the organisation's), sent as one MMS through the
 /// same ledger and gate as every text. The text and its media rows are written together.
 #[tracing::instrument(skip(state, body), fields(org = %org_id, pictures = media_ids.len()))]
@@ -253,15 +263,7 @@ pub async fn send_mms(
         state.clock.now(),
     );
     write_with_pictures(state, (org_id, id), row, &uploads, true).await?;
-    state.live.publish(
-        org_id,
-        LiveEvent::MessageCreated {
-            contact_id,
-            message_id: id,
-            direction: Direction::Outbound,
-        },
-    );
-    outcome(crate::messaging::ledger::deliver(state, id).await?)
+    announce_and_deliver(state, org_id, contact_id, id).await
 }
 
 /// What a text would be sent as, once every rule that stops a text has passed.
