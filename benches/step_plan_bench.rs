@@ -140,6 +140,7 @@ async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
         request: Set(None),
         paused_at: Set(None),
         waiting_steps: Set(0),
+        step_policy: Set(None),
     }
     .insert(&h.state.db)
     .await

@@ -1,7 +1,7 @@
 //! The step plan card's body: the steps as a graph in layers (what can run together), each with
 //! its status, intent, tool, the arguments it runs with (resolved once its inputs are there) and
-//! its result or error; Confirm and Skip on a write that waits, Confirm all, and Continue in
-//! lazy mode. Decisions go to the server, which binds a confirmation to the arguments shown.
+//! its result or error; Confirm, Edit (change its words, then confirm) and Skip on a write that
+//! waits, Confirm all, and Continue in lazy mode. Decisions go to the server, which binds a confirmation to the arguments shown.
 //! Simulate asks for a dry run and shows each step's predicted effect and the plan's totals;
 //! Re-plan asks the agent for a revision (what completed stays frozen).
 use crate::components::ErrorBanner;
@@ -29,6 +29,38 @@ fn sample_line(args: &serde_json::Value) -> String {
         .find_map(|k| args[*k].as_str())
         .map(str::to_owned)
         .unwrap_or_else(|| brief(args))
+}
+
+/// The arguments a person may edit before confirming, as (name, text, is a list): words and
+/// lists of words, not the ids and contacts the plan chose (those are re-planned).
+fn editable(args: &serde_json::Value) -> Vec<(String, String, bool)> {
+    use serde_json::Value;
+    args.as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !k.ends_with("_id") && *k != "contacts")
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some((k.clone(), s.clone(), false)),
+            Value::Array(l) if l.iter().all(Value::is_string) => {
+                let words: Vec<&str> = l.iter().filter_map(Value::as_str).collect();
+                Some((k.clone(), words.join(", "), true))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What a person typed as the argument's value: a list is split at commas.
+fn typed(text: &str, list: bool) -> serde_json::Value {
+    if list {
+        text.split(',')
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .map(|w| serde_json::Value::String(w.to_owned()))
+            .collect()
+    } else {
+        serde_json::Value::String(text.to_owned())
+    }
 }
 
 #[component]
@@ -114,7 +146,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 div { key: "{layer}", class: "step-layer",
                     span { class: "step-layer-label muted small", "Step {layer + 1}" }
                     for (step , view , prediction) in rows.iter().filter(|(_, v, _)| v.layer == layer).cloned() {
-                        StepBox { key: "{step.id}", may_confirm: owner || !texts_people(&step.tool), step, view, prediction, running, on_decide: send }
+                        StepBox { key: "{step.id}", may_confirm: owner || !texts_people(&step.tool), step, view, prediction, running, on_decide: send, plan_id: id, on_edited: on_changed }
                     }
                 }
             }
@@ -158,6 +190,8 @@ fn StepBox(
     running: bool,
     may_confirm: bool,
     on_decide: EventHandler<StepAction>,
+    plan_id: uuid::Uuid,
+    on_edited: EventHandler<()>,
 ) -> Element {
     let status = step.status;
     let each = view.each.clone();
@@ -174,6 +208,38 @@ fn StepBox(
     );
     let skip_id = step.id.clone();
     let status_class = status.as_str();
+    // Editing before confirming: the fields a person may change, as text; what they typed stays
+    // in the form until the server takes it.
+    let fields = editable(&args);
+    let mut editing = use_signal(|| false);
+    let mut drafts = use_signal(Vec::<String>::new);
+    let mut edit_error = use_signal(|| None::<String>);
+    let originals: Vec<String> = fields.iter().map(|f| f.1.clone()).collect();
+    let (edit_id, edit_fields) = (step.id.clone(), fields.clone());
+    let save = move |_| {
+        let changes: serde_json::Map<String, serde_json::Value> = edit_fields
+            .iter()
+            .zip(drafts.read().iter())
+            .filter(|((_, was, _), now)| was != *now)
+            .map(|((k, _, list), now)| (k.clone(), typed(now, *list)))
+            .collect();
+        let step = edit_id.clone();
+        async move {
+            let action = StepAction::Edit {
+                step,
+                arguments: changes.into(),
+                confirm: true,
+            };
+            match decide_plan_steps(plan_id, action).await {
+                Ok(_) => {
+                    edit_error.set(None);
+                    editing.set(false);
+                    on_edited.call(());
+                }
+                Err(e) => edit_error.set(Some(e.to_string())),
+            }
+        }
+    };
     rsx! {
         div { class: "step-box step-{status_class}", "data-step": "{step.id}", "data-status": "{status_class}",
             div { class: "step-head",
@@ -227,8 +293,28 @@ fn StepBox(
                     }
                 }
             }
-            if waits {
+            if editing() {
+                div { class: "step-edit-form",
+                    for (i , (k , _ , _)) in fields.iter().enumerate() {
+                        label { key: "{k}", class: "small muted", "{k}"
+                            textarea { class: "step-edit-field", "data-field": "{k}", rows: "2",
+                                value: "{drafts.read().get(i).cloned().unwrap_or_default()}",
+                                oninput: move |e| if let Some(d) = drafts.write().get_mut(i) { *d = e.value() },
+                            }
+                        }
+                    }
+                    ErrorBanner { message: edit_error() }
+                    div { class: "row",
+                        button { class: "primary step-edit-save", onclick: save, "Save and confirm" }
+                        button { class: "secondary step-edit-cancel", onclick: move |_| editing.set(false), "Cancel" }
+                    }
+                }
+            }
+            if waits && !editing() {
                 div { class: "row",
+                    if may_confirm && !fields.is_empty() {
+                        button { class: "secondary step-edit", onclick: move |_| { drafts.set(originals.clone()); editing.set(true) }, "Edit" }
+                    }
                     if may_confirm {
                         button { class: "primary step-confirm", onclick: move |_| on_decide.call(StepAction::Confirm { step: sid.clone(), arguments_hash: hash.clone() }), "Confirm" }
                     } else {

@@ -94,29 +94,35 @@ pub fn assess_risk(action: &PlanAction, limits: RiskLimits) -> (Decision, String
     (Decision::Gate, risks.join(" "))
 }
 
-/// Under RiskGated, whether a step that writes may run without a person confirming it: the step,
-/// with its arguments as resolved for running, is low-risk by `assess_risk` on its own. A text
-/// never is, nor a `for_each` write; under any other policy, every write is confirmed.
+/// Whether a step that writes may run without a person confirming it, under the policy the
+/// plan's steps follow (seed 000):
+/// - HumanReview, or none known: every write is confirmed.
+/// - Auto: every write runs, except a text, a scheduled text or a campaign, which always wait.
+/// - RiskGated: a write that `assess_risk` judges low-risk on its own, with its arguments as
+///   resolved for running; never a text, nor a write once per item of a list (it touches as
+///   many rows as there are items).
 pub fn step_waived(
     policy: Option<ApprovalPolicy>,
     step: &PlanStep,
     resolved: &serde_json::Value,
     limits: RiskLimits,
 ) -> bool {
-    // A write once per item touches as many rows as there are items: a person confirms it.
-    if policy != Some(ApprovalPolicy::RiskGated)
-        || texts_people(&step.tool)
-        || step.for_each.is_some()
-    {
+    if texts_people(&step.tool) {
         return false;
     }
-    let mut one = step.as_planned();
-    one.arguments = resolved.clone();
-    let action = PlanAction::Steps {
-        mode: StepMode::Eager,
-        steps: vec![one],
-    };
-    !action.sends_messages() && assess_risk(&action, limits).0 == Decision::Proceed
+    match policy {
+        Some(ApprovalPolicy::Auto) => true,
+        Some(ApprovalPolicy::RiskGated) if step.for_each.is_none() => {
+            let mut one = step.as_planned();
+            one.arguments = resolved.clone();
+            let action = PlanAction::Steps {
+                mode: StepMode::Eager,
+                steps: vec![one],
+            };
+            !action.sends_messages() && assess_risk(&action, limits).0 == Decision::Proceed
+        }
+        Some(ApprovalPolicy::RiskGated | ApprovalPolicy::HumanReview) | None => false,
+    }
 }
 
 pub fn resolve_approval(
@@ -307,41 +313,73 @@ mod tests {
         );
     }
 
+    /// Every policy against every kind of step that writes: which run without a confirmation.
     #[test]
-    fn risk_gated_waives_only_small_writes_and_never_a_text() {
+    fn each_policy_against_each_step_kind() {
+        use crate::plans::model::{CAMPAIGN_TOOL, SCHEDULE_TOOL, SEND_TOOL};
         use serde_json::json;
-        let note = PlanStep::new("n", "note", "add_note", json!({}));
-        let args = json!({"contact_id": "c", "note": "hi"});
-        let gated = Some(ApprovalPolicy::RiskGated);
-        assert!(step_waived(gated, &note, &args, rows(25)));
-        assert!(!step_waived(
-            Some(ApprovalPolicy::HumanReview),
-            &note,
-            &args,
-            rows(25)
-        ));
-        assert!(!step_waived(
-            Some(ApprovalPolicy::Auto),
-            &note,
-            &args,
-            rows(25)
-        ));
-        assert!(!step_waived(None, &note, &args, rows(25)));
-        let tag = PlanStep::new("t", "tag", "tag_contacts", json!({}));
-        let few = json!({"contacts": ["a", "b"], "add": ["x"]});
-        let many =
-            json!({"contacts": (0..30).map(|i| i.to_string()).collect::<Vec<_>>(), "add": ["x"]});
-        assert!(step_waived(gated, &tag, &few, rows(25)));
-        assert!(
-            !step_waived(gated, &tag, &many, rows(25)),
-            "30 contacts is not low-risk"
-        );
-        let text = PlanStep::new("s", "text", crate::plans::model::SEND_TOOL, json!({}));
-        assert!(!step_waived(
-            gated,
-            &text,
-            &json!({"contact_id": "c", "body": "hi"}),
-            rows(25)
-        ));
+        let many: Vec<String> = (0..30).map(|i| i.to_string()).collect();
+        let mut each_tag = PlanStep::new("e", "tag each", "tag_contacts", json!({}));
+        each_tag.for_each = Some(json!("{{find.result.contacts}}"));
+        let kinds: Vec<(&str, PlanStep, serde_json::Value)> = vec![
+            (
+                "text",
+                PlanStep::new("s", "text", SEND_TOOL, json!({})),
+                json!({"contact_id": "c", "body": "hi"}),
+            ),
+            (
+                "scheduled text",
+                PlanStep::new("l", "later", SCHEDULE_TOOL, json!({})),
+                json!({"contact_id": "c", "body": "hi", "at": "2026-12-01T15:00:00Z"}),
+            ),
+            (
+                "campaign",
+                PlanStep::new("c", "campaign", CAMPAIGN_TOOL, json!({})),
+                json!({"concept": "hi"}),
+            ),
+            (
+                "note",
+                PlanStep::new("n", "note", "add_note", json!({})),
+                json!({"contact_id": "c", "note": "hi"}),
+            ),
+            (
+                "field",
+                PlanStep::new("f", "field", "set_custom_field", json!({})),
+                json!({"contact_id": "c", "key": "k", "value": "v"}),
+            ),
+            (
+                "small tag",
+                PlanStep::new("t", "tag", "tag_contacts", json!({})),
+                json!({"contacts": ["a", "b"], "add": ["x"]}),
+            ),
+            (
+                "large tag",
+                PlanStep::new("t", "tag", "tag_contacts", json!({})),
+                json!({"contacts": many, "add": ["x"]}),
+            ),
+            (
+                "tag per item",
+                each_tag,
+                json!({"contacts": ["a"], "add": ["x"]}),
+            ),
+        ];
+        //                         text   later  camp   note   field  small  large  each
+        let human = [false, false, false, false, false, false, false, false];
+        let auto = [false, false, false, true, true, true, true, true];
+        let gated = [false, false, false, true, true, true, false, false];
+        for (policy, expected) in [
+            (None, human),
+            (Some(ApprovalPolicy::HumanReview), human),
+            (Some(ApprovalPolicy::Auto), auto),
+            (Some(ApprovalPolicy::RiskGated), gated),
+        ] {
+            for ((kind, step, args), waived) in kinds.iter().zip(expected) {
+                assert_eq!(
+                    step_waived(policy, step, args, rows(25)),
+                    waived,
+                    "{policy:?} on a {kind}"
+                );
+            }
+        }
     }
 }

@@ -45,6 +45,9 @@ pub mod plan {
         pub paused_at: Option<DateTimeUtc>,
         /// The steps it waits on while paused.
         pub waiting_steps: i32,
+        /// The policy its steps run under (migration 46): the one chosen for the plan, before
+        /// "a plan that texts is reviewed" raised `approval_policy`. None on older plans.
+        pub step_policy: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

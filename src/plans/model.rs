@@ -52,7 +52,7 @@ impl ApprovalPolicy {
         match self {
             Self::HumanReview => "Always review my agent's plans",
             Self::RiskGated => "Let it proceed on low-risk plans",
-            Self::Auto => "Approve automatically",
+            Self::Auto => "Approve automatically (texts and campaigns still wait for me)",
         }
     }
 }

@@ -238,11 +238,10 @@ pub async fn present_plan(
     let mut action = crate::plans::learning::apply_lessons(state, agent.id, org, action).await?;
     validate_action(state, org, &action).await?;
     let agent_policy = crate::ai_agent::settings::AgentSettings::of(agent).plan_approval;
-    let policy = effective_policy(
-        agent_policy,
-        policy_override.or(action.policy_override()),
-        &action,
-    );
+    let chosen = policy_override
+        .or(action.policy_override())
+        .unwrap_or(agent_policy);
+    let policy = effective_policy(chosen, None, &action);
     let (decision, reason) = resolve_approval(policy, &action, state.runtime.plan_risk);
     let now = state.clock.now();
     let status = match decision {
@@ -283,6 +282,8 @@ pub async fn present_plan(
         }),
         paused_at: Set(None),
         waiting_steps: Set(0),
+        // The steps follow the policy chosen for the plan; texts and campaigns still wait.
+        step_policy: Set(matches!(action, PlanAction::Steps { .. }).then(|| chosen.as_str().into())),
     };
     // A revision replaces its plan in the same transaction; a second revision of the same plan
     // is refused by the unique `revision_of`.

@@ -102,13 +102,24 @@ pub fn Plans() -> Element {
     }
 }
 
-/// One plan, where a notification's link lands: its card and its audit.
+/// One plan, where a notification's link lands: its card (scrolled to the first step that waits
+/// for a person) and its audit.
 #[component]
 pub fn PlanDetail(plan_id: Uuid) -> Element {
     let live = use_live(LiveTopic::Plans);
     let mut plan = use_resource(move || {
         let _ = live();
         crate::plans::api::get_plan(plan_id)
+    });
+    // Where a "steps wait for you" notification leads: the first waiting step, once.
+    let mut scrolled = use_signal(|| false);
+    use_effect(move || {
+        if matches!(&*plan.read(), Some(Ok(_))) && !*scrolled.peek() {
+            scrolled.set(true);
+            document::eval(
+                r#"requestAnimationFrame(()=>document.querySelector('.step-box[data-status="awaiting_confirmation"]')?.scrollIntoView({block:"center"}))"#,
+            );
+        }
     });
     let current = plan.read().clone();
     rsx! {

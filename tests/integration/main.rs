@@ -82,6 +82,7 @@ mod segments;
 mod step_campaign;
 mod step_continuity;
 mod step_crash;
+mod step_edit;
 mod step_plan_support;
 mod step_plans;
 mod step_replan;

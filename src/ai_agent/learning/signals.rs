@@ -13,6 +13,8 @@ pub const CONCEPT_REWRITE: &str = "concept_rewrite";
 pub const PLAN_APPROVED: &str = "plan_approved";
 pub const PLAN_REJECTED: &str = "plan_rejected";
 pub const DRAFT_EDIT: &str = "draft_edit";
+/// A person changed a waiting step's arguments before it ran (other than a text's words).
+pub const STEP_EDIT: &str = "step_edit";
 
 /// One signal: what happened, on which plan or item, by whom.
 pub struct Signal {
@@ -74,6 +76,7 @@ pub fn summary(kind: &str, detail: &Value) -> String {
             s("before").chars().count(),
             s("after").chars().count()
         ),
+        STEP_EDIT => format!("Edited step `{}` ({}) before it ran", s("step"), s("tool")),
         other => other.replace('_', " "),
     }
 }

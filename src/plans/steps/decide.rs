@@ -89,6 +89,11 @@ pub async fn decide(
             entries.push((SKIPPED, json!({"step": step})));
         }
         StepAction::Continue => entries.push((CONTINUED, json!({}))),
+        StepAction::Edit {
+            step,
+            arguments,
+            confirm,
+        } => return super::edit::edit(state, m, plan_id, step, arguments, *confirm).await,
     }
     let texts = entries.iter().any(|(kind, e)| {
         let names = |s: &PlanStep| match *kind {

@@ -5,6 +5,8 @@ pub mod decide;
 pub mod each;
 #[cfg(feature = "server")]
 pub mod each_view;
+#[cfg(feature = "server")]
+pub mod edit;
 pub mod graph;
 #[cfg(feature = "server")]
 pub mod items;

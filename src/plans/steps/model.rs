@@ -215,6 +215,14 @@ pub enum StepAction {
     Skip { step: String },
     /// Lazy mode: run the next step.
     Continue,
+    /// Change some of a waiting write step's arguments (field → value, as a person typed it),
+    /// and confirm it as edited when `confirm` says so.
+    Edit {
+        step: String,
+        arguments: Value,
+        #[serde(default)]
+        confirm: bool,
+    },
 }
 
 /// What the card shows of a step beside the step itself: its layer in the graph, whether it

@@ -35,6 +35,14 @@ pub const CONFIRMED: &str = "step_confirmed";
 pub const CONFIRMED_ALL: &str = "step_confirm_all";
 pub const SKIPPED: &str = "step_skipped";
 pub const CONTINUED: &str = "step_continue";
+/// Every kind of decision the runner reads, edits (`super::edit::EDITED`) among them.
+const DECISIONS: [&str; 5] = [
+    CONFIRMED,
+    CONFIRMED_ALL,
+    SKIPPED,
+    CONTINUED,
+    super::edit::EDITED,
+];
 
 /// A confirmation from "confirm all remaining": for whatever arguments the step runs with.
 pub const ANY_ARGUMENTS: &str = "*";
@@ -70,7 +78,7 @@ pub async fn decision_count(state: &AppState, plan_id: Uuid) -> AppResult<usize>
     use sea_orm::PaginatorTrait;
     Ok(audit::Entity::find()
         .filter(audit::Column::PlanId.eq(plan_id))
-        .filter(audit::Column::Kind.is_in([CONFIRMED, CONFIRMED_ALL, SKIPPED, CONTINUED]))
+        .filter(audit::Column::Kind.is_in(DECISIONS))
         .count(&state.db)
         .await? as usize)
 }
@@ -119,6 +127,8 @@ struct Decided {
     /// The steps a confirm-all named.
     steps: Vec<String>,
     hash: Option<String>,
+    /// An edit's changed fields.
+    changes: serde_json::Map<String, Value>,
     by: Option<Uuid>,
     at: chrono::DateTime<chrono::Utc>,
 }
@@ -126,7 +136,7 @@ struct Decided {
 async fn decisions(state: &AppState, plan_id: Uuid) -> AppResult<Vec<Decided>> {
     Ok(audit::Entity::find()
         .filter(audit::Column::PlanId.eq(plan_id))
-        .filter(audit::Column::Kind.is_in([CONFIRMED, CONFIRMED_ALL, SKIPPED, CONTINUED]))
+        .filter(audit::Column::Kind.is_in(DECISIONS))
         .order_by_asc(audit::Column::CreatedAt)
         .all(&state.db)
         .await?
@@ -145,6 +155,7 @@ async fn decisions(state: &AppState, plan_id: Uuid) -> AppResult<Vec<Decided>> {
                     })
                     .unwrap_or_default(),
                 hash: after["hash"].as_str().map(str::to_owned),
+                changes: after["arguments"].as_object().cloned().unwrap_or_default(),
                 by: a.actor_user_id,
                 at: a.created_at,
             }
@@ -152,11 +163,20 @@ async fn decisions(state: &AppState, plan_id: Uuid) -> AppResult<Vec<Decided>> {
         .collect())
 }
 
-/// Applies confirmations (bound to the arguments' hash) and skips to the steps; answers whether
-/// anything changed. A confirm-all marks the steps it named as confirmed whatever their
-/// arguments turn out to be (`ANY_ARGUMENTS`).
+/// Applies people's edits first, then confirmations (bound to the arguments' hash, so one made
+/// before an edit no longer matches) and skips; answers whether anything changed. A confirm-all
+/// marks the steps it named as confirmed whatever their arguments turn out to be
+/// (`ANY_ARGUMENTS`).
 fn apply(steps: &mut [PlanStep], graph: &Graph, decided: &[Decided]) -> bool {
-    let mut changed = false;
+    let edits: Vec<super::edit::Edit> = decided
+        .iter()
+        .filter(|d| d.kind == super::edit::EDITED)
+        .map(|d| super::edit::Edit {
+            step: d.step.clone(),
+            changes: d.changes.clone(),
+        })
+        .collect();
+    let mut changed = super::edit::apply_edits(steps, &edits);
     for d in decided.iter().filter(|d| d.kind == CONFIRMED_ALL) {
         for s in steps.iter_mut().filter(|s| {
             d.steps.contains(&s.id)
@@ -417,7 +437,8 @@ async fn run_until_paused(
     let tools = step_tools();
     let catalog = step_catalog(&tools);
     let ctx = tool_ctx(state, p).await?;
-    let policy = ApprovalPolicy::parse(&p.approval_policy);
+    // The policy chosen for the plan; older plans have only the one they were approved under.
+    let policy = ApprovalPolicy::parse(p.step_policy.as_deref().unwrap_or(&p.approval_policy));
     let stopped = || stop.load(Ordering::SeqCst);
     loop {
         if stopped() {
@@ -522,7 +543,7 @@ mod tests {
 
     #[test]
     fn decision_kinds_fit_the_audit_column() {
-        for kind in [CONFIRMED, CONFIRMED_ALL, SKIPPED, CONTINUED] {
+        for kind in DECISIONS {
             assert!(kind.len() <= 16, "{kind}");
         }
     }
