@@ -397,6 +397,7 @@ async fn finish_drafting(state: &AppState, op: &operation::Model) -> AppResult<(
     )
     .await?;
     if changed {
+        crate::plans::campaign_outcome::drafted(state, op.id).await?;
         if let Some(user_id) = op.owner_user_id {
             crate::notifications::service::notify(
                 state,

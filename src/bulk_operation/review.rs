@@ -350,6 +350,7 @@ pub async fn approve_all(
     }
     txn.commit().await?;
     crate::bulk_operation::engines::start(state, id, crate::bulk_operation::engines::Engine::Send);
+    crate::plans::campaign_outcome::approved(state, m, id).await?;
     sheet(state, m, id).await
 }
 
@@ -385,6 +386,7 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
         .exec(&state.db)
         .await?;
     crate::bulk_operation::draft_engine::refresh_counters(state, id).await?;
+    crate::plans::campaign_outcome::ended(state, id).await?;
     sheet(state, m, id).await
 }
 

@@ -371,13 +371,16 @@ async fn send_one(
 
 /// Nothing left to send or in flight: the operation is done (once, whoever gets here first).
 async fn finish(state: &AppState, op_id: Uuid) -> AppResult<()> {
-    crate::bulk_operation::draft_engine::recount(
+    let changed = crate::bulk_operation::draft_engine::recount(
         state,
         op_id,
         Some((OperationStatus::Sending, OperationStatus::Done)),
     )
-    .await
-    .map(|_| ())
+    .await?;
+    if changed {
+        crate::plans::campaign_outcome::ended(state, op_id).await?;
+    }
+    Ok(())
 }
 
 /// How many of an operation's items each instance sent: the work split across instances.

@@ -160,6 +160,10 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
             return Ok(());
         }
         Dispatched::Failed(why) => return Err(AppError::Validation(why)),
+        Dispatched::Watching(op) => {
+            // Done only when its campaign ends: the campaign's engines tell it.
+            return crate::plans::campaign_outcome::watch(state, plan_id, owner, op).await;
+        }
     };
     // Done and what it made, in one statement: never Done without its reference.
     plan::Entity::update_many()
@@ -188,6 +192,8 @@ enum Dispatched {
     Stopped,
     /// A step plan ended with steps that failed (their dependents blocked).
     Failed(String),
+    /// It started this campaign, and ends when the campaign does.
+    Watching(Uuid),
 }
 
 /// The campaign a step plan started, if it did: the plan's card shows it.
@@ -215,7 +221,10 @@ async fn dispatch(
             StepsOutcome::Finished {
                 failed: 0,
                 blocked: 0,
-            } => Dispatched::Done(started_campaign(state, p.id).await?),
+            } => match started_campaign(state, p.id).await? {
+                Some(op) => Dispatched::Watching(op),
+                None => Dispatched::Done(None),
+            },
             StepsOutcome::Finished { failed, blocked } => Dispatched::Failed(format!(
                 "{failed} step(s) failed and {blocked} could not run because of it."
             )),
@@ -271,7 +280,7 @@ async fn dispatch(
                 op,
                 crate::bulk_operation::engines::Engine::Draft,
             );
-            Ok(Dispatched::Done(Some(op)))
+            Ok(Dispatched::Watching(op))
         }
     }
 }

@@ -11,6 +11,8 @@ pub mod access;
 #[cfg(feature = "server")]
 pub mod announce;
 #[cfg(feature = "server")]
+pub mod campaign_outcome;
+#[cfg(feature = "server")]
 pub mod decisions;
 #[cfg(feature = "server")]
 pub mod entity;

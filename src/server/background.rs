@@ -39,6 +39,12 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
             Err(e) => tracing::error!(error = %e, "could not copy pending media"),
         }
     });
+    // Plans whose campaign ended while nobody was there to end them.
+    match crate::plans::campaign_outcome::settle(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(plans = n, "ended plans whose campaign had ended"),
+        Err(e) => tracing::error!(error = %e, "could not settle campaign plans"),
+    }
     // Snoozed conversations whose time has come open again.
     match crate::inbox::service::wake_snoozed(state).await {
         Ok(0) => {}

@@ -76,7 +76,10 @@ async fn campaign_end_to_end(backend: Backend) {
     let plan: Value = app
         .ok_as(&c.org.client, "/api/plans/get", json!({"id": plan["id"]}))
         .await;
-    assert_eq!(plan["status"], "done");
+    assert_eq!(
+        plan["status"], "executing",
+        "a campaign plan ends with its campaign, not before"
+    );
     let op = plan["executed_ref"].clone();
     let s = sheet(&app, &c.org, &op).await;
     assert_eq!(s["operation"]["status"], "awaiting_approval");
@@ -152,6 +155,10 @@ async fn campaign_end_to_end(backend: Backend) {
     let s = sheet(&app, &c.org, &op).await;
     assert_eq!(s["operation"]["status"], "done");
     assert_eq!(s["operation"]["sent"], 2);
+    let plan: Value = app
+        .ok_as(&c.org.client, "/api/plans/get", json!({"id": plan["id"]}))
+        .await;
+    assert_eq!(plan["status"], "done", "{plan}");
     let sent = outbox.sent();
     assert_eq!(sent.len(), 2, "one text per included contact");
     assert!(sent.iter().all(|m| m.from == "+14155550100"));

@@ -33,7 +33,10 @@ async fn transient_errors_do_not_stop_the_engines(backend: Backend) {
     let p: Value = app
         .ok_as(&c.org.client, "/api/plans/get", json!({"id": plan.id}))
         .await;
-    assert_eq!(p["status"], "done", "the executor retried: {p}");
+    assert_eq!(
+        p["status"], "executing",
+        "the executor retried, and the plan waits on its campaign: {p}"
+    );
     let op = p["executed_ref"].clone();
     let s = sheet(&app, &c.org, &op).await;
     assert_eq!(
@@ -54,6 +57,10 @@ async fn transient_errors_do_not_stop_the_engines(backend: Backend) {
         "sent after 3 failures: {s}"
     );
     assert_eq!(outbox.sent().len(), 2);
+    let p: Value = app
+        .ok_as(&c.org.client, "/api/plans/get", json!({"id": plan.id}))
+        .await;
+    assert_eq!(p["status"], "done", "ended with its campaign: {p}");
     for point in [PLAN_EXECUTE, DRAFT_LOOP, SEND_LOOP] {
         assert!(app.state.faults.check(point).is_ok(), "{point} was used up");
     }

@@ -28,6 +28,7 @@ mod auth;
 mod auto_assign;
 mod campaign_engine;
 mod campaign_pictures;
+mod campaign_plan_outcome;
 mod campaign_support;
 mod campaigns;
 mod compliance_paths;

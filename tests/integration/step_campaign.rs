@@ -83,7 +83,12 @@ async fn a_plan_step_starts_a_campaign_that_still_waits_for_its_review(backend: 
     );
     let (status, reply) = decide(&app, &c.org, plan.id, confirm).await;
     assert_eq!(status, 200, "{reply}");
-    let done = until(&app, &c.org, plan.id, |p| p["status"] == "done").await;
+    // The plan waits on its campaign: done only when the campaign ends.
+    let done = until(&app, &c.org, plan.id, |p| {
+        status_of(p, "campaign") == "completed" && p["executed_ref"].is_string()
+    })
+    .await;
+    assert_eq!(done["status"], "executing", "{done}");
     let op = done["executed_ref"].clone();
     assert!(op.is_string(), "the plan names its campaign: {done}");
     let result = &done["action"]["steps"][1]["result"];
@@ -164,7 +169,12 @@ async fn a_campaign_step_over_a_segment_is_resolved_by_the_server(backend: Backe
         json!({"kind": "confirm", "step": "campaign", "arguments_hash": hash_of(&p, "campaign")});
     let (status, reply) = decide(&app, &c.org, plan.id, confirm).await;
     assert_eq!(status, 200, "{reply}");
-    let done = until(&app, &c.org, plan.id, |p| p["status"] == "done").await;
+    // The plan waits on its campaign: done only when the campaign ends.
+    let done = until(&app, &c.org, plan.id, |p| {
+        status_of(p, "campaign") == "completed" && p["executed_ref"].is_string()
+    })
+    .await;
+    assert_eq!(done["status"], "executing", "{done}");
     assert_eq!(
         done["action"]["steps"][0]["result"]["contacts"], 4,
         "{done}"
