@@ -146,7 +146,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 div { key: "{layer}", class: "step-layer",
                     span { class: "step-layer-label muted small", "Step {layer + 1}" }
                     for (step , view , prediction) in rows.iter().filter(|(_, v, _)| v.layer == layer).cloned() {
-                        StepBox { key: "{step.id}", may_confirm: owner || !texts_people(&step.tool), step, view, prediction, running, on_decide: send, plan_id: id, on_edited: on_changed }
+                        StepBox { key: "{step.id}", may_confirm: owner || !texts_people(&step.tool), step, view, prediction, running, on_decide: send }
                     }
                 }
             }
@@ -190,8 +190,6 @@ fn StepBox(
     running: bool,
     may_confirm: bool,
     on_decide: EventHandler<StepAction>,
-    plan_id: uuid::Uuid,
-    on_edited: EventHandler<()>,
 ) -> Element {
     let status = step.status;
     let each = view.each.clone();
@@ -208,12 +206,12 @@ fn StepBox(
     );
     let skip_id = step.id.clone();
     let status_class = status.as_str();
-    // Editing before confirming: the fields a person may change, as text; what they typed stays
-    // in the form until the server takes it.
+    // Editing before confirming: the fields a person may change, as text. What they typed stays
+    // in the form until the server takes it (the card then shows the plan anew); a refusal shows
+    // on the card and leaves the form as it was.
     let fields = editable(&args);
     let mut editing = use_signal(|| false);
     let mut drafts = use_signal(Vec::<String>::new);
-    let mut edit_error = use_signal(|| None::<String>);
     let originals: Vec<String> = fields.iter().map(|f| f.1.clone()).collect();
     let (edit_id, edit_fields) = (step.id.clone(), fields.clone());
     let save = move |_| {
@@ -223,22 +221,11 @@ fn StepBox(
             .filter(|((_, was, _), now)| was != *now)
             .map(|((k, _, list), now)| (k.clone(), typed(now, *list)))
             .collect();
-        let step = edit_id.clone();
-        async move {
-            let action = StepAction::Edit {
-                step,
-                arguments: changes.into(),
-                confirm: true,
-            };
-            match decide_plan_steps(plan_id, action).await {
-                Ok(_) => {
-                    edit_error.set(None);
-                    editing.set(false);
-                    on_edited.call(());
-                }
-                Err(e) => edit_error.set(Some(e.to_string())),
-            }
-        }
+        on_decide.call(StepAction::Edit {
+            step: edit_id.clone(),
+            arguments: changes.into(),
+            confirm: true,
+        });
     };
     rsx! {
         div { class: "step-box step-{status_class}", "data-step": "{step.id}", "data-status": "{status_class}",
@@ -303,7 +290,6 @@ fn StepBox(
                             }
                         }
                     }
-                    ErrorBanner { message: edit_error() }
                     div { class: "row",
                         button { class: "primary step-edit-save", onclick: save, "Save and confirm" }
                         button { class: "secondary step-edit-cancel", onclick: move |_| editing.set(false), "Cancel" }
