@@ -49,7 +49,7 @@ pub async fn view(state: &AppState, member: &Member) -> AppResult<AssistantView>
             let by = crate::plans::service::PlanQuery {
                 agent: Some(agent.id),
                 thread: Some(t),
-                status: None,
+                ..Default::default()
             };
             (
                 crate::ai_agent::suggestions::thread_events(state, member, t).await?,

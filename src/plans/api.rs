@@ -15,19 +15,26 @@ server_fn! {
 
 server_fn! {
     #[post("/api/plans/list")]
-    /// One page of plans, newest first (after `after`), by status, agent or thread, with the
-    /// exact number matching.
+    /// One page of plans, newest first (after `after`), by status, agent or thread, words in
+    /// the title or request, steps waiting on a person, or age in days, with the exact number
+    /// matching.
     pub async fn list_plans(
         status: Option<PlanStatus>,
         agent_id: Option<Uuid>,
         thread_id: Option<Uuid>,
         after: Option<PlanCursor>,
+        search: Option<String>,
+        waiting: Option<bool>,
+        within_days: Option<u32>,
     ) -> Result<PlanPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         let by = crate::plans::service::PlanQuery {
             status,
             agent: agent_id,
             thread: thread_id,
+            search,
+            waiting: waiting.unwrap_or(false),
+            within_days,
         };
         crate::plans::service::list(&state, &m, by, after).await
     }

@@ -387,12 +387,21 @@ pub async fn view(state: &AppState, p: plan::Model) -> AppResult<PlanView> {
 pub const PLANS_PAGE: u64 = 50;
 
 /// What the plans list is filtered by.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PlanQuery {
     pub status: Option<PlanStatus>,
     pub agent: Option<Uuid>,
     pub thread: Option<Uuid>,
+    /// Words in the title or the request, any case.
+    pub search: Option<String>,
+    /// Only plans with steps waiting on a person's confirmation.
+    pub waiting: bool,
+    /// Only plans created in the last this many days.
+    pub within_days: Option<u32>,
 }
+
+/// The longest search kept, in characters.
+const SEARCH_CHARS: usize = 200;
 
 /// One page of the plans the member may see, newest first, with the exact total.
 pub async fn list(
@@ -411,6 +420,36 @@ pub async fn list(
     }
     if let Some(t) = by.thread {
         q = q.filter(plan::Column::ThreadId.eq(t));
+    }
+    if by.waiting {
+        q = q
+            .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+            .filter(plan::Column::WaitingSteps.gt(0));
+    }
+    if let Some(days) = by.within_days {
+        let since = state.clock.now() - chrono::Duration::days(i64::from(days.min(36_500)));
+        q = q.filter(plan::Column::CreatedAt.gte(since));
+    }
+    if let Some(words) = by
+        .search
+        .as_deref()
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+    {
+        use sea_orm::sea_query::{Expr, ExprTrait, Func};
+        let term: String = words
+            .to_lowercase()
+            .replace(['%', '_'], "")
+            .chars()
+            .take(SEARCH_CHARS)
+            .collect();
+        let like = format!("%{term}%");
+        let lower = |c: plan::Column| Expr::expr(Func::lower(Expr::col((plan::Entity, c))));
+        q = q.filter(
+            Condition::any()
+                .add(lower(plan::Column::Title).like(like.clone()))
+                .add(lower(plan::Column::Request).like(like)),
+        );
     }
     if m.role != crate::auth::model::Role::Owner {
         q = q.filter(

@@ -18,7 +18,7 @@ pub fn AgentThread(thread_id: Uuid) -> Element {
     let current = events.read().clone();
     let mut plans = use_resource(move || {
         let _ = live();
-        crate::plans::api::list_plans(None, None, Some(thread_id), None)
+        crate::plans::api::list_plans(None, None, Some(thread_id), None, None, None, None)
     });
     // Plans this thread presented, newest first (a page of them, and how many there are).
     let page = plans

@@ -1,11 +1,34 @@
-//! The Plans page, the audit: every plan with its status, policy, decision, approver and times.
+//! The Plans page, the audit: every plan with its status, policy, decision, approver and times,
+//! a page at a time, filtered by status (or steps waiting on a person), agent and age, and
+//! searched by title and request.
 use crate::components::use_live;
 use crate::components::{grouped, short_time, ErrorBanner, PlanCard};
 use crate::messaging::model::LiveTopic;
 use crate::plans::api::list_plans;
-use crate::plans::model::{PlanCursor, PlanView};
+use crate::plans::model::{PlanCursor, PlanStatus, PlanView};
 use dioxus::prelude::*;
 use uuid::Uuid;
+
+/// The status filter's choices: a status, or steps waiting on a person.
+const STATUSES: [(&str, &str); 8] = [
+    ("", "All statuses"),
+    ("awaiting_approval", "Awaiting approval"),
+    ("waiting", "Steps waiting for you"),
+    ("executing", "Running"),
+    ("done", "Done"),
+    ("failed", "Failed"),
+    ("stopped", "Stopped"),
+    ("rejected", "Rejected"),
+];
+
+/// The age filter's choices, in days.
+const WITHIN: [(&str, &str); 5] = [
+    ("", "Any time"),
+    ("1", "Last 24 hours"),
+    ("7", "Last 7 days"),
+    ("30", "Last 30 days"),
+    ("90", "Last 90 days"),
+];
 
 #[component]
 pub fn Plans() -> Element {
@@ -15,11 +38,32 @@ pub fn Plans() -> Element {
     let mut next = use_signal(|| None::<PlanCursor>);
     let mut loading = use_signal(|| false);
     let mut more_error = use_signal(|| None::<String>);
+    // The filters. A status, or "waiting" for steps that wait on a person; the search applies
+    // when the box's value changes (Enter, or leaving it: no key parsing in the client).
+    let mut status = use_signal(String::new);
+    let mut agent = use_signal(|| None::<Uuid>);
+    let mut within = use_signal(|| None::<u32>);
+    let mut typed = use_signal(String::new);
+    let mut search = use_signal(String::new);
+    let query = move || {
+        let (st, waiting) = match status().as_str() {
+            "" => (None, None),
+            "waiting" => (None, Some(true)),
+            other => (PlanStatus::parse(other), None),
+        };
+        let q = search();
+        (st, agent(), (!q.is_empty()).then_some(q), waiting, within())
+    };
+    let filtered = move || {
+        !status().is_empty() || agent().is_some() || within().is_some() || !search().is_empty()
+    };
+    let agents = use_resource(crate::ai_agent::api::list_agents);
     let mut plans = use_resource(move || {
         let _ = live();
+        let (st, ag, q, w, d) = query();
         later.set(vec![]);
         next.set(None);
-        list_plans(None, None, None, None)
+        list_plans(st, ag, None, None, q, w, d)
     });
     let mut open = use_signal(|| None::<Uuid>);
     let current = plans.read().clone().map(|r| {
@@ -37,13 +81,32 @@ pub fn Plans() -> Element {
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Plans" } }
+            div { class: "row plans-filters",
+                input { id: "plans-search", r#type: "search", placeholder: "Search titles and requests", value: "{typed}",
+                    oninput: move |e| typed.set(e.value()),
+                    onchange: move |_| search.set(typed().trim().to_owned()),
+                }
+                select { id: "plans-status", "aria-label": "Status", onchange: move |e| status.set(e.value()),
+                    for (v , label) in STATUSES { option { key: "{v}", value: "{v}", "{label}" } }
+                }
+                select { id: "plans-agent", "aria-label": "Agent", onchange: move |e| agent.set(e.value().parse().ok()),
+                    option { value: "", "All agents" }
+                    if let Some(Ok(list)) = agents.read().as_ref() {
+                        for a in list.iter() { option { key: "{a.id}", value: "{a.id}", "{a.name}" } }
+                    }
+                }
+                select { id: "plans-within", "aria-label": "Created", onchange: move |e| within.set(e.value().parse().ok()),
+                    for (v , label) in WITHIN { option { key: "{v}", value: "{v}", "{label}" } }
+                }
+            }
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok((list, _, _))) if list.is_empty() && filtered() => rsx! { p { class: "muted", id: "plans-none", "No plans match these filters." } },
                 Some(Ok((list, _, _))) if list.is_empty() => rsx! { p { class: "muted", "No plans yet. Agents with planning on present them here." } },
                 Some(Ok((list, total, cursor))) => rsx! {
                     p { class: "muted small list-count", id: "plans-count",
-                        if cursor.is_some() { "Showing {grouped(list.len() as u64)} of {grouped(total)} plans." } else { "{grouped(total)} plans." }
+                        if cursor.is_some() { "Showing {grouped(list.len() as u64)} of {grouped(total)} plans." } else if total == 1 { "1 plan." } else { "{grouped(total)} plans." }
                     }
                     table { class: "table", id: "plans-table",
                         thead { tr { th { "Plan" } th { "Agent" } th { "Status" } th { "Policy" } th { "Decision" } th { "Approved by" } th { "Created" } th { "Updated" } } }
@@ -74,7 +137,8 @@ pub fn Plans() -> Element {
                                 let after = after.clone();
                                 loading.set(true);
                                 spawn(async move {
-                                    match list_plans(None, None, None, Some(after)).await {
+                                    let (st, ag, q, w, d) = query();
+                                    match list_plans(st, ag, None, Some(after), q, w, d).await {
                                         Ok(p) => {
                                             later.write().extend(p.items);
                                             next.set(p.next);

@@ -1,6 +1,8 @@
 //! In Chromium, on a desktop (both databases) and a 390 px phone (issue 29 §2): a step plan
-//! waits on its writes; the notification says so and leads to the plan; a person stops it with
-//! a reason, and the card says who stopped it and why, its waiting steps skipped.
+//! waits on its writes; the notification says so and leads to the plan (scrolled to the first
+//! waiting step); a person edits a text's words and confirms it, and it goes as edited; then they
+//! stop the plan with a reason, and the card says who stopped it and why, its waiting steps
+//! skipped.
 use crate::harness::*;
 use crate::helpers::Backend;
 
@@ -34,6 +36,20 @@ async fn stop_a_waiting_plan(backend: Backend, screen: Screen) {
         .await;
     b.wait_for(".plan-card[data-status='executing'] .plan-stop")
         .await;
+    // A text's words are edited before confirming it: it goes as edited.
+    let first = ".step-box[data-step='text_0']";
+    b.click(&format!("{first} .step-edit")).await;
+    b.fill(
+        &format!("{first} .step-edit-field[data-field='body']"),
+        "Hi, your quote is ready. Reply YES to book a time.",
+    )
+    .await;
+    b.shot(&format!("{tag}-70b-edit-text")).await;
+    b.assert_fits_width("the step being edited").await;
+    b.click(&format!("{first} .step-edit-save")).await;
+    b.wait_for(&format!("{first}[data-status='completed']"))
+        .await;
+    b.wait_for_text(first, "Reply YES to book a time").await;
     b.click(".plan-stop").await;
     b.fill(
         ".plan-stop-reason",

@@ -112,6 +112,19 @@ async fn plan_card_edit_approve_on(backend: Backend, screen: Screen) {
     b.open(&format!("{}/plans", server.base)).await;
     b.wait_for_text("#plans-table", "policy").await;
     b.shot(&format!("{tag}-26-plans-page")).await;
+    // Searched and filtered (issue 29 §5): words in the title, any case; then also a status
+    // none of them has, which says so.
+    b.fill("#plans-search", "DORMANT\u{E007}").await;
+    b.wait_for_text("#plans-count", "1 plan.").await;
+    b.wait_for_text("#plans-table", "as \"dormant\"").await;
+    b.wait_for("#plans-status")
+        .await
+        .select_by_value("stopped")
+        .await
+        .unwrap();
+    b.wait_for("#plans-none").await;
+    b.shot(&format!("{tag}-27-plans-filtered")).await;
+    b.assert_fits_width("the plans filters").await;
     b.client.clone().close().await.unwrap();
 }
 

@@ -90,6 +90,94 @@ async fn plans_page_through_every_plan(backend: Backend) {
         )
         .await;
     assert_eq!(first["items"][0]["title"], "Plan 229", "newest first");
+
+    // Filters (issue 29 §5), each with its exact total, paged like the whole list.
+    let count = |body: Value| {
+        let client = org.client.clone();
+        let app = &app;
+        async move {
+            let page: Value = app.ok_as(&client, "/api/plans/list", body).await;
+            page["total"].as_u64().unwrap()
+        }
+    };
+    // Words in the title, any case; wildcards are words too.
+    assert_eq!(
+        count(json!({"search": "plan 22"})).await,
+        11,
+        "22 and 220–229"
+    );
+    assert_eq!(count(json!({"search": "PLAN 1"})).await, 111);
+    assert_eq!(
+        count(json!({"search": "%"})).await,
+        230,
+        "a wildcard alone finds all"
+    );
+    assert_eq!(count(json!({"search": "nothing like it"})).await, 0);
+    let ids = walk(
+        &app,
+        &org,
+        "/api/plans/list",
+        json!({"search": "plan 1"}),
+        111,
+    )
+    .await;
+    assert_eq!(ids.len(), 111);
+    // By status, and steps waiting on a person.
+    assert_eq!(count(json!({"status": "awaiting_approval"})).await, 230);
+    assert_eq!(count(json!({"status": "stopped"})).await, 0);
+    assert_eq!(count(json!({"waiting": true})).await, 0);
+    {
+        use herald::plans::entity::plan;
+        use sea_orm::{sea_query::Expr, ColumnTrait, QueryFilter};
+        plan::Entity::update_many()
+            .col_expr(plan::Column::Status, Expr::value("executing"))
+            .col_expr(plan::Column::WaitingSteps, Expr::value(2))
+            .filter(plan::Column::Title.eq("Plan 7"))
+            .exec(&app.state.db)
+            .await
+            .unwrap();
+        // Thirty plans from ten days ago.
+        let old: Vec<uuid::Uuid> = ids_titled(&app, &org, 0..30).await;
+        plan::Entity::update_many()
+            .col_expr(
+                plan::Column::CreatedAt,
+                Expr::value(app.state.clock.now() - chrono::Duration::days(10)),
+            )
+            .filter(plan::Column::Id.is_in(old))
+            .exec(&app.state.db)
+            .await
+            .unwrap();
+    }
+    let waiting: Value = app
+        .ok_as(&org.client, "/api/plans/list", json!({"waiting": true}))
+        .await;
+    assert_eq!(waiting["total"], 1);
+    assert_eq!(waiting["items"][0]["title"], "Plan 7");
+    // By age and agent.
+    assert_eq!(count(json!({"within_days": 7})).await, 200);
+    assert_eq!(count(json!({"within_days": 30})).await, 230);
+    assert_eq!(
+        count(json!({"within_days": 7, "search": "plan 2"})).await,
+        30,
+        "Plan 200–229; Plan 2 and 20–29 are ten days old"
+    );
+    assert_eq!(count(json!({"agent_id": agent.id})).await, 230);
+    assert_eq!(count(json!({"agent_id": uuid::Uuid::new_v4()})).await, 0);
+}
+
+/// The ids of the plans titled "Plan {i}" for each i.
+async fn ids_titled(app: &TestApp, org: &Org, range: std::ops::Range<usize>) -> Vec<uuid::Uuid> {
+    use herald::plans::entity::plan;
+    use sea_orm::{ColumnTrait, QueryFilter};
+    plan::Entity::find()
+        .filter(plan::Column::OrganizationId.eq(org.org_id))
+        .filter(plan::Column::Title.is_in(range.map(|i| format!("Plan {i}"))))
+        .all(&app.state.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.id)
+        .collect()
 }
 
 async fn notifications_page_through_every_notification(backend: Backend) {
