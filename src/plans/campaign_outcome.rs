@@ -42,18 +42,25 @@ pub async fn watch(state: &AppState, plan_id: Uuid, owner: &str, op_id: Uuid) ->
         .filter(plan::Column::LeaseOwner.eq(owner))
         .exec(&state.db)
         .await?;
-    if res.rows_affected == 1 {
-        if let (Some(p), Some(op)) = (find(state, plan_id).await?, op(state, op_id).await?) {
-            let text = format!(
-                "Your plan \"{}\" started its campaign: drafting {} text(s). You will hear how \
-                 the drafting, the review and the sending go.",
-                p.title, op.total
-            );
-            tell(state, &p, "started", text).await;
-        }
+    if res.rows_affected != 1 {
+        return Ok(());
     }
-    // A campaign cancelled before the plan let go ends it now.
-    ended(state, op_id).await
+    let (Some(p), Some(op)) = (find(state, plan_id).await?, op(state, op_id).await?) else {
+        return Ok(());
+    };
+    let text = format!(
+        "Your plan \"{}\" started its campaign: drafting {} text(s). You will hear how the \
+         drafting, the review and the sending go.",
+        p.title, op.total
+    );
+    tell(state, &p, "started", text).await;
+    // The campaign's engines may have gone ahead while the runner let go: what they told no
+    // plan is told now (each note once), and a campaign that already ended ends the plan.
+    match OperationStatus::parse(&op.status) {
+        OperationStatus::Drafting => Ok(()),
+        OperationStatus::AwaitingApproval | OperationStatus::Sending => drafted(state, op_id).await,
+        _ => ended(state, op_id).await,
+    }
 }
 
 /// The campaign's drafts are ready for review.

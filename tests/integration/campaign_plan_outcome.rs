@@ -11,23 +11,6 @@ use serde_json::{json, Value};
 
 on_both_databases!(a_campaign_plan_ends_with_its_campaign);
 
-async fn assistant_thread(app: &TestApp, org: &Org) -> uuid::Uuid {
-    crate::plan_support::ask(app, org, "hello", false).await;
-    let view: Value = app.ok_as(&org.client, "/api/assistant", Value::Null).await;
-    view["thread_id"].as_str().unwrap().parse().unwrap()
-}
-
-async fn thread_notes(app: &TestApp, org: &Org) -> Vec<String> {
-    let view: Value = app.ok_as(&org.client, "/api/assistant", Value::Null).await;
-    view["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["kind"] == "plan_progress")
-        .map(|e| e["summary"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 /// Presents, approves and confirms a plan that finds the quote leads and starts a campaign to
 /// them; answers the plan once its campaign step has run, and the campaign's id.
 async fn started(app: &TestApp, c: &Crm, thread: uuid::Uuid) -> (uuid::Uuid, Value) {
@@ -167,13 +150,11 @@ async fn a_campaign_plan_ends_with_its_campaign(backend: Backend) {
             .await
             .unwrap();
     }
-    assert_eq!(get(&app, &c.org, plan_id).await["status"], "executing");
-    assert_eq!(
-        herald::plans::campaign_outcome::settle(&app.state)
-            .await
-            .unwrap(),
-        1
-    );
+    // (The server's own sweep may get there first: it runs the same settling.)
+    let settled = herald::plans::campaign_outcome::settle(&app.state)
+        .await
+        .unwrap();
+    assert!(settled <= 1, "only this plan waits on an ended campaign");
     assert_eq!(get(&app, &c.org, plan_id).await["status"], "done");
     assert_eq!(
         herald::plans::campaign_outcome::settle(&app.state)

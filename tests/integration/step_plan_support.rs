@@ -118,3 +118,22 @@ pub fn hash_of(plan: &Value, id: &str) -> String {
         .unwrap()
         .to_owned()
 }
+
+/// The owner's Assistant thread, started with a first message.
+pub async fn assistant_thread(app: &TestApp, org: &Org) -> uuid::Uuid {
+    crate::plan_support::ask(app, org, "hello", false).await;
+    let view: Value = app.ok_as(&org.client, "/api/assistant", Value::Null).await;
+    view["thread_id"].as_str().unwrap().parse().unwrap()
+}
+
+/// What plans told the owner's Assistant thread, oldest first.
+pub async fn thread_notes(app: &TestApp, org: &Org) -> Vec<String> {
+    let view: Value = app.ok_as(&org.client, "/api/assistant", Value::Null).await;
+    view["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "plan_progress")
+        .map(|e| e["summary"].as_str().unwrap().to_owned())
+        .collect()
+}
