@@ -17,7 +17,8 @@ fn tags_of(c: Option<&contact::Model>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn signal(p: &plan::Model, m: &Member, kind: &'static str, detail: Value) -> Signal {
+/// A person's signal about a plan.
+pub(crate) fn signal(p: &plan::Model, m: &Member, kind: &'static str, detail: Value) -> Signal {
     Signal {
         organization_id: p.organization_id,
         agent_id: p.agent_id,

@@ -124,3 +124,31 @@ pub async fn release(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<
         .await?;
     Ok(())
 }
+
+/// Writes a step plan's steps, in the caller's transaction, when no runner holds the plan (its
+/// claim is free or has expired): a person's stop or edit shows on the card at once. A runner
+/// that holds the plan reads the same decision from the audit and writes its own steps.
+pub async fn write_steps_if_unheld<C: ConnectionTrait>(
+    db: &C,
+    plan_id: Uuid,
+    action: crate::plans::model::PlanAction,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<()> {
+    plan::Entity::update_many()
+        .col_expr(
+            plan::Column::ActionPayload,
+            Expr::value(
+                serde_json::to_value(action)
+                    .map_err(|e| crate::error::AppError::Internal(e.to_string()))?,
+            ),
+        )
+        .filter(plan::Column::Id.eq(plan_id))
+        .filter(
+            sea_orm::Condition::any()
+                .add(plan::Column::LeaseOwner.is_null())
+                .add(plan::Column::LeaseExpiresAt.lte(now)),
+        )
+        .exec(db)
+        .await?;
+    Ok(())
+}

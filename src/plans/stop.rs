@@ -120,22 +120,8 @@ pub async fn stop(
         (held, crate::plans::service::action_of(&p))
     {
         crate::plans::steps::run::skip_unstarted(&mut steps);
-        plan::Entity::update_many()
-            .col_expr(
-                plan::Column::ActionPayload,
-                Expr::value(
-                    serde_json::to_value(PlanAction::Steps { mode, steps })
-                        .map_err(|e| AppError::Internal(e.to_string()))?,
-                ),
-            )
-            .filter(plan::Column::Id.eq(plan_id))
-            .filter(
-                sea_orm::Condition::any()
-                    .add(plan::Column::LeaseOwner.is_null())
-                    .add(plan::Column::LeaseExpiresAt.lte(now)),
-            )
-            .exec(&txn)
-            .await?;
+        let action = PlanAction::Steps { mode, steps };
+        crate::plans::pause::write_steps_if_unheld(&txn, plan_id, action, now).await?;
     }
     crate::plans::service::record(
         &txn,

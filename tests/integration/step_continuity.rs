@@ -7,23 +7,6 @@ use crate::step_plan_support::*;
 use herald::plans::model::{ApprovalPolicy, StepMode};
 use serde_json::{json, Value};
 
-async fn assistant_thread(app: &TestApp, org: &Org) -> uuid::Uuid {
-    crate::plan_support::ask(app, org, "hello", false).await;
-    let view: Value = app.ok_as(&org.client, "/api/assistant", Value::Null).await;
-    view["thread_id"].as_str().unwrap().parse().unwrap()
-}
-
-async fn thread_notes(app: &TestApp, org: &Org) -> Vec<String> {
-    let view: Value = app.ok_as(&org.client, "/api/assistant", Value::Null).await;
-    view["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["kind"] == "plan_progress")
-        .map(|e| e["summary"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 async fn a_plan_tells_its_thread_what_happened_and_risk_gated_waives_small_writes(
     backend: Backend,
 ) {

@@ -18,12 +18,6 @@ on_both_databases!(
     auto_waives_every_write_but_a_text,
 );
 
-async fn assistant_thread(app: &TestApp, org: &Org) -> uuid::Uuid {
-    crate::plan_support::ask(app, org, "hello", false).await;
-    let view: Value = app.ok_as(&org.client, "/api/assistant", Value::Null).await;
-    view["thread_id"].as_str().unwrap().parse().unwrap()
-}
-
 fn step_of<'a>(plan: &'a Value, id: &str) -> &'a Value {
     plan["action"]["steps"]
         .as_array()

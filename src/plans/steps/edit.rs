@@ -9,7 +9,7 @@ use super::model::{PlanStep, StepStatus};
 use super::run::{arguments_hash, takes_decisions, tool_ctx, CONFIRMED};
 use super::schedule::resolved_arguments;
 use super::validate::check_resolved;
-use crate::ai_agent::learning::signals::{self, Signal};
+use crate::ai_agent::learning::signals;
 use crate::ai_agent::tools::{step_catalog, step_tools};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
@@ -17,8 +17,7 @@ use crate::plans::entity::plan;
 use crate::plans::model::{texts_people, PlanAction, PlanView, SCHEDULE_TOOL, SEND_TOOL};
 use crate::plans::service::{action_of, find_in_org, record, view};
 use crate::server::AppState;
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::EntityTrait;
 use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
@@ -225,22 +224,13 @@ pub async fn edit(
             changes: changes.clone(),
         }],
     );
-    plan::Entity::update_many()
-        .col_expr(
-            plan::Column::ActionPayload,
-            Expr::value(
-                serde_json::to_value(PlanAction::Steps { mode, steps })
-                    .map_err(|e| AppError::Internal(e.to_string()))?,
-            ),
-        )
-        .filter(plan::Column::Id.eq(plan_id))
-        .filter(
-            sea_orm::Condition::any()
-                .add(plan::Column::LeaseOwner.is_null())
-                .add(plan::Column::LeaseExpiresAt.lte(now)),
-        )
-        .exec(&txn)
-        .await?;
+    crate::plans::pause::write_steps_if_unheld(
+        &txn,
+        plan_id,
+        PlanAction::Steps { mode, steps },
+        now,
+    )
+    .await?;
     crate::plans::pause::wake(&txn, plan_id).await?;
     txn.commit().await?;
     learn(state, m, &p, &step, &before, &changes).await?;
@@ -293,20 +283,8 @@ async fn learn(
                    "before": changes.keys().map(|k| (k.clone(), before[k].clone())).collect::<Map<_, _>>()}),
         ),
     };
-    signals::record(
-        &state.db,
-        Signal {
-            organization_id: p.organization_id,
-            agent_id: p.agent_id,
-            kind,
-            subject_kind: "plan",
-            subject_id: p.id,
-            detail,
-            actor_user_id: Some(m.user_id),
-        },
-        state.clock.now(),
-    )
-    .await?;
+    let signal = crate::plans::learning::signal(p, m, kind, detail);
+    signals::record(&state.db, signal, state.clock.now()).await?;
     Ok(())
 }
 
