@@ -90,7 +90,8 @@ async fn corrections_become_a_lesson_on(backend: Backend, screen: Screen) {
         .await;
         b.click(".plan-card[data-status='awaiting_approval'] .plan-approve")
             .await;
-        wait_count(&b, ".plan-card[data-status='done']", round).await;
+        // Approved, each campaign plan waits on its campaign (its drafts are not reviewed here).
+        wait_count(&b, ".plan-card[data-status='executing']", round).await;
     }
 
     // Review lessons: one lesson, with the corrections it came from.
