@@ -3,6 +3,7 @@
 #[macro_use]
 pub mod rpc;
 pub mod ai_agent;
+pub mod api_keys;
 pub mod app;
 pub mod attention;
 pub mod audit;
@@ -29,5 +30,7 @@ pub mod clock;
 pub mod fuzzing;
 #[cfg(feature = "server")]
 pub mod ops;
+#[cfg(feature = "server")]
+pub mod public_api;
 #[cfg(feature = "server")]
 pub mod server;

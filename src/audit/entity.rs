@@ -10,6 +10,8 @@ pub mod audit_log {
         /// None: the instance itself (a refused sign-up belongs to no organisation).
         pub organization_id: Option<Uuid>,
         pub actor_user_id: Option<Uuid>,
+        /// The API key a call was made with (the actor is then the key, acting for its owner).
+        pub api_key_id: Option<Uuid>,
         pub action: String,
         #[sea_orm(column_type = "Text")]
         pub target: String,

@@ -19,10 +19,13 @@ pub enum AuditAction {
     SignUpRefused,
     ContactsExported,
     ContactsMerged,
+    ApiKeyCreated,
+    ApiKeyRevoked,
+    ApiCall,
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 12] = [
+    pub const ALL: [AuditAction; 15] = [
         Self::MemberInvited,
         Self::InvitationRevoked,
         Self::MemberJoined,
@@ -35,6 +38,9 @@ impl AuditAction {
         Self::SignUpRefused,
         Self::ContactsExported,
         Self::ContactsMerged,
+        Self::ApiKeyCreated,
+        Self::ApiKeyRevoked,
+        Self::ApiCall,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +57,9 @@ impl AuditAction {
             Self::SignUpRefused => "sign_up_refused",
             Self::ContactsExported => "contacts_exported",
             Self::ContactsMerged => "contacts_merged",
+            Self::ApiKeyCreated => "api_key_created",
+            Self::ApiKeyRevoked => "api_key_revoked",
+            Self::ApiCall => "api_call",
         }
     }
 
@@ -72,6 +81,9 @@ impl AuditAction {
             Self::SignUpRefused => "Refused a sign-up (invitation only)",
             Self::ContactsExported => "Exported contacts as CSV",
             Self::ContactsMerged => "Merged two contacts",
+            Self::ApiKeyCreated => "Created an API key",
+            Self::ApiKeyRevoked => "Revoked an API key",
+            Self::ApiCall => "Called the API",
         }
     }
 }
@@ -80,7 +92,8 @@ impl AuditAction {
 pub struct AuditEntryView {
     pub id: Uuid,
     pub at: DateTime<Utc>,
-    /// The person who acted; None: the server or its operator.
+    /// The person who acted, or `API key "name"` for a call made with a key; None: the
+    /// server or its operator.
     pub actor: Option<String>,
     pub action: String,
     pub label: String,

@@ -74,11 +74,14 @@ pub async fn inbox<C: ConnectionTrait>(
         .map(|c| (c.id, c))
         .collect();
     let outs = opt_out::sms_opt_outs(db, &ids).await?;
-    let people_ids = rows
+    // Collected first: a closure's iterator held across the await would keep the future from
+    // being `Send` for every lifetime (which the public API's handlers need).
+    let people_ids: Vec<Uuid> = rows
         .iter()
         .flat_map(|r| [r.assignee_id, r.ai_paused_by])
-        .flatten();
-    let names = assignee_names(db, org_id, people_ids).await?;
+        .flatten()
+        .collect();
+    let names = assignee_names(db, org_id, people_ids.into_iter()).await?;
     let next = match (more, rows.last()) {
         (true, Some(last)) => Some(InboxCursor {
             last_at: last.last_at,

@@ -13,6 +13,7 @@ pub fn build_router(state: AppState) -> Router {
         .with_state(state.clone());
     app_router(state.config.public_dir.as_deref())
         .merge(crate::messaging::webhook::routes(state.clone()))
+        .merge(crate::public_api::routes(state.clone()))
         .merge(ops)
         .route(
             crate::contacts::export::EXPORT_PATH,

@@ -23,6 +23,8 @@ pub struct Alpha {
     pub segment: Value,
     /// A saved reply.
     pub saved_reply: Value,
+    /// An API key.
+    pub api_key: Value,
     /// A possible opt-out waiting for a person.
     pub review: Value,
     /// The member's user id, an owner's invitation and the owner's session.
@@ -182,6 +184,13 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
             json!({"id": null, "input": {"name": "Alpha reply", "body": "Alpha saved words, {{contact.first_name|there}}"}}),
         )
         .await;
+    let api_key: Value = app
+        .ok_as(
+            &a.client,
+            "/api/api_keys/create",
+            json!({"name": "Alpha key", "scopes": ["contacts:read"], "rate_per_second": null, "burst": null}),
+        )
+        .await;
     let alpha = Alpha {
         member_user: id("member", &me["user_id"]),
         invitation: id("invitation", &invitation["id"]),
@@ -200,6 +209,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         scheduled: json!(scheduled),
         segment: id("segment", &segment["id"]),
         saved_reply: id("saved reply", &saved_reply["id"]),
+        api_key: id("api key", &api_key["key"]["id"]),
         alan,
         secrets: vec![],
     };
@@ -210,6 +220,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "Linus",
         "Boris",
         "Alan Turing",
+        "Alpha key",
         "+14155550100",
         "+14155552674",
         "thanks for the quote",

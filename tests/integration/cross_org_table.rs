@@ -211,6 +211,20 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Owner,
         ),
+        // API keys: an owner's, of their own organisation only.
+        row("/api/api_keys", json!({"before": null}), Own, Owner),
+        row(
+            "/api/api_keys/create",
+            json!({"name": "Beta key", "scopes": ["contacts:read"], "rate_per_second": null, "burst": null}),
+            Own,
+            Owner,
+        ),
+        row(
+            "/api/api_keys/revoke",
+            json!({"id": a.api_key}),
+            NotFound,
+            Owner,
+        ),
         // Segments.
         row("/api/segments", json!({}), Own, Member),
         row(

@@ -1,4 +1,5 @@
 //! Herald's integration tests: every test drives a real server over HTTP, once on SQLite and once on PostgreSQL.
+mod api_client;
 mod binary;
 mod fake_llm;
 mod fake_s3;
@@ -75,6 +76,8 @@ mod plan_stop;
 mod plan_support;
 mod plan_unreadable;
 mod plans;
+mod public_api;
+mod public_api_scopes;
 mod reply_pacing;
 mod roles;
 mod saved_replies;

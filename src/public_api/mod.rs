@@ -1,0 +1,106 @@
+//! The public API, `/v1` (issue 31 §2): other systems reach Herald with an API key
+//! (`crate::api_keys`) instead of a browser session. Every route but `/v1/openapi.json` passes
+//! `caller::require_key`; each handler then checks its scope and calls the same services the app's
+//! server functions do, so every rule (organisation scoping, roles, the compliance gate) holds
+//! here too. Errors are RFC 9457 problem JSON. The OpenAPI 3.1 document is generated from the
+//! handlers' annotations, so the routes and the document cannot drift apart.
+pub mod caller;
+pub mod contacts;
+pub mod cursor;
+pub mod directory;
+pub mod messages;
+pub mod plans;
+pub mod problem;
+pub mod schema;
+
+use crate::server::AppState;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use std::sync::Arc;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub const OPENAPI_PATH: &str = "/v1/openapi.json";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Herald API",
+        version = "1",
+        description = "Contacts, conversations, texts and plans of one organisation, with an API key (`Authorization: Bearer herald_…`) an owner creates in Settings → API keys. Each key has scopes and a rate limit (10 requests a second with bursts of 50 unless its owner chose otherwise). Errors are RFC 9457 problem details."
+    ),
+    servers((url = "/v1")),
+    modifiers(&Security),
+    tags(
+        (name = "contacts", description = "Contacts, their tags and fields; opt-out state is read only"),
+        (name = "messages", description = "Conversations, their messages, and sending a text"),
+        (name = "plans", description = "Plans the agents present, and decisions on them"),
+        (name = "directory", description = "Segments, phone numbers and agents")
+    )
+)]
+struct ApiDoc;
+
+struct Security;
+
+impl utoipa::Modify for Security {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("herald_…")
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The `/v1` routes and the document that describes them.
+fn api_router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(contacts::list, contacts::create))
+        .routes(routes!(contacts::get, contacts::update))
+        .routes(routes!(contacts::import))
+        .routes(routes!(messages::conversations))
+        .routes(routes!(messages::messages))
+        .routes(routes!(messages::send))
+        .routes(routes!(plans::list))
+        .routes(routes!(plans::get))
+        .routes(routes!(plans::approve))
+        .routes(routes!(plans::reject))
+        .routes(routes!(plans::stop))
+        .routes(routes!(directory::segments))
+        .routes(routes!(directory::numbers))
+        .routes(routes!(directory::agents))
+        .split_for_parts()
+}
+
+/// The OpenAPI document as JSON, for tests and tools.
+pub fn openapi_json() -> String {
+    api_router().1.to_pretty_json().unwrap_or_default()
+}
+
+pub fn routes(state: AppState) -> Router {
+    let (api, doc) = api_router();
+    let doc = Arc::new(doc.to_pretty_json().unwrap_or_default());
+    let api = api
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            caller::require_key,
+        ))
+        .fallback(|| async { problem::Problem::new(StatusCode::NOT_FOUND, "No such API route.") })
+        .with_state(state);
+    Router::new().nest("/v1", api).route(
+        OPENAPI_PATH,
+        get(move || {
+            let doc = doc.clone();
+            async move { ([(header::CONTENT_TYPE, "application/json")], (*doc).clone()).into_response() }
+        }),
+    )
+}
