@@ -26,6 +26,8 @@ pub mod views;
 
 #[cfg(feature = "server")]
 pub mod clock;
+#[cfg(feature = "server")]
+pub mod developers;
 #[cfg(all(feature = "server", any(test, feature = "fuzz")))]
 pub mod fuzzing;
 #[cfg(feature = "server")]

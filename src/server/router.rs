@@ -14,6 +14,7 @@ pub fn build_router(state: AppState) -> Router {
     app_router(state.config.public_dir.as_deref())
         .merge(crate::messaging::webhook::routes(state.clone()))
         .merge(crate::public_api::routes(state.clone()))
+        .merge(crate::developers::routes(state.clone()))
         .merge(ops)
         .route(
             crate::contacts::export::EXPORT_PATH,

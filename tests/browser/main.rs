@@ -7,6 +7,7 @@ mod helpers;
 mod campaign;
 mod contact_page;
 mod desktop;
+mod developers;
 mod first_load;
 mod harness;
 mod learning;

@@ -279,3 +279,131 @@ async fn a_key_over_its_rate_waits(backend: Backend) {
         (json!(10), json!(50))
     );
 }
+
+on_both_databases!(an_owner_manages_keys_on_the_developers_page);
+
+/// The server-rendered Developers page: an owner creates a key (its secret in that answer
+/// alone, the name escaped), the key works, and revoking it stops it; a member is told it is an
+/// owner's page; a post from another site changes nothing; a visitor goes to sign in.
+async fn an_owner_manages_keys_on_the_developers_page(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let owner = app.new_org("Bright Smiles").await;
+    let page = owner
+        .client
+        .get(app.url("/developers"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("id=\"api-key-form\"") && html.contains("0 keys."),
+        "{html}"
+    );
+
+    let made = owner
+        .client
+        .post(app.url("/developers/keys"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=Shop+%3Cb%3Ebot%3C%2Fb%3E&scope=contacts%3Aread&scope=messages%3Asend")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), StatusCode::CREATED);
+    let html = made.text().await.unwrap();
+    assert!(!html.contains("<b>bot</b>"), "the name is escaped");
+    let token = html
+        .split("id=\"api-key-token\">")
+        .nth(1)
+        .and_then(|s| s.split('<').next())
+        .expect("the new key's secret")
+        .to_owned();
+    assert!(token.starts_with("herald_"));
+    let again = owner
+        .client
+        .get(app.url("/developers"))
+        .send()
+        .await
+        .unwrap();
+    let html = again.text().await.unwrap();
+    assert!(!html.contains(&token), "the secret is shown once");
+    assert!(
+        html.contains("contacts:read, messages:send") && html.contains("1 key."),
+        "{html}"
+    );
+
+    let api = Api::new(&app, &token).await;
+    assert_eq!(api.get("/contacts").await.status, StatusCode::OK);
+    assert_eq!(api.get("/plans").await.status, StatusCode::FORBIDDEN);
+
+    // Nothing typed wrong is lost: the name stays in the form, with the reason.
+    let bad = owner
+        .client
+        .post(app.url("/developers/keys"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=Nightly+sync")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    let html = bad.text().await.unwrap();
+    assert!(
+        html.contains("Choose at least one scope") && html.contains("value=\"Nightly sync\""),
+        "{html}"
+    );
+
+    // A post from another site changes nothing.
+    let keys: Value = app
+        .ok_as(&owner.client, "/api/api_keys", json!({"before": null}))
+        .await;
+    let id = keys["keys"][0]["id"].as_str().unwrap().to_owned();
+    let forged = owner
+        .client
+        .post(app.url(&format!("/developers/keys/{id}/revoke")))
+        .header("origin", "https://evil.example")
+        .header("sec-fetch-site", "cross-site")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    assert_eq!(api.get("/contacts").await.status, StatusCode::OK);
+    let revoked = owner
+        .client
+        .post(app.url(&format!("/developers/keys/{id}/revoke")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), StatusCode::OK, "back on the page");
+    assert!(revoked.text().await.unwrap().contains("revoked "));
+    assert_eq!(api.get("/contacts").await.status, StatusCode::UNAUTHORIZED);
+
+    let dana = app.add_member(&owner, "Dana").await;
+    let html = dana
+        .client
+        .get(app.url("/developers"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("developers-owner-only") && !html.contains("api-key-form"));
+    let sneaky = dana
+        .client
+        .post(app.url("/developers/keys"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("name=Mine&scope=contacts%3Aread")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sneaky.status(), StatusCode::FORBIDDEN);
+
+    let visitor = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let r = visitor.get(app.url("/developers")).send().await.unwrap();
+    assert_eq!(r.headers()["location"], "/signin");
+}

@@ -1,0 +1,157 @@
+//! The Developers page's requests: show it, create a key (its secret in that one answer), and
+//! revoke one (then back to the page). A signed-out visitor goes to sign in.
+use crate::api_keys::model::ApiKeyCursor;
+use crate::api_keys::service::{self, Rate};
+use crate::auth::session::{member_from_cookie_header, Member};
+use crate::developers::page::{render, Notice};
+use crate::error::AppError;
+use crate::server::AppState;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use serde::Deserialize;
+use uuid::Uuid;
+
+async fn signed_in(state: &AppState, headers: &HeaderMap) -> Result<Member, Response> {
+    let cookies = headers.get(header::COOKIE).and_then(|v| v.to_str().ok());
+    member_from_cookie_header(state, cookies)
+        .await
+        .map_err(|_| Redirect::to("/signin").into_response())
+}
+
+/// A post from another site is refused before anything changes.
+fn same_site(state: &AppState, headers: &HeaderMap) -> Result<(), Response> {
+    if crate::server::origin::same_site(headers, &state.config.public_url) {
+        Ok(())
+    } else {
+        Err((
+            StatusCode::FORBIDDEN,
+            "This request came from another site, so Herald refused it.",
+        )
+            .into_response())
+    }
+}
+
+async fn page(
+    state: &AppState,
+    m: &Member,
+    before: Option<ApiKeyCursor>,
+    notice: Notice,
+    status: StatusCode,
+) -> Response {
+    let owner = m.require_owner().is_ok();
+    let keys = if owner {
+        match service::list(state, m, before).await {
+            Ok(k) => Some(k),
+            Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+        }
+    } else {
+        None
+    };
+    let html = render(
+        state.config.public_dir.as_deref(),
+        owner,
+        keys.as_ref(),
+        &notice,
+    );
+    (status, Html(html)).into_response()
+}
+
+#[derive(Deserialize)]
+pub struct Older {
+    before_at: Option<i64>,
+    before_id: Option<Uuid>,
+}
+
+pub async fn show(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<Older>,
+) -> Response {
+    let m = match signed_in(&state, &headers).await {
+        Ok(m) => m,
+        Err(r) => return r,
+    };
+    let before = match (q.before_at, q.before_id) {
+        (Some(at), Some(id)) => {
+            chrono::DateTime::from_timestamp_micros(at).map(|at| ApiKeyCursor { at, id })
+        }
+        _ => None,
+    };
+    page(&state, &m, before, Notice::default(), StatusCode::OK).await
+}
+
+pub async fn create_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    if let Err(r) = same_site(&state, &headers) {
+        return r;
+    }
+    let m = match signed_in(&state, &headers).await {
+        Ok(m) => m,
+        Err(r) => return r,
+    };
+    let fields: Vec<(String, String)> = serde_urlencoded::from_str(&body).unwrap_or_default();
+    let name = fields
+        .iter()
+        .find(|(k, _)| k == "name")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let scopes: Vec<String> = fields
+        .into_iter()
+        .filter(|(k, _)| k == "scope")
+        .map(|(_, v)| v)
+        .collect();
+    match service::create(&state, &m, &name, &scopes, Rate::default()).await {
+        Ok(k) => {
+            let notice = Notice {
+                secret: Some((k.key.name, k.token)),
+                ..Default::default()
+            };
+            page(&state, &m, None, notice, StatusCode::CREATED).await
+        }
+        Err(e) => {
+            let status = match e {
+                AppError::Forbidden => StatusCode::FORBIDDEN,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            let notice = Notice {
+                error: Some(e.to_string()),
+                name,
+                ..Default::default()
+            };
+            page(&state, &m, None, notice, status).await
+        }
+    }
+}
+
+pub async fn revoke_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<Uuid>,
+) -> Response {
+    if let Err(r) = same_site(&state, &headers) {
+        return r;
+    }
+    let m = match signed_in(&state, &headers).await {
+        Ok(m) => m,
+        Err(r) => return r,
+    };
+    match service::revoke(&state, &m, id).await {
+        Ok(_) => Redirect::to(crate::developers::PATH).into_response(),
+        Err(e) => {
+            let notice = Notice {
+                error: Some(e.to_string()),
+                ..Default::default()
+            };
+            let status = match e {
+                AppError::NotFound(_) => StatusCode::NOT_FOUND,
+                AppError::Forbidden => StatusCode::FORBIDDEN,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            page(&state, &m, None, notice, status).await
+        }
+    }
+}
