@@ -36,3 +36,5 @@ pub mod ops;
 pub mod public_api;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
+pub mod webhooks;

@@ -48,6 +48,7 @@ mod m20261128_000044_campaign_pictures;
 mod m20261128_000045_plan_pause_and_stop;
 mod m20261128_000046_plan_step_policy;
 mod m20261128_000047_api_keys;
+mod m20261128_000048_webhooks;
 mod platform_agent;
 
 pub struct Migrator;
@@ -103,6 +104,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000045_plan_pause_and_stop::Migration),
             Box::new(m20261128_000046_plan_step_policy::Migration),
             Box::new(m20261128_000047_api_keys::Migration),
+            Box::new(m20261128_000048_webhooks::Migration),
         ]
     }
 }

@@ -107,6 +107,17 @@ pub async fn suppress<C: ConnectionTrait>(
         Err(e) => return Err(e.into()),
     }
     audit(db, org, phone, "opted_out", source.as_str(), why, now).await?;
+    let contacts: Vec<Uuid> = contact::Entity::find()
+        .select_only()
+        .column(contact::Column::Id)
+        .filter(contact::Column::OrganizationId.eq(org))
+        .filter(contact::Column::Phone.eq(phone))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let data = serde_json::json!({"phone": phone, "contact_ids": contacts,
+        "source": source.as_str(), "reason": why.reason, "message_id": why.message_id});
+    crate::webhooks::emit::emit(db, org, "contact.opted_out", data, now).await?;
     tracing::info!(%org, source = source.as_str(), "number suppressed");
     Ok(true)
 }

@@ -165,7 +165,7 @@ pub async fn insert<C: ConnectionTrait>(
     now: chrono::DateTime<Utc>,
 ) -> AppResult<contact::Model> {
     let phone = c.phone.clone();
-    contact::ActiveModel {
+    let row = contact::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(org_id),
         name: Set(c.name),
@@ -185,7 +185,11 @@ pub async fn insert<C: ConnectionTrait>(
     }
     .insert(db)
     .await
-    .map_err(|e| duplicate_phone(e, &phone))
+    .map_err(|e| duplicate_phone(e, &phone))?;
+    let data = serde_json::json!({"id": row.id, "name": row.name, "phone": row.phone,
+        "email": row.email, "tags": row.tags, "created_at": row.created_at});
+    crate::webhooks::emit::emit(db, org_id, "contact.created", data, now).await?;
+    Ok(row)
 }
 
 pub async fn create(
@@ -194,7 +198,10 @@ pub async fn create(
     input: &ContactInput,
 ) -> AppResult<ContactView> {
     let c = clean(input, &state.config.default_region)?;
-    let created = insert(&state.db, org_id, c, state.clock.now()).await?;
+    // The contact and its webhook event commit together.
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    let created = insert(&txn, org_id, c, state.clock.now()).await?;
+    txn.commit().await?;
     // A number on the suppression list stays there: the new contact shows it.
     view(state, org_id, created.id).await
 }

@@ -40,18 +40,23 @@ async fn page(
     status: StatusCode,
 ) -> Response {
     let owner = m.require_owner().is_ok();
-    let keys = if owner {
-        match service::list(state, m, before).await {
-            Ok(k) => Some(k),
-            Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response(),
+    let (keys, hooks) = if owner {
+        let keys = service::list(state, m, before).await;
+        let hooks = crate::webhooks::service::list(state, m).await;
+        match (keys, hooks) {
+            (Ok(k), Ok(h)) => (Some(k), h),
+            (Err(e), _) | (_, Err(e)) => {
+                return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response()
+            }
         }
     } else {
-        None
+        (None, Vec::new())
     };
     let html = render(
         state.config.public_dir.as_deref(),
         owner,
         keys.as_ref(),
+        &hooks,
         &notice,
     );
     (status, Html(html)).into_response()
@@ -150,6 +155,91 @@ pub async fn revoke_key(
                 AppError::NotFound(_) => StatusCode::NOT_FOUND,
                 AppError::Forbidden => StatusCode::FORBIDDEN,
                 _ => StatusCode::BAD_REQUEST,
+            };
+            page(&state, &m, None, notice, status).await
+        }
+    }
+}
+
+fn status_of(e: &AppError) -> StatusCode {
+    match e {
+        AppError::Forbidden => StatusCode::FORBIDDEN,
+        AppError::NotFound(_) => StatusCode::NOT_FOUND,
+        AppError::Conflict(_) => StatusCode::CONFLICT,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// A post's member, if it came from this site by someone signed in.
+async fn poster(state: &AppState, headers: &HeaderMap) -> Result<Member, Response> {
+    same_site(state, headers)?;
+    signed_in(state, headers).await
+}
+
+pub async fn subscribe(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let m = match poster(&state, &headers).await {
+        Ok(m) => m,
+        Err(r) => return r,
+    };
+    let fields: Vec<(String, String)> = serde_urlencoded::from_str(&body).unwrap_or_default();
+    let url = fields
+        .iter()
+        .find(|(k, _)| k == "url")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let events: Vec<String> = fields
+        .into_iter()
+        .filter(|(k, _)| k == "event")
+        .map(|(_, v)| v)
+        .collect();
+    match crate::webhooks::service::create(&state, &m, &url, &events).await {
+        Ok((row, secret)) => {
+            let notice = Notice {
+                webhook_secret: Some((row.url, secret)),
+                ..Default::default()
+            };
+            page(&state, &m, None, notice, StatusCode::CREATED).await
+        }
+        Err(e) => {
+            let status = status_of(&e);
+            let notice = Notice {
+                error: Some(e.to_string()),
+                url,
+                ..Default::default()
+            };
+            page(&state, &m, None, notice, status).await
+        }
+    }
+}
+
+/// What a button on a webhook or a delivery does.
+pub async fn webhook_action(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((id, action)): Path<(Uuid, String)>,
+) -> Response {
+    let m = match poster(&state, &headers).await {
+        Ok(m) => m,
+        Err(r) => return r,
+    };
+    use crate::webhooks::service as hooks;
+    let done = match action.as_str() {
+        "test" => hooks::send_test(&state, &m, id).await,
+        "remove" => hooks::remove(&state, &m, id).await,
+        "redeliver" => hooks::redeliver(&state, &m, id).await,
+        _ => Err(AppError::not_found("That action")),
+    };
+    match done {
+        Ok(()) => Redirect::to(crate::developers::PATH).into_response(),
+        Err(e) => {
+            let status = status_of(&e);
+            let notice = Notice {
+                error: Some(e.to_string()),
+                ..Default::default()
             };
             page(&state, &m, None, notice, status).await
         }

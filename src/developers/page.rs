@@ -2,17 +2,22 @@
 //! value) and styled by the app's own stylesheet.
 use crate::api_keys::model::{ApiKeyPage, SCOPES};
 use crate::components::short_time;
+use crate::webhooks::service::Subscription;
 use dioxus::prelude::*;
 use std::sync::OnceLock;
 
-/// What the page says beside the keys.
+/// What the page says beside the keys and webhooks.
 #[derive(Default)]
 pub struct Notice {
     /// A new key's secret, shown this once.
     pub secret: Option<(String, String)>,
+    /// A new webhook's signing secret, shown this once.
+    pub webhook_secret: Option<(String, String)>,
     pub error: Option<String>,
     /// The name typed, kept when creating failed.
     pub name: String,
+    /// The URL typed, kept when subscribing failed.
+    pub url: String,
 }
 
 /// The built app's stylesheet (`assets/main-dxh….css` in the public folder), when there is one.
@@ -34,6 +39,7 @@ pub fn render(
     public: Option<&std::path::Path>,
     owner: bool,
     keys: Option<&ApiKeyPage>,
+    hooks: &[Subscription],
     notice: &Notice,
 ) -> String {
     let css = stylesheet(public);
@@ -103,6 +109,7 @@ pub fn render(
                         }
                     }
                 }
+                {webhooks(hooks, notice)}
             }
         }
     });
@@ -112,4 +119,83 @@ pub fn render(
     format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Developers · Herald</title>{link}</head><body>{body}</body></html>"
     )
+}
+
+fn webhooks(hooks: &[Subscription], notice: &Notice) -> Element {
+    use crate::webhooks::{service::when, EVENTS};
+    rsx! {
+        section { class: "card", id: "webhooks",
+            h2 { "Webhooks" }
+            p { class: "muted small",
+                "Herald posts each event to the URLs subscribed to it, signed as Standard Webhooks specifies (headers webhook-id, webhook-timestamp and webhook-signature), in order for each URL. A failed delivery is tried again with growing waits for a day, then set aside; it can be sent again from here. Private addresses are refused."
+            }
+            if let Some((url, secret)) = &notice.webhook_secret {
+                div { class: "notice", id: "webhook-secret",
+                    p { "Deliveries to {url} are signed with this secret. Copy it now: it is not shown again." }
+                    p { code { id: "webhook-secret-value", "{secret}" } }
+                }
+            }
+            form { method: "post", action: "/developers/webhooks", class: "inline-form", id: "webhook-form",
+                input { name: "url", id: "webhook-url", r#type: "url", placeholder: "https://example.com/herald-events", required: true, value: "{notice.url}" }
+                for e in EVENTS {
+                    label { class: "check",
+                        input { r#type: "checkbox", name: "event", value: e, "data-event": e, checked: e == EVENTS[0] }
+                        "{e}"
+                    }
+                }
+                button { class: "primary", r#type: "submit", id: "webhook-create", "Add webhook" }
+            }
+            p { class: "muted small", id: "webhooks-count",
+                if hooks.len() == 1 { "1 webhook." } else { "{hooks.len()} webhooks." }
+            }
+            for h in hooks.iter() {
+                div { class: "webhook", "data-url": "{h.row.url}",
+                    p {
+                        strong { class: "webhook-url", "{h.row.url}" }
+                        br {}
+                        span { class: "muted small", "{h.row.events.replace(' ', \", \")} · {h.waiting} waiting" }
+                    }
+                    div { class: "row",
+                        form { method: "post", action: "/developers/webhooks/{h.row.id}/test", class: "inline",
+                            button { class: "webhook-test", r#type: "submit", "Send a test event" }
+                        }
+                        form { method: "post", action: "/developers/webhooks/{h.row.id}/remove", class: "inline",
+                            button { class: "link webhook-remove", r#type: "submit", "Remove" }
+                        }
+                    }
+                    if h.recent.is_empty() {
+                        p { class: "muted small", "Nothing delivered yet." }
+                    } else {
+                        table { class: "deliveries",
+                            thead { tr { th { "Event" } th { "Status" } th { "Answer" } th { "Tries" } th { "When" } th {} } }
+                            tbody {
+                                for d in h.recent.iter() {
+                                    tr { class: "delivery", "data-status": "{d.status}",
+                                        td { "{d.event_type}" }
+                                        td { class: "delivery-status", "{d.status}" }
+                                        td { class: "delivery-code",
+                                            match (d.last_status, &d.last_error) {
+                                                (Some(c), _) => c.to_string(),
+                                                (None, Some(e)) => e.clone(),
+                                                (None, None) => "—".to_string(),
+                                            }
+                                        }
+                                        td { "{d.attempts}" }
+                                        td { "{short_time(when(d))}" }
+                                        td {
+                                            if d.status != "pending" {
+                                                form { method: "post", action: "/developers/deliveries/{d.id}/redeliver", class: "inline",
+                                                    button { class: "link delivery-redeliver", r#type: "submit", "Redeliver" }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

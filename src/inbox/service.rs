@@ -128,12 +128,25 @@ pub async fn assign(
             ));
         }
     }
+    // The assignment and its webhook event commit together.
+    let txn = crate::server::db::begin_write(&state.db).await?;
     conversation::Entity::update_many()
         .col_expr(conversation::Column::AssigneeId, Expr::value(assignee))
         .filter(conversation::Column::OrganizationId.eq(m.organization_id))
         .filter(conversation::Column::ContactId.eq(contact_id))
-        .exec(&state.db)
+        .exec(&txn)
         .await?;
+    let data = serde_json::json!({"contact_id": contact_id, "assignee_id": assignee,
+        "assigned_by": m.user_id});
+    crate::webhooks::emit::emit(
+        &txn,
+        m.organization_id,
+        "conversation.assigned",
+        data,
+        state.clock.now(),
+    )
+    .await?;
+    txn.commit().await?;
     tracing::info!(%contact_id, assignee = ?assignee, user = %m.user_id, "conversation assigned");
     if let Some(to) = assignee.filter(|to| *to != m.user_id && before.assignee_id != Some(*to)) {
         let by = user::Entity::find_by_id(m.user_id)

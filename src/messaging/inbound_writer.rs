@@ -82,12 +82,45 @@ async fn insert_all(
     db: &DatabaseConnection,
     rows: Vec<message::ActiveModel>,
 ) -> Result<HashSet<Uuid>, DbErr> {
-    let result = message::Entity::insert_many(rows)
+    // The texts and their webhook events (`message.received`) commit together.
+    let txn = crate::server::db::begin_write(db).await?;
+    let result = message::Entity::insert_many(rows.clone())
         .on_conflict_do_nothing_on([message::Column::ProviderSid])
-        .exec_with_returning_keys(db)
+        .exec_with_returning_keys(&txn)
         .await?;
-    Ok(match result {
+    let stored: HashSet<Uuid> = match result {
         TryInsertResult::Inserted(ids) => ids.into_iter().collect(),
         TryInsertResult::Conflicted | TryInsertResult::Empty => HashSet::new(),
-    })
+    };
+    let mut by_org: std::collections::BTreeMap<Uuid, Vec<serde_json::Value>> = Default::default();
+    let mut now = None;
+    for r in rows
+        .into_iter()
+        .filter(|r| r.id.try_as_ref().is_some_and(|id| stored.contains(id)))
+    {
+        // Each field as the row sets it (an unset one is left out, never guessed).
+        let (Some(org), Some(at)) = (r.organization_id.try_as_ref(), r.created_at.try_as_ref())
+        else {
+            continue;
+        };
+        now = Some(*at);
+        by_org.entry(*org).or_default().push(serde_json::json!({
+            "message_id": r.id.try_as_ref(), "contact_id": r.contact_id.try_as_ref(),
+            "phone_number_id": r.phone_number_id.try_as_ref(), "body": r.body.try_as_ref(),
+            "media_count": r.media_count.try_as_ref(), "created_at": at,
+        }));
+    }
+    for (org, data) in by_org {
+        crate::webhooks::emit::emit_each(
+            &txn,
+            org,
+            "message.received",
+            &data,
+            now.unwrap_or_default(),
+        )
+        .await
+        .map_err(|e| DbErr::Custom(e.to_string()))?;
+    }
+    txn.commit().await?;
+    Ok(stored)
 }

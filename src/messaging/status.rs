@@ -115,12 +115,28 @@ async fn advance(
             Expr::value(Some(format!("carrier error {code}"))),
         );
     }
+    // The status and its webhook event commit together.
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let res = update
         .filter(message::Column::ProviderSid.eq(sid))
         .filter(message::Column::OrganizationId.eq(org))
         .filter(Expr::expr(rank_expr()).lt(rank))
-        .exec(&state.db)
+        .exec(&txn)
         .await?;
+    if res.rows_affected > 0 {
+        if let Some(m) = message::Entity::find()
+            .filter(message::Column::ProviderSid.eq(sid))
+            .filter(message::Column::OrganizationId.eq(org))
+            .one(&txn)
+            .await?
+        {
+            let data = serde_json::json!({"message_id": m.id, "contact_id": m.contact_id,
+                "phone_number_id": m.phone_number_id, "status": status, "error_code": error_code});
+            crate::webhooks::emit::emit(&txn, org, "message.status", data, state.clock.now())
+                .await?;
+        }
+    }
+    txn.commit().await?;
     Ok(res.rows_affected > 0)
 }
 

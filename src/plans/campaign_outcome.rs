@@ -136,6 +136,7 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
     if res.rows_affected != 1 {
         return Ok(());
     }
+    crate::webhooks::emit::plan_event(state, &p, "plan.finished", to.as_str()).await;
     let failed = reasons(state, op_id, item_status::FAILED, item::Column::Error).await?;
     let figures = format!(
         "{} of {} sent{}{}",

@@ -148,6 +148,8 @@ pub async fn stop(
         format!(": {reason}")
     };
     tracing::info!(plan = %plan_id, cancelled, campaigns = paused_ops.len(), "plan stopped");
+    crate::webhooks::emit::plan_event(state, &p, "plan.finished", PlanStatus::Stopped.as_str())
+        .await;
     crate::plans::announce::progress(
         state,
         &p,

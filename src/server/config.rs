@@ -87,6 +87,8 @@ pub struct Config {
     pub llm_provider: String,
     /// Model, key, base URL and timeout for a hosted provider.
     pub llm: crate::ai_agent::llm::rig::RigSettings,
+    /// Outbound webhooks: `WEBHOOK_ALLOW_PRIVATE`, and retry timing.
+    pub webhooks: crate::webhooks::WebhookSettings,
     /// `HERALD_ENV=production`: test-only settings are refused.
     pub production: bool,
     /// Test-only clock shift; never allowed in production or beyond loopback.
@@ -384,6 +386,7 @@ impl Config {
                 .filter(|r: &f64| *r > 0.0)
                 .unwrap_or(1.0),
             llm_provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
+            webhooks: crate::webhooks::WebhookSettings::from_env(),
             llm: crate::ai_agent::llm::rig::RigSettings {
                 provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
                 model: var("LLM_MODEL").unwrap_or_default(),
@@ -443,6 +446,7 @@ impl Config {
             send_concurrency: 4,
             turn_concurrency: 32,
             llm_provider: "offline".into(),
+            webhooks: crate::webhooks::WebhookSettings::default(),
             llm: crate::ai_agent::llm::rig::RigSettings {
                 provider: "offline".into(),
                 model: String::new(),

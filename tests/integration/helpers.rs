@@ -140,6 +140,8 @@ pub struct Options {
     /// Where media copies go, and their size limit (none: a temporary folder, 5 MB).
     pub media: Option<herald::server::media_config::MediaConfig>,
     pub webhook_auth_token: Option<String>,
+    /// Outbound webhooks' settings (none: the defaults, private addresses refused).
+    pub webhooks: Option<herald::webhooks::WebhookSettings>,
     pub public_url: String,
     pub transport: Option<Arc<dyn SmsTransport>>,
     pub model: Option<Arc<dyn ChatModel>>,
@@ -179,6 +181,7 @@ impl Default for Options {
         Self {
             media: None,
             webhook_auth_token: None,
+            webhooks: None,
             public_url: "https://herald.example".into(),
             transport: None,
             model: None,
@@ -218,6 +221,9 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     let (url, guard) = fresh_database(backend).await?;
     let mut config = Config::for_database(url);
     config.webhook_auth_token = opts.webhook_auth_token;
+    if let Some(w) = opts.webhooks {
+        config.webhooks = w;
+    }
     config.public_url = opts.public_url;
     config.sign_in_attempts_per_minute = opts.sign_in_attempts_per_minute;
     config.sign_ups_per_minute = opts.sign_ups_per_minute;

@@ -9,6 +9,7 @@ mod helpers;
 mod hosted_models;
 mod ledger;
 mod live_socket;
+mod webhook_receiver;
 
 mod access;
 mod access_accounts;
@@ -100,3 +101,4 @@ mod two_instances;
 mod vision;
 mod webhook;
 mod webhook_safety;
+mod webhooks;

@@ -1,0 +1,348 @@
+//! Outbound webhooks (issue 31 §3–4): an owner subscribes a loopback receiver (allowed by
+//! `WEBHOOK_ALLOW_PRIVATE`) on the Developers page; every event kind reaches it once, signed
+//! (verified with the Standard Webhooks library), in order; a receiver that fails three times
+//! gets the event on the fourth try; a delivery can be sent again; by default a private address
+//! is refused.
+use crate::helpers::*;
+use crate::on_both_databases;
+use crate::plan_support::{ask, crm, plans, ASK};
+use crate::webhook_receiver::Receiver;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+on_both_databases!(
+    events_arrive_signed_once_and_in_order,
+    a_failing_receiver_gets_the_event_later,
+    private_addresses_are_refused_by_default
+);
+
+fn quick() -> herald::webhooks::WebhookSettings {
+    herald::webhooks::WebhookSettings {
+        allow_private: true,
+        retry_base: Duration::from_millis(40),
+        poll_every: Duration::from_millis(50),
+        ..Default::default()
+    }
+}
+
+/// Subscribes `url` to `events` on the Developers page: the answer, and the secret it showed.
+pub async fn subscribe(
+    app: &TestApp,
+    org: &Org,
+    url: &str,
+    events: &[&str],
+) -> (StatusCode, String) {
+    let mut form: Vec<(&str, &str)> = vec![("url", url)];
+    form.extend(events.iter().map(|e| ("event", *e)));
+    let res = org
+        .client
+        .post(app.url("/developers/webhooks"))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status();
+    let html = res.text().await.unwrap();
+    let secret = html
+        .split("id=\"webhook-secret-value\">")
+        .nth(1)
+        .and_then(|s| s.split('<').next())
+        .unwrap_or_default()
+        .to_owned();
+    (status, if secret.is_empty() { html } else { secret })
+}
+
+async fn events_arrive_signed_once_and_in_order(backend: Backend) {
+    let Some(app) = spawn_app_with(
+        backend,
+        Options {
+            webhooks: Some(quick()),
+            ..Options::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    let rx = Receiver::start().await;
+    let c = crm(&app).await;
+    let (status, secret) = subscribe(&app, &c.org, &rx.url, &herald::webhooks::EVENTS).await;
+    assert_eq!(status, StatusCode::CREATED, "{secret}");
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    rx.set_secret(&secret);
+
+    // contact.created, five in a row: they arrive in the order they were made.
+    for i in 0..5 {
+        app.add_contact(&c.org, &format!("Order {i}"), &format!("+1415555300{i}"))
+            .await;
+    }
+    rx.wait_for(5).await;
+    // message.received (and contact.created for a new number), then contact.opted_out.
+    app.post_webhook(
+        &sms_params(
+            "SMhook0000000000000000000000000001",
+            "+14155553100",
+            "+14155550100",
+            "Hi there",
+        ),
+        None,
+    )
+    .await;
+    app.settle().await;
+    rx.wait_for(7).await;
+    app.post_webhook(
+        &sms_params(
+            "SMhook0000000000000000000000000002",
+            "+14155553100",
+            "+14155550100",
+            "STOP",
+        ),
+        None,
+    )
+    .await;
+    app.settle().await;
+    // message.status: a text to Ada, then its carrier's delivery callback.
+    let numbers: Value = app.ok_as(&c.org.client, "/api/numbers", Value::Null).await;
+    let sent: Value = app
+        .ok_as(&c.org.client, "/api/messages/send",
+            json!({"request": {"contact_id": c.ada, "phone_number_id": numbers[0]["id"], "body": "See you Tuesday."}}))
+        .await;
+    app.settle().await;
+    let id: uuid::Uuid = sent["id"].as_str().unwrap().parse().unwrap();
+    use sea_orm::EntityTrait;
+    let row = herald::messaging::entity::Entity::find_by_id(id)
+        .one(&app.state.db)
+        .await
+        .unwrap()
+        .unwrap();
+    let sid = row.provider_sid.expect("the text went out with a SID");
+    let res = app
+        .client
+        .post(app.url("/webhooks/twilio/status"))
+        .form(&[
+            ("MessageSid", sid.as_str()),
+            ("MessageStatus", "delivered"),
+            ("AccountSid", "AC00000000000000000000000000000000"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    // conversation.assigned.
+    let me: Value = app.ok_as(&c.org.client, "/api/auth/me", Value::Null).await;
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/conversations/assign",
+            json!({"contact_id": c.ada, "assignee": me["user_id"]}),
+        )
+        .await;
+    // plan.awaiting_approval, then plan.finished once it is approved and has run.
+    ask(&app, &c.org, ASK, true).await;
+    let plan = plans(&app, &c.org).await[0]["id"].clone();
+    let _: Value = app
+        .ok_as(&c.org.client, "/api/plans/approve", json!({"id": plan}))
+        .await;
+    app.settle().await;
+
+    let want = [
+        "message.status",
+        "contact.opted_out",
+        "conversation.assigned",
+        "plan.awaiting_approval",
+        "plan.finished",
+    ];
+    for _ in 0..200 {
+        let got = rx.types();
+        if want.iter().all(|w| got.iter().any(|g| g == w)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let got = rx.types();
+    let names: Vec<String> = rx.seen.lock().unwrap().events[..5]
+        .iter()
+        .map(|(_, b)| b["data"]["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        (0..5).map(|i| format!("Order {i}")).collect::<Vec<_>>(),
+        "in order"
+    );
+    for kind in [
+        "contact.created",
+        "message.received",
+        "message.status",
+        "contact.opted_out",
+        "conversation.assigned",
+        "plan.awaiting_approval",
+        "plan.finished",
+    ] {
+        assert_eq!(
+            got.iter().filter(|g| *g == kind).count(),
+            if kind == "contact.created" { 6 } else { 1 },
+            "{kind} in {got:?}"
+        );
+    }
+    let pos = |k: &str| got.iter().position(|g| g == k).unwrap();
+    assert!(pos("message.received") < pos("contact.opted_out"));
+    assert!(pos("plan.awaiting_approval") < pos("plan.finished"));
+    let seen = rx.seen.lock().unwrap();
+    assert_eq!(seen.forged, 0, "every delivery verified");
+    let received = &seen
+        .events
+        .iter()
+        .find(|(_, b)| b["type"] == "message.received")
+        .unwrap()
+        .1;
+    assert_eq!(received["data"]["body"], "Hi there");
+    drop(seen);
+
+    // The page lists the deliveries; one can be sent again, under the same webhook-id.
+    let html = c
+        .org
+        .client
+        .get(app.url("/developers"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("delivered") && html.contains("plan.finished"),
+        "{html}"
+    );
+    assert!(!html.contains(&secret), "the secret is shown once");
+}
+
+async fn a_failing_receiver_gets_the_event_later(backend: Backend) {
+    let Some(app) = spawn_app_with(
+        backend,
+        Options {
+            webhooks: Some(quick()),
+            ..Options::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    let rx = Receiver::start().await;
+    rx.fail_first.store(3, std::sync::atomic::Ordering::SeqCst);
+    let owner = app.new_org("Bright Smiles").await;
+    let (_, secret) = subscribe(&app, &owner, &rx.url, &["contact.created"]).await;
+    rx.set_secret(&secret);
+    let ada = app
+        .add_contact(&owner, "Ada Lovelace", "+14155552671")
+        .await;
+    app.add_contact(&owner, "Grace Hopper", "+14155552672")
+        .await;
+    rx.wait_for(2).await;
+    let seen = rx.seen.lock().unwrap();
+    assert_eq!(seen.requests, 5, "three 500s, then each event once");
+    assert_eq!(
+        seen.events[0].1["data"]["id"],
+        ada.to_string(),
+        "the failed one first"
+    );
+    drop(seen);
+    let rows = app
+        .count_where("webhook_delivery", "status = 'delivered' AND attempts = 4")
+        .await;
+    assert_eq!(rows, 1);
+
+    // "Redeliver" from the page sends it again under its webhook-id: the receiver keeps one.
+    let html = owner
+        .client
+        .get(app.url("/developers"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let action = html
+        .split("action=\"/developers/deliveries/")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("a redeliver button")
+        .to_owned();
+    let res = owner
+        .client
+        .post(app.url(&format!("/developers/deliveries/{action}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    for _ in 0..100 {
+        if rx.seen.lock().unwrap().requests >= 6 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let seen = rx.seen.lock().unwrap();
+    assert_eq!(
+        (seen.requests, seen.events.len()),
+        (6, 2),
+        "delivered again, one logical event"
+    );
+    drop(seen);
+
+    // A test event goes to that subscription alone.
+    let test = html
+        .split("action=\"/developers/webhooks/")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap()
+        .to_owned();
+    assert!(test.ends_with("/test"), "{test}");
+    owner
+        .client
+        .post(app.url(&format!("/developers/webhooks/{test}")))
+        .send()
+        .await
+        .unwrap();
+    rx.wait_for(3).await;
+    assert_eq!(rx.types()[2], "webhook.test");
+}
+
+async fn private_addresses_are_refused_by_default(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let owner = app.new_org("Bright Smiles").await;
+    for url in [
+        "http://127.0.0.1:9/hooks",
+        "http://[::1]:9/hooks",
+        "http://169.254.169.254/latest",
+        "ftp://example.com/x",
+    ] {
+        let (status, html) = subscribe(&app, &owner, url, &["contact.created"]).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{url}");
+        assert!(
+            html.contains("id=\"api-key-error\""),
+            "{url}: the reason is shown"
+        );
+    }
+    assert!(subscribe(
+        &app,
+        &owner,
+        "http://127.0.0.1:9/hooks",
+        &["contact.created"]
+    )
+    .await
+    .1
+    .contains("private address"));
+    assert_eq!(app.count("webhook_subscription").await, 0);
+    let dana = app.add_member(&owner, "Dana").await;
+    let (status, _) = subscribe(
+        &app,
+        &dana,
+        "https://example.com/hooks",
+        &["contact.created"],
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
