@@ -58,7 +58,7 @@ async fn claim(state: &AppState) -> AppResult<Vec<Uuid>> {
     let backend = state.db.get_database_backend();
     let now = state.clock.now();
     let lease = now
-        + chrono::Duration::from_std(state.config.webhooks.timeout * 3)
+        + chrono::Duration::from_std(state.config.webhooks.timeout * 2)
             .unwrap_or(chrono::Duration::seconds(30));
     let head = "SELECT d.id FROM webhook_delivery d WHERE d.status = 'pending' \
          AND d.next_attempt_at <= {now} AND (d.claimed_until IS NULL OR d.claimed_until < {now}) \

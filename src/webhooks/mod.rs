@@ -39,7 +39,8 @@ pub struct WebhookSettings {
     pub give_up_after: Duration,
     /// How often the outbox is looked at.
     pub poll_every: Duration,
-    /// One attempt's limit.
+    /// One attempt's limit (`WEBHOOK_TIMEOUT_SECS`, 1 to 60, default 10). A claim lasts twice
+    /// this, so an instance that died mid-attempt holds its subscription no longer.
     pub timeout: Duration,
 }
 
@@ -60,9 +61,15 @@ impl WebhookSettings {
         let on = |v: Option<String>| {
             v.is_some_and(|v| matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes"))
         };
+        let d = Self::default();
         Self {
             allow_private: on(crate::server::config::var("WEBHOOK_ALLOW_PRIVATE")),
-            ..Self::default()
+            timeout: crate::server::config::var("WEBHOOK_TIMEOUT_SECS")
+                .and_then(|v| v.parse().ok())
+                .filter(|s: &u64| (1..=60).contains(s))
+                .map(Duration::from_secs)
+                .unwrap_or(d.timeout),
+            ..d
         }
     }
 }

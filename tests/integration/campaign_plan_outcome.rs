@@ -13,7 +13,7 @@ on_both_databases!(a_campaign_plan_ends_with_its_campaign);
 
 /// Presents, approves and confirms a plan that finds the quote leads and starts a campaign to
 /// them; answers the plan once its campaign step has run, and the campaign's id.
-async fn started(app: &TestApp, c: &Crm, thread: uuid::Uuid) -> (uuid::Uuid, Value) {
+pub(crate) async fn started(app: &TestApp, c: &Crm, thread: uuid::Uuid) -> (uuid::Uuid, Value) {
     let plan = present_with(
         app,
         c.org.org_id,

@@ -100,5 +100,6 @@ mod twilio_transport;
 mod two_instances;
 mod vision;
 mod webhook;
+mod webhook_crash;
 mod webhook_safety;
 mod webhooks;

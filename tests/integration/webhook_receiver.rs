@@ -26,6 +26,8 @@ pub struct Receiver {
     pub seen: Arc<Mutex<Seen>>,
     /// Answer 500 this many times before taking deliveries.
     pub fail_first: Arc<AtomicUsize>,
+    /// Milliseconds to take over each answer (deliveries stay in flight that long).
+    pub delay_ms: Arc<AtomicUsize>,
 }
 
 impl Receiver {
@@ -67,6 +69,10 @@ impl Receiver {
 }
 
 async fn take(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    let delay = r.delay_ms.load(Ordering::SeqCst);
+    if delay > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(delay as u64)).await;
+    }
     let secret = r.secret.lock().unwrap().clone().unwrap_or_default();
     let verified = standardwebhooks::Webhook::new(&secret)
         .map(|wh| wh.verify(&body, &headers).is_ok())

@@ -346,3 +346,60 @@ async fn private_addresses_are_refused_by_default(backend: Backend) {
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
+
+on_both_databases!(a_finished_campaign_is_announced);
+
+/// `campaign.finished` and its plan's `plan.finished`, once the owner approved the drafts and
+/// every text went.
+async fn a_finished_campaign_is_announced(backend: Backend) {
+    let Some(app) = spawn_app_with(
+        backend,
+        Options {
+            webhooks: Some(quick()),
+            ..Options::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    let rx = Receiver::start().await;
+    let c = crate::campaign_support::crm(&app).await;
+    let (_, secret) = subscribe(
+        &app,
+        &c.org,
+        &rx.url,
+        &["campaign.finished", "plan.finished"],
+    )
+    .await;
+    rx.set_secret(&secret);
+    let thread = crate::step_plan_support::assistant_thread(&app, &c.org).await;
+    let (plan_id, op) = crate::campaign_plan_outcome::started(&app, &c, thread).await;
+    app.settle().await;
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/operations/approve",
+            app.approve_body(&c.org.client, &op).await,
+        )
+        .await;
+    rx.wait_for(2).await;
+    let seen = rx.seen.lock().unwrap();
+    let campaign = &seen
+        .events
+        .iter()
+        .find(|(_, b)| b["type"] == "campaign.finished")
+        .expect("campaign.finished")
+        .1;
+    assert_eq!(campaign["data"]["campaign_id"], op);
+    assert_eq!(campaign["data"]["sent"], 3, "{campaign}");
+    let plan = &seen
+        .events
+        .iter()
+        .find(|(_, b)| b["type"] == "plan.finished")
+        .expect("plan.finished")
+        .1;
+    assert_eq!(plan["data"]["plan_id"], plan_id.to_string());
+    assert_eq!(plan["data"]["status"], "done");
+    assert_eq!(seen.events.len(), 2, "each once");
+}
