@@ -12,6 +12,7 @@ pub mod messages;
 pub mod plans;
 pub mod problem;
 pub mod schema;
+pub mod webhooks;
 
 use crate::server::AppState;
 use axum::http::{header, StatusCode};
@@ -39,7 +40,8 @@ pub const OPENAPI_PATH: &str = "/v1/openapi.json";
         (name = "contacts", description = "Contacts, their tags and fields; opt-out state is read only"),
         (name = "messages", description = "Conversations, their messages, and sending a text"),
         (name = "plans", description = "Plans the agents present, and decisions on them"),
-        (name = "directory", description = "Segments, phone numbers and agents")
+        (name = "directory", description = "Segments, phone numbers and agents"),
+        (name = "webhooks", description = "Subscriptions to Herald's events, delivered signed (Standard Webhooks)")
     )
 )]
 struct ApiDoc;
@@ -78,6 +80,8 @@ fn api_router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(directory::segments))
         .routes(routes!(directory::numbers))
         .routes(routes!(directory::agents))
+        .routes(routes!(webhooks::list, webhooks::create))
+        .routes(routes!(webhooks::remove))
         .split_for_parts()
 }
 

@@ -403,3 +403,69 @@ async fn a_finished_campaign_is_announced(backend: Backend) {
     assert_eq!(plan["data"]["status"], "done");
     assert_eq!(seen.events.len(), 2, "each once");
 }
+
+on_both_databases!(a_key_manages_webhooks_through_the_api);
+
+/// `/v1/webhooks` with `webhooks:manage`: subscribe (the secret in that answer), list, and
+/// remove; a private address is refused there too unless allowed.
+async fn a_key_manages_webhooks_through_the_api(backend: Backend) {
+    use crate::api_client::{new_key, Api};
+    let Some(app) = spawn_app_with(
+        backend,
+        Options {
+            webhooks: Some(quick()),
+            ..Options::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    let rx = Receiver::start().await;
+    let owner = app.new_org("Bright Smiles").await;
+    let (token, _) = new_key(&app, &owner, "Make", &["webhooks:manage"], None).await;
+    let api = Api::new(&app, &token).await;
+    let bad = api
+        .post(
+            "/webhooks",
+            json!({"url": rx.url, "events": ["contact.updated"]}),
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.body);
+    let made = api
+        .post(
+            "/webhooks",
+            json!({"url": rx.url, "events": ["contact.created"]}),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    rx.set_secret(made.body["secret"].as_str().unwrap());
+    app.add_contact(&owner, "Ada Lovelace", "+14155552671")
+        .await;
+    rx.wait_for(1).await;
+    let list = api.get("/webhooks").await;
+    assert_eq!(list.body["total"], 1);
+    assert!(
+        !list.body.to_string().contains("whsec_"),
+        "the secret is not listed"
+    );
+    let id = made.body["webhook"]["id"].as_str().unwrap();
+    let gone = api
+        .call(
+            reqwest::Method::DELETE,
+            &format!("/webhooks/{id}"),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT);
+    assert_eq!(api.get("/webhooks").await.body["total"], 0);
+    app.add_contact(&owner, "Grace Hopper", "+14155552672")
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        rx.seen.lock().unwrap().events.len(),
+        1,
+        "nothing after removal"
+    );
+}
