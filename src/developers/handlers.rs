@@ -207,7 +207,7 @@ pub async fn subscribe(
         Err(e) => {
             let status = status_of(&e);
             let notice = Notice {
-                error: Some(e.to_string()),
+                webhook_error: Some(e.to_string()),
                 url,
                 ..Default::default()
             };
@@ -238,7 +238,7 @@ pub async fn webhook_action(
         Err(e) => {
             let status = status_of(&e);
             let notice = Notice {
-                error: Some(e.to_string()),
+                webhook_error: Some(e.to_string()),
                 ..Default::default()
             };
             page(&state, &m, None, notice, status).await

@@ -18,6 +18,8 @@ pub struct Notice {
     pub name: String,
     /// The URL typed, kept when subscribing failed.
     pub url: String,
+    /// Why a webhook action was refused, shown beside the webhooks.
+    pub webhook_error: Option<String>,
 }
 
 /// The built app's stylesheet (`assets/main-dxh….css` in the public folder), when there is one.
@@ -129,6 +131,7 @@ fn webhooks(hooks: &[Subscription], notice: &Notice) -> Element {
             p { class: "muted small",
                 "Herald posts each event to the URLs subscribed to it, signed as Standard Webhooks specifies (headers webhook-id, webhook-timestamp and webhook-signature), in order for each URL. A failed delivery is tried again with growing waits for a day, then set aside; it can be sent again from here. Private addresses are refused."
             }
+            if let Some(e) = &notice.webhook_error { p { class: "error", role: "alert", id: "webhook-error", "{e}" } }
             if let Some((url, secret)) = &notice.webhook_secret {
                 div { class: "notice", id: "webhook-secret",
                     p { "Deliveries to {url} are signed with this secret. Copy it now: it is not shown again." }

@@ -78,6 +78,8 @@ pub async fn start_server_in(dir: &str, url: &str, seed: bool, log_name: &str) -
         .env("RUST_LOG", "info")
         // Agents answer at once: the burst debounce has its own test.
         .env("REPLY_QUIET_SECS", "0")
+        // Webhooks may go to a receiver on loopback (the Developers page's test).
+        .env("WEBHOOK_ALLOW_PRIVATE", "true")
         // Daytime for the server (campaigns send at once), whatever the hour here.
         .env(
             "HERALD_TEST_CLOCK_OFFSET_SECS",

@@ -322,7 +322,7 @@ async fn private_addresses_are_refused_by_default(backend: Backend) {
         let (status, html) = subscribe(&app, &owner, url, &["contact.created"]).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{url}");
         assert!(
-            html.contains("id=\"api-key-error\""),
+            html.contains("id=\"webhook-error\""),
             "{url}: the reason is shown"
         );
     }
