@@ -91,7 +91,7 @@ async fn a_sigkill_loses_no_webhook(backend: Backend) {
     .await;
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert_eq!(names(&rx), all_in_order(), "each event once, in order");
-    let seen = rx.seen.lock().unwrap();
+    let seen = rx.snapshot();
     assert!(
         seen.requests <= EVENTS + 1,
         "at most the one in flight twice: {} posts",

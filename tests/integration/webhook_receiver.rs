@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Seen {
     /// Each logical delivery once, in the order it first arrived: (webhook-id, body).
     pub events: Vec<(String, Value)>,
@@ -40,6 +40,11 @@ impl Receiver {
             .with_state(r.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.ok() });
         r
+    }
+
+    /// What has arrived so far, as a copy (no lock held).
+    pub fn snapshot(&self) -> Seen {
+        self.seen.lock().unwrap().clone()
     }
 
     pub fn set_secret(&self, s: &str) {

@@ -188,7 +188,7 @@ async fn events_arrive_signed_once_and_in_order(backend: Backend) {
     let pos = |k: &str| got.iter().position(|g| g == k).unwrap();
     assert!(pos("message.received") < pos("contact.opted_out"));
     assert!(pos("plan.awaiting_approval") < pos("plan.finished"));
-    let seen = rx.seen.lock().unwrap();
+    let seen = rx.snapshot();
     assert_eq!(seen.forged, 0, "every delivery verified");
     let received = &seen
         .events
@@ -197,7 +197,6 @@ async fn events_arrive_signed_once_and_in_order(backend: Backend) {
         .unwrap()
         .1;
     assert_eq!(received["data"]["body"], "Hi there");
-    drop(seen);
 
     // The page lists the deliveries; one can be sent again, under the same webhook-id.
     let html = c
@@ -240,14 +239,13 @@ async fn a_failing_receiver_gets_the_event_later(backend: Backend) {
     app.add_contact(&owner, "Grace Hopper", "+14155552672")
         .await;
     rx.wait_for(2).await;
-    let seen = rx.seen.lock().unwrap();
+    let seen = rx.snapshot();
     assert_eq!(seen.requests, 5, "three 500s, then each event once");
     assert_eq!(
         seen.events[0].1["data"]["id"],
         ada.to_string(),
         "the failed one first"
     );
-    drop(seen);
     let rows = app
         .count_where("webhook_delivery", "status = 'delivered' AND attempts = 4")
         .await;
@@ -282,13 +280,12 @@ async fn a_failing_receiver_gets_the_event_later(backend: Backend) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let seen = rx.seen.lock().unwrap();
+    let seen = rx.snapshot();
     assert_eq!(
         (seen.requests, seen.events.len()),
         (6, 2),
         "delivered again, one logical event"
     );
-    drop(seen);
 
     // A test event goes to that subscription alone.
     let test = html
@@ -384,7 +381,7 @@ async fn a_finished_campaign_is_announced(backend: Backend) {
         )
         .await;
     rx.wait_for(2).await;
-    let seen = rx.seen.lock().unwrap();
+    let seen = rx.snapshot();
     let campaign = &seen
         .events
         .iter()
