@@ -93,24 +93,11 @@ pub async fn create_key(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    if let Err(r) = same_site(&state, &headers) {
-        return r;
-    }
-    let m = match signed_in(&state, &headers).await {
+    let m = match poster(&state, &headers).await {
         Ok(m) => m,
         Err(r) => return r,
     };
-    let fields: Vec<(String, String)> = serde_urlencoded::from_str(&body).unwrap_or_default();
-    let name = fields
-        .iter()
-        .find(|(k, _)| k == "name")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_default();
-    let scopes: Vec<String> = fields
-        .into_iter()
-        .filter(|(k, _)| k == "scope")
-        .map(|(_, v)| v)
-        .collect();
+    let (name, scopes) = form(&body, "name", "scope");
     match service::create(&state, &m, &name, &scopes, Rate::default()).await {
         Ok(k) => {
             let notice = Notice {
@@ -139,10 +126,7 @@ pub async fn revoke_key(
     headers: HeaderMap,
     Path(id): Path<Uuid>,
 ) -> Response {
-    if let Err(r) = same_site(&state, &headers) {
-        return r;
-    }
-    let m = match signed_in(&state, &headers).await {
+    let m = match poster(&state, &headers).await {
         Ok(m) => m,
         Err(r) => return r,
     };
@@ -187,17 +171,7 @@ pub async fn subscribe(
         Ok(m) => m,
         Err(r) => return r,
     };
-    let fields: Vec<(String, String)> = serde_urlencoded::from_str(&body).unwrap_or_default();
-    let url = fields
-        .iter()
-        .find(|(k, _)| k == "url")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_default();
-    let events: Vec<String> = fields
-        .into_iter()
-        .filter(|(k, _)| k == "event")
-        .map(|(_, v)| v)
-        .collect();
+    let (url, events) = form(&body, "url", "event");
     match crate::webhooks::service::create(&state, &m, &url, &events).await {
         Ok((row, secret)) => {
             let notice = Notice {
@@ -246,4 +220,20 @@ pub async fn webhook_action(
             page(&state, &m, None, notice, status).await
         }
     }
+}
+
+/// A posted form's one `single` field and every value of its `many` field (checkboxes).
+fn form(body: &str, single: &str, many: &str) -> (String, Vec<String>) {
+    let fields: Vec<(String, String)> = serde_urlencoded::from_str(body).unwrap_or_default();
+    let one = fields
+        .iter()
+        .find(|(k, _)| k == single)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let all = fields
+        .into_iter()
+        .filter(|(k, _)| k == many)
+        .map(|(_, v)| v)
+        .collect();
+    (one, all)
 }
