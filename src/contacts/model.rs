@@ -87,7 +87,7 @@ mod tests {
 /// evaluates it in SQL (`contacts::filter`), so counts are exact at any size and nobody, a model
 /// least of all, has to list the members.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema, utoipa::ToSchema))]
 pub struct ContactFilter {
     /// Name, e-mail or tag containing it, or a phone containing its digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,7 +132,7 @@ pub struct ContactFilter {
 
 /// A test on one custom field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema, utoipa::ToSchema))]
 pub struct FieldTest {
     pub field: String,
     pub op: FieldOp,
@@ -141,7 +141,7 @@ pub struct FieldTest {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema, utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FieldOp {
     /// Equal, ignoring case.

@@ -12,7 +12,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde::Deserialize;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
@@ -55,12 +55,53 @@ pub async fn list(
     if q.opted_out.is_some() {
         filter.opted_out = q.opted_out;
     }
-    let limit = cursor::limit(q.limit)?;
-    let after: Option<ContactCursor> = cursor::decode(q.cursor.as_deref())?;
+    Ok(Json(
+        page(&state, org, &filter, q.cursor.as_deref(), q.limit).await?,
+    ))
+}
+
+/// Any filter the app's segments take, in the body.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSearch {
+    #[serde(default)]
+    pub filter: ContactFilter,
+    /// From a previous page's `next_cursor`.
+    pub cursor: Option<String>,
+    /// 1 to 200; 50 unless given.
+    pub limit: Option<u64>,
+}
+
+#[utoipa::path(post, path = "/contacts/search", tag = "contacts", request_body = ContactSearch,
+    security(("api_key" = ["contacts:read"])),
+    responses((status = 200, body = ContactList), (status = "4XX", body = Problem)))]
+pub async fn search(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    body: Result<Json<ContactSearch>, JsonRejection>,
+) -> ApiResult<Json<ContactList>> {
+    need(&caller, "contacts:read")?;
+    let Json(q) = body.map_err(rejected)?;
+    let org = caller.member.organization_id;
+    Ok(Json(
+        page(&state, org, &q.filter, q.cursor.as_deref(), q.limit).await?,
+    ))
+}
+
+/// One page of the contacts `filter` matches, in name order, with the exact total.
+async fn page(
+    state: &AppState,
+    org: Uuid,
+    filter: &ContactFilter,
+    at: Option<&str>,
+    limit: Option<u64>,
+) -> ApiResult<ContactList> {
+    let limit = cursor::limit(limit)?;
+    let after: Option<ContactCursor> = cursor::decode(at)?;
     let now = state.clock.now();
-    let total = crate::contacts::list::count(&state.db, org, &filter, now).await?;
+    let total = crate::contacts::list::count(&state.db, org, filter, now).await?;
     let (rows, more) =
-        crate::contacts::list::rows(&state.db, org, &filter, now, after.as_ref(), limit).await?;
+        crate::contacts::list::rows(&state.db, org, filter, now, after.as_ref(), limit).await?;
     let next_cursor = more.then(|| rows.last()).flatten().map(|c| {
         cursor::encode(&ContactCursor {
             name: c.name.clone(),
@@ -76,11 +117,11 @@ pub async fn list(
             crate::contacts::service::to_view(c, source).into()
         })
         .collect();
-    Ok(Json(ContactList {
+    Ok(ContactList {
         data,
         total,
         next_cursor,
-    }))
+    })
 }
 
 async fn segment_filter(state: &AppState, org: Uuid, id: Uuid) -> ApiResult<ContactFilter> {

@@ -69,6 +69,7 @@ fn api_router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(contacts::list, contacts::create))
         .routes(routes!(contacts::get, contacts::update))
         .routes(routes!(contacts::import))
+        .routes(routes!(contacts::search))
         .routes(routes!(messages::conversations))
         .routes(routes!(messages::messages))
         .routes(routes!(messages::send))

@@ -57,6 +57,16 @@ pub async fn round(state: &AppState) -> AppResult<usize> {
 async fn claim(state: &AppState) -> AppResult<Vec<Uuid>> {
     let backend = state.db.get_database_backend();
     let now = state.clock.now();
+    // A read first (on the status and due-time index): an idle outbox never takes SQLite's
+    // write lock.
+    let due = delivery::Entity::find()
+        .filter(delivery::Column::Status.eq(PENDING))
+        .filter(delivery::Column::NextAttemptAt.lte(now))
+        .one(&state.db)
+        .await?;
+    if due.is_none() {
+        return Ok(Vec::new());
+    }
     let lease = now
         + chrono::Duration::from_std(state.config.webhooks.timeout * 2)
             .unwrap_or(chrono::Duration::seconds(30));

@@ -102,6 +102,29 @@ async fn a_key_reaches_the_organisation_as_the_app_does(backend: Backend) {
     assert_eq!(last.body["data"].as_array().unwrap().len(), 1);
     assert!(last.body["next_cursor"].is_null());
     assert_eq!(api.get("/contacts?tags=vip").await.body["total"], 2);
+    // Any segment filter, in the body: tagged vip and not Ada, paged.
+    let found = api
+        .post(
+            "/contacts/search",
+            json!({"filter": {"tags_any": ["vip"], "search": "Bob"}, "limit": 1}),
+        )
+        .await;
+    assert_eq!(
+        (
+            found.body["total"].clone(),
+            found.body["data"][0]["name"].clone()
+        ),
+        (json!(1), json!("Bob")),
+        "{}",
+        found.body
+    );
+    let bad = api
+        .post(
+            "/contacts/search",
+            json!({"filter": {"replied_within_days": "soon"}}),
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     assert_eq!(
         api.get("/contacts?cursor=forged").await.status,
         StatusCode::BAD_REQUEST

@@ -80,14 +80,15 @@ pub fn status_of(plan: &Value, id: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Waits until the plan satisfies `done` (the runner works in the background).
+/// Waits until the plan satisfies `done` (the runner works in the background, on threads of
+/// lower priority: under a full suite's load on two cores, a step has taken over 10 s).
 pub async fn until(
     app: &TestApp,
     org: &Org,
     id: uuid::Uuid,
     done: impl Fn(&Value) -> bool,
 ) -> Value {
-    for _ in 0..200 {
+    for _ in 0..600 {
         let p = get(app, org, id).await;
         if done(&p) {
             return p;

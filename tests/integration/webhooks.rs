@@ -466,3 +466,66 @@ async fn a_key_manages_webhooks_through_the_api(backend: Backend) {
         "nothing after removal"
     );
 }
+
+on_both_databases!(a_dead_lettered_event_lets_the_next_go);
+
+/// A receiver that keeps failing past the retry window: the event is set aside as dead (shown so
+/// on the page, with the last answer), and the subscription's next event goes.
+async fn a_dead_lettered_event_lets_the_next_go(backend: Backend) {
+    let settings = herald::webhooks::WebhookSettings {
+        give_up_after: Duration::from_millis(400),
+        ..quick()
+    };
+    let Some(app) = spawn_app_with(
+        backend,
+        Options {
+            webhooks: Some(settings),
+            ..Options::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    let rx = Receiver::start().await;
+    rx.fail_first
+        .store(usize::MAX, std::sync::atomic::Ordering::SeqCst);
+    let owner = app.new_org("Bright Smiles").await;
+    let (_, secret) = subscribe(&app, &owner, &rx.url, &["contact.created"]).await;
+    rx.set_secret(&secret);
+    app.add_contact(&owner, "Ada Lovelace", "+14155552671")
+        .await;
+    for _ in 0..200 {
+        if app.count_where("webhook_delivery", "status = 'dead'").await == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        app.count_where("webhook_delivery", "status = 'dead' AND last_status = 500")
+            .await,
+        1
+    );
+    assert!(
+        rx.snapshot().requests >= 2,
+        "it was tried again before it was set aside"
+    );
+    rx.fail_first.store(0, std::sync::atomic::Ordering::SeqCst);
+    app.add_contact(&owner, "Grace Hopper", "+14155552672")
+        .await;
+    rx.wait_for(1).await;
+    assert_eq!(rx.snapshot().events[0].1["data"]["name"], "Grace Hopper");
+    let html = owner
+        .client
+        .get(app.url("/developers"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("data-status=\"dead\"") && html.contains("data-status=\"delivered\""),
+        "{html}"
+    );
+}
