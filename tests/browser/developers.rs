@@ -58,7 +58,7 @@ async fn create_and_revoke_a_key(backend: Backend, screen: Screen) {
     b.click(".webhook-test").await;
     let page = format!("{}/developers", server.base);
     let mut delivered = false;
-    for _ in 0..50 {
+    for _ in 0..150 {
         b.client.goto(&page).await.unwrap();
         let states = b
             .client
@@ -73,7 +73,14 @@ async fn create_and_revoke_a_key(backend: Backend, screen: Screen) {
         }
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
-    assert!(delivered, "the test event was delivered");
+    if !delivered {
+        let section = b
+            .client
+            .execute("const w = document.getElementById('webhooks'); return w ? w.innerText : document.body.innerText;", vec![])
+            .await
+            .unwrap_or_default();
+        panic!("the test event was never delivered; the page says: {section}");
+    }
     b.wait_for_text(".delivery-code", "204").await;
     b.client
         .execute(
