@@ -237,10 +237,36 @@ pub async fn recount(
     change: Option<(OperationStatus, OperationStatus)>,
 ) -> AppResult<bool> {
     let txn = crate::server::db::begin_write(&state.db).await?;
+    let changed = recount_in(&txn, op_id, state.clock.now(), change).await?;
+    txn.commit().await?;
+    published(state, op_id).await?;
+    Ok(changed)
+}
+
+/// Tells the organisation's pages the operation changed.
+pub async fn published(state: &AppState, op_id: Uuid) -> AppResult<()> {
+    if let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? {
+        state.live.publish(
+            op.organization_id,
+            crate::messaging::model::LiveEvent::OperationUpdated {
+                operation_id: op_id,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// `recount` inside the caller's transaction; an operation it ends writes `campaign.finished`.
+pub async fn recount_in<C: ConnectionTrait>(
+    txn: &C,
+    op_id: Uuid,
+    now: chrono::DateTime<chrono::Utc>,
+    change: Option<(OperationStatus, OperationStatus)>,
+) -> AppResult<bool> {
     operation::Entity::update_many()
-        .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
+        .col_expr(operation::Column::UpdatedAt, Expr::value(now))
         .filter(operation::Column::Id.eq(op_id))
-        .exec(&txn)
+        .exec(txn)
         .await?;
     let mut changed = false;
     if let Some((from, to)) = change {
@@ -248,7 +274,7 @@ pub async fn recount(
             .col_expr(operation::Column::Status, Expr::value(to.as_str()))
             .filter(operation::Column::Id.eq(op_id))
             .filter(operation::Column::Status.eq(from.as_str()))
-            .exec(&txn)
+            .exec(txn)
             .await?
             .rows_affected
             == 1;
@@ -263,7 +289,7 @@ pub async fn recount(
         .group_by(item::Column::Status)
         .group_by(item::Column::DraftedAt.is_not_null())
         .into_tuple()
-        .all(&txn)
+        .all(txn)
         .await?;
     let count = |s: &str| {
         by_status
@@ -292,16 +318,16 @@ pub async fn recount(
             Expr::value(count(item_status::SKIPPED)),
         )
         .filter(operation::Column::Id.eq(op_id))
-        .exec(&txn)
+        .exec(txn)
         .await?;
-    txn.commit().await?;
-    if let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? {
-        state.live.publish(
-            op.organization_id,
-            crate::messaging::model::LiveEvent::OperationUpdated {
-                operation_id: op_id,
-            },
-        );
+    let ended = change.is_some_and(|(_, to)| {
+        matches!(
+            to,
+            OperationStatus::Done | OperationStatus::Cancelled | OperationStatus::Failed
+        )
+    });
+    if changed && ended {
+        crate::webhooks::emit::campaign_finished(txn, op_id, now).await?;
     }
     Ok(changed)
 }

@@ -367,14 +367,22 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
             op.status
         )));
     }
-    operation::Entity::update_many()
+    // Cancelled once, in one transaction with what was left, the recount and `campaign.finished`.
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,
             Expr::value(OperationStatus::Cancelled.as_str()),
         )
         .filter(operation::Column::Id.eq(id))
-        .exec(&state.db)
+        .filter(operation::Column::Status.eq(op.status.as_str()))
+        .exec(&txn)
         .await?;
+    if res.rows_affected != 1 {
+        return Err(AppError::Conflict(
+            "The campaign changed meanwhile; look again.".into(),
+        ));
+    }
     item::Entity::update_many()
         .col_expr(item::Column::Status, Expr::value(item_status::CANCELLED))
         .filter(item::Column::OperationId.eq(id))
@@ -383,9 +391,13 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
             item_status::DRAFTING,
             item_status::DRAFTED,
         ]))
-        .exec(&state.db)
+        .exec(&txn)
         .await?;
-    crate::bulk_operation::draft_engine::refresh_counters(state, id).await?;
+    let now = state.clock.now();
+    crate::bulk_operation::draft_engine::recount_in(&txn, id, now, None).await?;
+    crate::webhooks::emit::campaign_finished(&txn, id, now).await?;
+    txn.commit().await?;
+    crate::bulk_operation::draft_engine::published(state, id).await?;
     crate::plans::campaign_outcome::ended(state, id).await?;
     sheet(state, m, id).await
 }

@@ -378,22 +378,6 @@ async fn finish(state: &AppState, op_id: Uuid) -> AppResult<()> {
     )
     .await?;
     if changed {
-        if let Some(op) = crate::bulk_operation::entity::operation::Entity::find_by_id(op_id)
-            .one(&state.db)
-            .await?
-        {
-            let data = serde_json::json!({"campaign_id": op_id, "status": "done",
-                "plan_id": op.plan_id, "total": op.total, "sent": op.sent, "failed": op.failed,
-                "skipped": op.skipped});
-            crate::webhooks::emit::emit(
-                &state.db,
-                op.organization_id,
-                "campaign.finished",
-                data,
-                state.clock.now(),
-            )
-            .await?;
-        }
         crate::plans::campaign_outcome::ended(state, op_id).await?;
     }
     Ok(())

@@ -25,7 +25,6 @@ pub async fn presented(
 ) -> AppResult<()> {
     let status = PlanStatus::parse(&p.status);
     if status == Some(PlanStatus::AwaitingApproval) {
-        crate::webhooks::emit::plan_event(state, p, "plan.awaiting_approval", &p.status).await;
         if let Some(user_id) = agent.user_id {
             notify(
                 state,
@@ -141,6 +140,5 @@ pub async fn finished(state: &AppState, p: &plan::Model) {
         ),
         _ => return,
     };
-    crate::webhooks::emit::plan_event(state, p, "plan.finished", &p.status).await;
     progress(state, p, format!("plan-outcome:{}", p.id), text).await;
 }

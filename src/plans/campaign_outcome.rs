@@ -120,6 +120,7 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
         _ => return Ok(()),
     };
     let now = state.clock.now();
+    let txn = crate::server::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
         .col_expr(plan::Column::Status, Expr::value(to.as_str()))
         .col_expr(plan::Column::Error, Expr::value(error.clone()))
@@ -131,12 +132,14 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
         .filter(plan::Column::Id.eq(p.id))
         .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
         .filter(plan::Column::ExecutedRef.eq(op_id))
-        .exec(&state.db)
+        .exec(&txn)
         .await?;
     if res.rows_affected != 1 {
         return Ok(());
     }
-    crate::webhooks::emit::plan_event(state, &p, "plan.finished", to.as_str()).await;
+    let (event, to_str) = ("plan.finished", to.as_str());
+    crate::webhooks::emit::plan_event(&txn, &p, event, to_str, error.as_deref(), now).await?;
+    txn.commit().await?;
     let failed = reasons(state, op_id, item_status::FAILED, item::Column::Error).await?;
     let figures = format!(
         "{} of {} sent{}{}",

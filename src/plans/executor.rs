@@ -54,21 +54,9 @@ pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
             }
             Err(e) => {
                 tracing::error!(error = %e, "plan failed");
-                let _ = plan::Entity::update_many()
-                    .col_expr(
-                        plan::Column::Status,
-                        Expr::value(PlanStatus::Failed.as_str()),
-                    )
-                    .col_expr(plan::Column::Error, Expr::value(Some(e.to_string())))
-                    .col_expr(plan::Column::UpdatedAt, Expr::value(state.clock.now()))
-                    .col_expr(
-                        plan::Column::LeaseOwner,
-                        Expr::value(Option::<String>::None),
-                    )
-                    .filter(plan::Column::Id.eq(plan_id))
-                    .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
-                    .exec(&state.db)
-                    .await;
+                if let Err(e) = fail(state, plan_id, &e.to_string()).await {
+                    tracing::error!(error = %e, "could not record the plan's failure");
+                }
                 break;
             }
         }
@@ -82,6 +70,36 @@ pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
             }
         }
     }
+}
+
+/// An executing plan fails for good, with its reason and its `plan.finished` event.
+async fn fail(state: &AppState, plan_id: Uuid, why: &str) -> AppResult<()> {
+    let now = state.clock.now();
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    let res = plan::Entity::update_many()
+        .col_expr(
+            plan::Column::Status,
+            Expr::value(PlanStatus::Failed.as_str()),
+        )
+        .col_expr(plan::Column::Error, Expr::value(Some(why.to_owned())))
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
+        .col_expr(
+            plan::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .filter(plan::Column::Id.eq(plan_id))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .exec(&txn)
+        .await?;
+    if res.rows_affected == 1 {
+        if let Some(p) = plan::Entity::find_by_id(plan_id).one(&txn).await? {
+            let failed = PlanStatus::Failed.as_str();
+            let event = "plan.finished";
+            crate::webhooks::emit::plan_event(&txn, &p, event, failed, Some(why), now).await?;
+        }
+    }
+    txn.commit().await?;
+    Ok(())
 }
 
 async fn publish(state: &AppState, plan_id: Uuid) {
@@ -165,20 +183,28 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
             return crate::plans::campaign_outcome::watch(state, plan_id, owner, op).await;
         }
     };
-    // Done and what it made, in one statement: never Done without its reference.
-    plan::Entity::update_many()
+    // Done and what it made, in one statement: never Done without its reference; its event in
+    // the same transaction.
+    let now = state.clock.now();
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    let res = plan::Entity::update_many()
         .col_expr(plan::Column::Status, Expr::value(PlanStatus::Done.as_str()))
         .col_expr(plan::Column::ExecutedRef, Expr::value(executed_ref))
         .col_expr(
             plan::Column::LeaseOwner,
             Expr::value(Option::<String>::None),
         )
-        .col_expr(plan::Column::UpdatedAt, Expr::value(state.clock.now()))
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(plan_id))
         .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
         .filter(plan::Column::LeaseOwner.eq(owner))
-        .exec(&state.db)
+        .exec(&txn)
         .await?;
+    if res.rows_affected == 1 {
+        let done = PlanStatus::Done.as_str();
+        crate::webhooks::emit::plan_event(&txn, &p, "plan.finished", done, None, now).await?;
+    }
+    txn.commit().await?;
     Ok(())
 }
 

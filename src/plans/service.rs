@@ -305,6 +305,10 @@ pub async fn present_plan(
         row.action_payload =
             serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?;
     }
+    if status == PlanStatus::AwaitingApproval {
+        let event = "plan.awaiting_approval";
+        crate::webhooks::emit::plan_event(&txn, &row, event, status.as_str(), None, now).await?;
+    }
     txn.commit().await?;
     record(
         &state.db,

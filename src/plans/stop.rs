@@ -136,6 +136,8 @@ pub async fn stop(
         Some(json!({"scheduled_cancelled": cancelled, "campaigns_paused": paused_ops.len()})),
     )
     .await?;
+    let stopped = PlanStatus::Stopped.as_str();
+    crate::webhooks::emit::plan_event(&txn, &p, "plan.finished", stopped, None, now).await?;
     txn.commit().await?;
     let who = user::Entity::find_by_id(m.user_id)
         .one(&state.db)
@@ -148,8 +150,6 @@ pub async fn stop(
         format!(": {reason}")
     };
     tracing::info!(plan = %plan_id, cancelled, campaigns = paused_ops.len(), "plan stopped");
-    crate::webhooks::emit::plan_event(state, &p, "plan.finished", PlanStatus::Stopped.as_str())
-        .await;
     crate::plans::announce::progress(
         state,
         &p,

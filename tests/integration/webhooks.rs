@@ -399,6 +399,29 @@ async fn a_finished_campaign_is_announced(backend: Backend) {
     assert_eq!(plan["data"]["plan_id"], plan_id.to_string());
     assert_eq!(plan["data"]["status"], "done");
     assert_eq!(seen.events.len(), 2, "each once");
+
+    // A cancelled campaign is finished too, and its plan stopped: each said once.
+    let (plan_id, op) = crate::campaign_plan_outcome::started(&app, &c, thread).await;
+    app.settle().await;
+    let _: Value = app
+        .ok_as(&c.org.client, "/api/operations/cancel", json!({"id": op}))
+        .await;
+    rx.wait_for(4).await;
+    let seen = rx.snapshot();
+    let last: Vec<(&Value, &Value)> = seen.events[2..]
+        .iter()
+        .map(|(_, b)| (&b["type"], &b["data"]["status"]))
+        .collect();
+    assert!(
+        last.contains(&(&json!("campaign.finished"), &json!("cancelled")))
+            && last.contains(&(&json!("plan.finished"), &json!("stopped"))),
+        "{last:?}"
+    );
+    assert!(seen.events[2..]
+        .iter()
+        .any(|(_, b)| b["data"]["plan_id"] == plan_id.to_string()));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(rx.snapshot().events.len(), 4, "each once");
 }
 
 on_both_databases!(a_key_manages_webhooks_through_the_api);
@@ -515,6 +538,17 @@ async fn a_dead_lettered_event_lets_the_next_go(backend: Backend) {
         .await;
     rx.wait_for(1).await;
     assert_eq!(rx.snapshot().events[0].1["data"]["name"], "Grace Hopper");
+    // The receiver has the event before the worker records its answer: wait for the record.
+    for _ in 0..200 {
+        if app
+            .count_where("webhook_delivery", "status = 'delivered'")
+            .await
+            == 1
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let html = owner
         .client
         .get(app.url("/developers"))
