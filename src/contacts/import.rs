@@ -183,13 +183,19 @@ pub async fn import_csv(state: &AppState, org_id: Uuid, text: &str) -> AppResult
     }
     let txn = crate::server::db::begin_write(&state.db).await?;
     let count = rows.len();
+    let now = state.clock.now();
+    // Each row alone, then every `contact.created` event in one go: one subscription lookup for
+    // the file, not one a row.
+    let mut events = Vec::with_capacity(count);
     for (line, c) in rows {
-        service::insert(&txn, org_id, c, state.clock.now())
+        let row = service::insert_row(&txn, org_id, c, now)
             .await
             .map_err(|e| {
                 AppError::Validation(format!("Line {line}: {e}. Nothing was imported."))
             })?;
+        events.push(service::created_event(&row));
     }
+    crate::webhooks::emit::emit_each(&txn, org_id, "contact.created", &events, now).await?;
     txn.commit().await?;
     Ok(ImportReport {
         imported: count,

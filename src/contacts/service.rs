@@ -157,8 +157,27 @@ fn duplicate_phone(e: sea_orm::DbErr, phone: &Option<String>) -> AppError {
     }
 }
 
+/// Inserts the contact and its `contact.created` event, in the caller's transaction.
 #[tracing::instrument(skip(db, c))]
 pub async fn insert<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    c: CleanContact,
+    now: chrono::DateTime<Utc>,
+) -> AppResult<contact::Model> {
+    let row = insert_row(db, org_id, c, now).await?;
+    crate::webhooks::emit::emit(db, org_id, "contact.created", created_event(&row), now).await?;
+    Ok(row)
+}
+
+/// The data of a `contact.created` event.
+pub fn created_event(row: &contact::Model) -> serde_json::Value {
+    serde_json::json!({"id": row.id, "name": row.name, "phone": row.phone,
+        "email": row.email, "tags": row.tags, "created_at": row.created_at})
+}
+
+/// Inserts the contact alone: a caller that inserts many writes their events at once.
+pub async fn insert_row<C: ConnectionTrait>(
     db: &C,
     org_id: Uuid,
     c: CleanContact,
@@ -186,9 +205,6 @@ pub async fn insert<C: ConnectionTrait>(
     .insert(db)
     .await
     .map_err(|e| duplicate_phone(e, &phone))?;
-    let data = serde_json::json!({"id": row.id, "name": row.name, "phone": row.phone,
-        "email": row.email, "tags": row.tags, "created_at": row.created_at});
-    crate::webhooks::emit::emit(db, org_id, "contact.created", data, now).await?;
     Ok(row)
 }
 
