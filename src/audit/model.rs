@@ -19,13 +19,14 @@ pub enum AuditAction {
     SignUpRefused,
     ContactsExported,
     ContactsMerged,
+    ContactDeleted,
     ApiKeyCreated,
     ApiKeyRevoked,
     ApiCall,
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 15] = [
+    pub const ALL: [AuditAction; 16] = [
         Self::MemberInvited,
         Self::InvitationRevoked,
         Self::MemberJoined,
@@ -38,6 +39,7 @@ impl AuditAction {
         Self::SignUpRefused,
         Self::ContactsExported,
         Self::ContactsMerged,
+        Self::ContactDeleted,
         Self::ApiKeyCreated,
         Self::ApiKeyRevoked,
         Self::ApiCall,
@@ -57,6 +59,7 @@ impl AuditAction {
             Self::SignUpRefused => "sign_up_refused",
             Self::ContactsExported => "contacts_exported",
             Self::ContactsMerged => "contacts_merged",
+            Self::ContactDeleted => "contact_deleted",
             Self::ApiKeyCreated => "api_key_created",
             Self::ApiKeyRevoked => "api_key_revoked",
             Self::ApiCall => "api_call",
@@ -81,6 +84,7 @@ impl AuditAction {
             Self::SignUpRefused => "Refused a sign-up (invitation only)",
             Self::ContactsExported => "Exported contacts as CSV",
             Self::ContactsMerged => "Merged two contacts",
+            Self::ContactDeleted => "Deleted a contact",
             Self::ApiKeyCreated => "Created an API key",
             Self::ApiKeyRevoked => "Revoked an API key",
             Self::ApiCall => "Called the API",

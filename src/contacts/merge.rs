@@ -16,8 +16,7 @@ use crate::ai_agent::thread::contact_key;
 use crate::audit::model::AuditAction;
 use crate::audit::service::{record, Entry};
 use crate::auth::session::Member;
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::{item_status, OperationStatus};
+use crate::bulk_operation::entity::item;
 use crate::compliance::model::ConsentSource;
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out::{self, Because, OptOutSource};
@@ -30,13 +29,13 @@ use crate::messaging::model::LiveEvent;
 use crate::messaging::scheduled::{entity as scheduled, status as scheduled_status};
 use crate::server::AppState;
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Query;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
     QueryFilter, Set,
 };
 use uuid::Uuid;
 
+use super::in_flight::display_name;
 pub use super::merge_record::{merge_row, merged_count, merged_into};
 
 /// Owner only. Merges `duplicate` into `keep`; with `apply` false it changes nothing and answers
@@ -63,7 +62,7 @@ pub async fn merge(
     if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
         crate::server::db::advisory_xact_lock(&txn, lock_key(org)).await?;
     }
-    refuse_in_flight(&txn, org, &dup, now).await?;
+    super::in_flight::refuse(&txn, org, &dup, now, "Merge").await?;
     let kept_out = opt_out::sms_opt_out(&txn, keep).await?;
     let dup_out = opt_out::sms_opt_out(&txn, duplicate).await?;
     let consent = stricter(&kept, &dup);
@@ -209,16 +208,9 @@ pub async fn merge(
 
 /// One merge per organisation at a time on PostgreSQL: two merges crossing the same contacts
 /// (A into B while B into A) would otherwise each move rows into a contact the other removes.
-fn lock_key(org: Uuid) -> i64 {
+pub(super) fn lock_key(org: Uuid) -> i64 {
     let b = org.as_bytes();
     i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], 0x4d])
-}
-
-fn display_name(c: &contact::Model) -> String {
-    match (c.name.trim(), &c.phone) {
-        ("", Some(p)) => p.clone(),
-        (n, _) => n.to_owned(),
-    }
 }
 
 /// How much a consent allows: the merge keeps the lower.
@@ -248,76 +240,6 @@ fn stricter(kept: &contact::Model, dup: &contact::Model) -> Consent {
     } else {
         a
     }
-}
-
-/// Refuses while a text to the duplicate is in flight: moving it mid-send could text the kept
-/// contact twice or lose the send's record.
-async fn refuse_in_flight<C: ConnectionTrait>(
-    db: &C,
-    org: Uuid,
-    dup: &contact::Model,
-    now: DateTime<Utc>,
-) -> AppResult<()> {
-    let running = Query::select()
-        .column(operation::Column::Id)
-        .from(operation::Entity)
-        .and_where(operation::Column::OrganizationId.eq(org))
-        .and_where(
-            operation::Column::Status.is_in(
-                [
-                    OperationStatus::Drafting,
-                    OperationStatus::AwaitingApproval,
-                    OperationStatus::Sending,
-                ]
-                .map(OperationStatus::as_str),
-            ),
-        )
-        .to_owned();
-    let pending = item::Entity::find()
-        .filter(item::Column::OrganizationId.eq(org))
-        .filter(item::Column::ContactId.eq(dup.id))
-        .filter(item::Column::Status.is_in([
-            item_status::PENDING,
-            item_status::DRAFTING,
-            item_status::DRAFTED,
-            item_status::SENDING,
-        ]))
-        .filter(item::Column::OperationId.in_subquery(running))
-        .one(db)
-        .await?;
-    if let Some(i) = pending {
-        return Err(AppError::Conflict(format!(
-            "{} is in a campaign that has not finished with them ({}). Merge once it ends, or \
-             cancel it.",
-            display_name(dup),
-            i.operation_id
-        )));
-    }
-    let leaving = scheduled::Entity::find()
-        .filter(scheduled::Column::OrganizationId.eq(org))
-        .filter(scheduled::Column::ContactId.eq(dup.id))
-        .filter(scheduled::Column::Status.eq(scheduled_status::SENDING))
-        .count(db)
-        .await?;
-    if leaving > 0 {
-        return Err(AppError::Conflict(format!(
-            "A scheduled text to {} is being sent right now. Try again in a minute.",
-            display_name(dup)
-        )));
-    }
-    let answering = ai_thread::Entity::find()
-        .filter(ai_thread::Column::OrganizationId.eq(org))
-        .filter(ai_thread::Column::CorrelationKey.eq(contact_key(dup.id)))
-        .filter(ai_thread::Column::LeaseExpiresAt.gt(now))
-        .count(db)
-        .await?;
-    if answering > 0 {
-        return Err(AppError::Conflict(format!(
-            "An agent is answering {} right now. Try again in a minute.",
-            display_name(dup)
-        )));
-    }
-    Ok(())
 }
 
 /// The duplicate's live agent threads, each with whether the kept contact already has one with

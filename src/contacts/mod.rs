@@ -8,11 +8,15 @@ pub mod edits;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod erase;
+#[cfg(feature = "server")]
 pub mod export;
 #[cfg(feature = "server")]
 pub mod filter;
 #[cfg(feature = "server")]
 pub mod import;
+#[cfg(feature = "server")]
+mod in_flight;
 #[cfg(feature = "server")]
 pub mod list;
 #[cfg(feature = "server")]

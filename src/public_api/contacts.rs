@@ -1,11 +1,14 @@
 //! `/v1/contacts`: list (keyset pages, with segment and tag filters and the exact total), get,
-//! create, update and CSV import. A contact's opt-out state is read only here.
+//! create, update, delete and CSV import. A contact's opt-out state is read only here: deleting a
+//! contact keeps their number's opt-out.
 use crate::api_keys::service::Caller;
 use crate::contacts::model::{ContactCursor, ContactFilter, ContactInput};
 use crate::public_api::caller::need;
 use crate::public_api::cursor;
 use crate::public_api::problem::{rejected, ApiResult, Problem};
-use crate::public_api::schema::{Contact, ContactList, ContactWrite, ImportResult, ImportRowError};
+use crate::public_api::schema::{
+    Contact, ContactList, ContactWrite, DeletedContact, ImportResult, ImportRowError,
+};
 use crate::server::AppState;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -201,6 +204,30 @@ pub async fn update(
     };
     let c = crate::contacts::service::update(&state, org, id, &input).await?;
     Ok(Json(c.into()))
+}
+
+#[utoipa::path(delete, path = "/contacts/{id}", tag = "contacts",
+    params(("id" = Uuid, Path, description = "The contact's id")),
+    security(("api_key" = ["contacts:write"])),
+    responses((status = 200, body = DeletedContact,
+        description = "The contact, their texts, pictures, notes and agent threads are gone; \
+                       their number's opt-out stays."),
+        (status = 409, body = Problem,
+        description = "A text of theirs is in flight (a campaign, a scheduled text, an agent's reply)."),
+        (status = "4XX", body = Problem)))]
+pub async fn delete(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<Uuid>,
+) -> ApiResult<Json<DeletedContact>> {
+    need(&caller, "contacts:write")?;
+    let e = crate::contacts::erase::erase(&state, &caller.member, id).await?;
+    Ok(Json(DeletedContact {
+        id,
+        deleted: true,
+        messages: e.messages,
+        pictures: e.pictures,
+    }))
 }
 
 #[utoipa::path(post, path = "/contacts/import", tag = "contacts",

@@ -67,7 +67,7 @@ impl utoipa::Modify for Security {
 fn api_router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(contacts::list, contacts::create))
-        .routes(routes!(contacts::get, contacts::update))
+        .routes(routes!(contacts::get, contacts::update, contacts::delete))
         .routes(routes!(contacts::import))
         .routes(routes!(contacts::search))
         .routes(routes!(messages::conversations))

@@ -115,6 +115,17 @@ pub struct ImportResult {
     pub errors: Vec<ImportRowError>,
 }
 
+/// What deleting a contact took with it. The number's opt-out, if any, stays.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct DeletedContact {
+    pub id: Uuid,
+    pub deleted: bool,
+    /// Their texts, deleted with them.
+    pub messages: u64,
+    /// Their pictures, deleted with them.
+    pub pictures: usize,
+}
+
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct Message {
     pub id: Uuid,

@@ -23,7 +23,7 @@ async fn create(app: &TestApp, org: &Org, input: Value) -> Uuid {
     v["id"].as_str().unwrap().parse().unwrap()
 }
 
-async fn text_in(app: &TestApp, sid: &str, from: &str, body: &str) {
+pub(crate) async fn text_in(app: &TestApp, sid: &str, from: &str, body: &str) {
     let res = app
         .post_webhook(&sms_params(sid, from, NUMBER, body), None)
         .await;
@@ -32,7 +32,7 @@ async fn text_in(app: &TestApp, sid: &str, from: &str, body: &str) {
 }
 
 /// Rows of `table` whose `column` is `id` (bound, so both databases compare it as they store it).
-async fn rows(app: &TestApp, table: &str, column: &str, id: Uuid) -> i64 {
+pub(crate) async fn rows(app: &TestApp, table: &str, column: &str, id: Uuid) -> i64 {
     use sea_orm::{ConnectionTrait, DbBackend, Statement};
     let backend = app.state.db.get_database_backend();
     let mark = if backend == DbBackend::Postgres {
@@ -55,7 +55,7 @@ async fn rows(app: &TestApp, table: &str, column: &str, id: Uuid) -> i64 {
 }
 
 /// A scheduled text for `contact`, in `status`, due `after` from now.
-async fn schedule(
+pub(crate) async fn schedule(
     app: &TestApp,
     org: &Org,
     contact: Uuid,

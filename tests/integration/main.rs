@@ -36,6 +36,7 @@ mod campaigns;
 mod compliance_paths;
 mod compliance_rules;
 mod compliance_support;
+mod contact_delete;
 mod contact_merge;
 mod contacts;
 mod contacts_export;
