@@ -79,6 +79,7 @@ mod plan_support;
 mod plan_unreadable;
 mod plans;
 mod public_api;
+mod public_api_scale;
 mod public_api_scopes;
 mod reply_pacing;
 mod roles;
