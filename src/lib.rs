@@ -37,4 +37,6 @@ pub mod public_api;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]
+pub mod server_page;
+#[cfg(feature = "server")]
 pub mod webhooks;

@@ -31,6 +31,54 @@ pub struct Erased {
     pub pictures: usize,
 }
 
+/// What deleting a contact would take, for the page that asks to confirm it.
+#[derive(Clone, Debug)]
+pub struct Preview {
+    pub contact: contact::Model,
+    pub messages: u64,
+    pub notes: u64,
+    pub scheduled: u64,
+    /// Their number is on the suppression list: that stays.
+    pub opted_out: bool,
+}
+
+/// Counts what `erase` would delete; changes nothing. Owners only, like the deletion.
+pub async fn preview(state: &AppState, m: &Member, id: Uuid) -> AppResult<Preview> {
+    use crate::inbox::notes::entity as note;
+    use crate::messaging::scheduled::{entity as scheduled, status};
+    m.require_owner()?;
+    let org = m.organization_id;
+    let db = &state.db;
+    let contact = find_in_org(db, org, id).await?;
+    let messages = message::Entity::find()
+        .filter(message::Column::OrganizationId.eq(org))
+        .filter(message::Column::ContactId.eq(id))
+        .count(db)
+        .await?;
+    let notes = note::Entity::find()
+        .filter(note::Column::OrganizationId.eq(org))
+        .filter(note::Column::ContactId.eq(id))
+        .count(db)
+        .await?;
+    let scheduled = scheduled::Entity::find()
+        .filter(scheduled::Column::OrganizationId.eq(org))
+        .filter(scheduled::Column::ContactId.eq(id))
+        .filter(scheduled::Column::Status.eq(status::SCHEDULED))
+        .count(db)
+        .await?;
+    let opted_out = match &contact.phone {
+        Some(p) => super::opt_out::suppression_of(db, org, p).await?.is_some(),
+        None => false,
+    };
+    Ok(Preview {
+        contact,
+        messages,
+        notes,
+        scheduled,
+        opted_out,
+    })
+}
+
 /// Deletes the contact `id` of the member's organisation, with everything of theirs but the
 /// number's opt-out. Not found unless it is the organisation's own.
 #[tracing::instrument(skip(state, m), fields(org = %m.organization_id))]

@@ -10,6 +10,8 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod erase;
 #[cfg(feature = "server")]
+pub mod erase_page;
+#[cfg(feature = "server")]
 pub mod export;
 #[cfg(feature = "server")]
 pub mod filter;

@@ -4,35 +4,16 @@
 #![allow(clippy::result_large_err)]
 use crate::api_keys::model::ApiKeyCursor;
 use crate::api_keys::service::{self, Rate};
-use crate::auth::session::{member_from_cookie_header, Member};
+use crate::auth::session::Member;
 use crate::developers::page::{render, Notice};
 use crate::error::AppError;
 use crate::server::AppState;
+use crate::server_page::{Poster, Viewer};
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use uuid::Uuid;
-
-async fn signed_in(state: &AppState, headers: &HeaderMap) -> Result<Member, Response> {
-    let cookies = headers.get(header::COOKIE).and_then(|v| v.to_str().ok());
-    member_from_cookie_header(state, cookies)
-        .await
-        .map_err(|_| Redirect::to("/signin").into_response())
-}
-
-/// A post from another site is refused before anything changes.
-fn same_site(state: &AppState, headers: &HeaderMap) -> Result<(), Response> {
-    if crate::server::origin::same_site(headers, &state.config.public_url) {
-        Ok(())
-    } else {
-        Err((
-            StatusCode::FORBIDDEN,
-            "This request came from another site, so Herald refused it.",
-        )
-            .into_response())
-    }
-}
 
 async fn page(
     state: &AppState,
@@ -54,13 +35,7 @@ async fn page(
     } else {
         (None, Vec::new())
     };
-    let html = render(
-        state.config.public_dir.as_deref(),
-        owner,
-        keys.as_ref(),
-        &hooks,
-        &notice,
-    );
+    let html = render(state, owner, keys.as_ref(), &hooks, &notice);
     (status, Html(html)).into_response()
 }
 
@@ -72,13 +47,9 @@ pub struct Older {
 
 pub async fn show(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Viewer(m): Viewer,
     Query(q): Query<Older>,
 ) -> Response {
-    let m = match signed_in(&state, &headers).await {
-        Ok(m) => m,
-        Err(r) => return r,
-    };
     let before = match (q.before_at, q.before_id) {
         (Some(at), Some(id)) => {
             chrono::DateTime::from_timestamp_micros(at).map(|at| ApiKeyCursor { at, id })
@@ -90,13 +61,9 @@ pub async fn show(
 
 pub async fn create_key(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Poster(m): Poster,
     body: String,
 ) -> Response {
-    let m = match poster(&state, &headers).await {
-        Ok(m) => m,
-        Err(r) => return r,
-    };
     let (name, scopes) = form(&body, "name", "scope");
     match service::create(&state, &m, &name, &scopes, Rate::default()).await {
         Ok(k) => {
@@ -123,13 +90,9 @@ pub async fn create_key(
 
 pub async fn revoke_key(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Poster(m): Poster,
     Path(id): Path<Uuid>,
 ) -> Response {
-    let m = match poster(&state, &headers).await {
-        Ok(m) => m,
-        Err(r) => return r,
-    };
     match service::revoke(&state, &m, id).await {
         Ok(_) => Redirect::to(crate::developers::PATH).into_response(),
         Err(e) => {
@@ -156,21 +119,7 @@ fn status_of(e: &AppError) -> StatusCode {
     }
 }
 
-/// A post's member, if it came from this site by someone signed in.
-async fn poster(state: &AppState, headers: &HeaderMap) -> Result<Member, Response> {
-    same_site(state, headers)?;
-    signed_in(state, headers).await
-}
-
-pub async fn subscribe(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    body: String,
-) -> Response {
-    let m = match poster(&state, &headers).await {
-        Ok(m) => m,
-        Err(r) => return r,
-    };
+pub async fn subscribe(State(state): State<AppState>, Poster(m): Poster, body: String) -> Response {
     let (url, events) = form(&body, "url", "event");
     match crate::webhooks::service::create(&state, &m, &url, &events).await {
         Ok((row, secret)) => {
@@ -195,13 +144,9 @@ pub async fn subscribe(
 /// What a button on a webhook or a delivery does.
 pub async fn webhook_action(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Poster(m): Poster,
     Path((id, action)): Path<(Uuid, String)>,
 ) -> Response {
-    let m = match poster(&state, &headers).await {
-        Ok(m) => m,
-        Err(r) => return r,
-    };
     use crate::webhooks::service as hooks;
     let done = match action.as_str() {
         "test" => hooks::send_test(&state, &m, id).await,

@@ -4,7 +4,6 @@ use crate::api_keys::model::{ApiKeyPage, SCOPES};
 use crate::components::short_time;
 use crate::webhooks::service::Subscription;
 use dioxus::prelude::*;
-use std::sync::OnceLock;
 
 /// What the page says beside the keys and webhooks.
 #[derive(Default)]
@@ -22,104 +21,86 @@ pub struct Notice {
     pub webhook_error: Option<String>,
 }
 
-/// The built app's stylesheet (`assets/main-dxh….css` in the public folder), when there is one.
-fn stylesheet(public: Option<&std::path::Path>) -> Option<String> {
-    static FOUND: OnceLock<Option<String>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let dir = public?.join("assets");
-            std::fs::read_dir(dir).ok()?.flatten().find_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                (name.starts_with("main-dxh") && name.ends_with(".css"))
-                    .then(|| format!("/assets/{name}"))
-            })
-        })
-        .clone()
-}
-
 pub fn render(
-    public: Option<&std::path::Path>,
+    state: &crate::server::AppState,
     owner: bool,
     keys: Option<&ApiKeyPage>,
     hooks: &[Subscription],
     notice: &Notice,
 ) -> String {
-    let css = stylesheet(public);
-    let body = dioxus::ssr::render_element(rsx! {
-        main { class: "page developers",
-            p { a { href: "/settings", "← Settings" } }
-            header { class: "page-head", h1 { "Developers" } }
-            section { class: "card",
-                h2 { "The Herald API" }
-                p {
-                    "Other systems (a booking system, a shop, Zapier or Make) reach this organisation's contacts, conversations, texts and plans at "
-                    code { "/v1" } " with an API key sent as " code { "Authorization: Bearer herald_…" } ". "
-                    "The API is described by its OpenAPI document: " a { href: "/v1/openapi.json", id: "openapi-link", "/v1/openapi.json" } "."
-                }
-                p { class: "muted small",
-                    "Each key holds only the scopes chosen for it and makes at most 10 requests a second (bursts of 50). A text sent with a key passes every check a text from the inbox passes, and every call is in the audit log under the key's name."
-                }
-            }
-            if !owner {
-                section { class: "card", p { id: "developers-owner-only", "Only the organisation's owner manages API keys." } }
-            } else {
-                section { class: "card", id: "api-keys",
-                    h2 { "API keys" }
-                    if let Some(e) = &notice.error { p { class: "error", role: "alert", id: "api-key-error", "{e}" } }
-                    if let Some((name, secret)) = &notice.secret {
-                        div { class: "notice", id: "api-key-secret",
-                            p { "The key \u{201c}{name}\u{201d} was created. Copy it now: it is not shown again." }
-                            p { code { id: "api-key-token", "{secret}" } }
-                        }
+    crate::server_page::document(
+        state,
+        "Developers",
+        rsx! {
+            main { class: "page developers",
+                p { a { href: "/settings", "← Settings" } }
+                header { class: "page-head", h1 { "Developers" } }
+                section { class: "card",
+                    h2 { "The Herald API" }
+                    p {
+                        "Other systems (a booking system, a shop, Zapier or Make) reach this organisation's contacts, conversations, texts and plans at "
+                        code { "/v1" } " with an API key sent as " code { "Authorization: Bearer herald_…" } ". "
+                        "The API is described by its OpenAPI document: " a { href: "/v1/openapi.json", id: "openapi-link", "/v1/openapi.json" } "."
                     }
-                    form { method: "post", action: "/developers/keys", class: "inline-form", id: "api-key-form",
-                        input { name: "name", id: "api-key-name", placeholder: "Name, such as Zapier", maxlength: "80", required: true, value: "{notice.name}" }
-                        for s in SCOPES {
-                            label { class: "check",
-                                input { r#type: "checkbox", name: "scope", value: s, "data-scope": s, checked: s == SCOPES[0] }
-                                "{s}"
+                    p { class: "muted small",
+                        "Each key holds only the scopes chosen for it and makes at most 10 requests a second (bursts of 50). A text sent with a key passes every check a text from the inbox passes, and every call is in the audit log under the key's name."
+                    }
+                }
+                if !owner {
+                    section { class: "card", p { id: "developers-owner-only", "Only the organisation's owner manages API keys." } }
+                } else {
+                    section { class: "card", id: "api-keys",
+                        h2 { "API keys" }
+                        if let Some(e) = &notice.error { p { class: "error", role: "alert", id: "api-key-error", "{e}" } }
+                        if let Some((name, secret)) = &notice.secret {
+                            div { class: "notice", id: "api-key-secret",
+                                p { "The key \u{201c}{name}\u{201d} was created. Copy it now: it is not shown again." }
+                                p { code { id: "api-key-token", "{secret}" } }
                             }
                         }
-                        button { class: "primary", r#type: "submit", id: "api-key-create", "Create key" }
-                    }
-                    if let Some(p) = keys {
-                        p { class: "muted small", id: "api-keys-count",
-                            if p.total == 1 { "1 key." } else { "{p.total} keys." }
+                        form { method: "post", action: "/developers/keys", class: "inline-form", id: "api-key-form",
+                            input { name: "name", id: "api-key-name", placeholder: "Name, such as Zapier", maxlength: "80", required: true, value: "{notice.name}" }
+                            for s in SCOPES {
+                                label { class: "check",
+                                    input { r#type: "checkbox", name: "scope", value: s, "data-scope": s, checked: s == SCOPES[0] }
+                                    "{s}"
+                                }
+                            }
+                            button { class: "primary", r#type: "submit", id: "api-key-create", "Create key" }
                         }
-                        ul { class: "plain-list",
-                            for k in p.keys.iter() {
-                                li { class: "api-key", "data-name": "{k.name}",
-                                    strong { "{k.name}" } " " code { "{k.prefix}…" }
-                                    " · {k.scopes.join(\", \")} · "
-                                    span { class: "api-key-state",
-                                        match (k.revoked_at, k.last_used_at) {
-                                            (Some(r), _) => format!("revoked {}", short_time(r)),
-                                            (None, Some(u)) => format!("last used {}", short_time(u)),
-                                            (None, None) => "never used".to_string(),
+                        if let Some(p) = keys {
+                            p { class: "muted small", id: "api-keys-count",
+                                if p.total == 1 { "1 key." } else { "{p.total} keys." }
+                            }
+                            ul { class: "plain-list",
+                                for k in p.keys.iter() {
+                                    li { class: "api-key", "data-name": "{k.name}",
+                                        strong { "{k.name}" } " " code { "{k.prefix}…" }
+                                        " · {k.scopes.join(\", \")} · "
+                                        span { class: "api-key-state",
+                                            match (k.revoked_at, k.last_used_at) {
+                                                (Some(r), _) => format!("revoked {}", short_time(r)),
+                                                (None, Some(u)) => format!("last used {}", short_time(u)),
+                                                (None, None) => "never used".to_string(),
+                                            }
                                         }
-                                    }
-                                    if k.revoked_at.is_none() {
-                                        form { method: "post", action: "/developers/keys/{k.id}/revoke", class: "api-key-revoke-form",
-                                            button { class: "link api-key-revoke", r#type: "submit", "Revoke" }
+                                        if k.revoked_at.is_none() {
+                                            form { method: "post", action: "/developers/keys/{k.id}/revoke", class: "api-key-revoke-form",
+                                                button { class: "link api-key-revoke", r#type: "submit", "Revoke" }
+                                            }
                                         }
                                     }
                                 }
                             }
-                        }
-                        if let Some(n) = &p.next {
-                            a { id: "api-keys-older", href: "/developers?before_at={n.at.timestamp_micros()}&before_id={n.id}", "Older keys →" }
+                            if let Some(n) = &p.next {
+                                a { id: "api-keys-older", href: "/developers?before_at={n.at.timestamp_micros()}&before_id={n.id}", "Older keys →" }
+                            }
                         }
                     }
+                    {webhooks(hooks, notice)}
                 }
-                {webhooks(hooks, notice)}
             }
-        }
-    });
-    let link = css
-        .map(|h| format!("<link rel=\"stylesheet\" href=\"{h}\">"))
-        .unwrap_or_default();
-    format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Developers · Herald</title>{link}</head><body>{body}</body></html>"
+        },
     )
 }
 

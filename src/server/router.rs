@@ -15,6 +15,7 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::messaging::webhook::routes(state.clone()))
         .merge(crate::public_api::routes(state.clone()))
         .merge(crate::developers::routes(state.clone()))
+        .merge(crate::contacts::erase_page::routes(state.clone()))
         .merge(ops)
         .route(
             crate::contacts::export::EXPORT_PATH,

@@ -46,6 +46,7 @@ pub fn ContactPage(contact_id: Uuid) -> Element {
                             Notes { key: "{id}-n", contact_id: id }
                             if use_is_owner() {
                                 MergeCard { key: "{id}-m", keep: c.clone(), on_merged: move |_| profile.restart() }
+                                p { class: "muted small", a { href: "/contacts/{id}/delete", id: "contact-delete-link", "Delete this contact…" } }
                             }
                         }
                         ContactForm { key: "{id}", contact: Some(c.clone()), on_saved: move |_| profile.restart() }

@@ -1,6 +1,7 @@
 //! In Chromium, on a desktop (both databases) and a 390 px phone: the contact page (issue 28 §5).
 //! From the contacts list to Ada's page, a custom field added and kept, then a duplicate found,
-//! previewed and merged into her, with its number said to be dropped.
+//! previewed and merged into her, with its number said to be dropped; then she is deleted from
+//! the server-rendered page her page links to.
 use crate::harness::*;
 use crate::helpers::Backend;
 
@@ -76,6 +77,21 @@ async fn the_contact_page(backend: Backend, screen: Screen) {
         ada_path.rsplit('/').next(),
         "redirected to the kept contact's conversation"
     );
+
+    // Deleting her: the page says what goes and that an opt-out stays; confirming goes back to
+    // Contacts, where nobody matches her name.
+    b.open(&format!("{}{ada_path}", server.base)).await;
+    b.click("#contact-delete-link").await;
+    b.wait_for_text("#contact-delete-what", "scheduled texts")
+        .await;
+    b.wait_for_text("#contact-delete-keeps", "+14155552671")
+        .await;
+    b.shot(&format!("{tag}-99-delete-contact")).await;
+    b.assert_fits_width("the delete-a-contact page").await;
+    b.click("#contact-delete-confirm").await;
+    b.fill("#contact-search", "Lovelace").await;
+    b.wait_for_text("#contacts-count", "No contacts match.")
+        .await;
     b.client.clone().close().await.unwrap();
 }
 

@@ -175,3 +175,58 @@ async fn deleting_a_contact_takes_their_history_and_keeps_their_opt_out(backend:
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["opted_out"], true, "{}", again.body);
 }
+
+on_both_databases!(an_owner_deletes_a_contact_from_its_page);
+
+/// The page the contact page links to: it says what goes and what stays, only an owner may
+/// confirm, another organisation finds nothing, and confirming deletes and goes to Contacts.
+async fn an_owner_deletes_a_contact_from_its_page(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let owner = app.new_org("Bright Smiles").await;
+    app.add_number(&owner, "+14155550100").await;
+    let dana = app.add_member(&owner, "Dana").await;
+    let bob = app.add_contact(&owner, "Bob <Builder>", ADA).await;
+    text_in(&app, "SMp1", ADA, "Hello?").await;
+    let path = format!("/contacts/{bob}/delete");
+    let get = |client: &reqwest::Client| client.get(app.url(&path)).send();
+
+    let page = get(&owner.client).await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("Delete Bob &#60;Builder&#62;?") && !html.contains("<Builder>"),
+        "escaped: {html}"
+    );
+    assert!(
+        html.contains("1 text,") && html.contains("contact-delete-confirm"),
+        "{html}"
+    );
+
+    // A member sees why not, and their post deletes nothing; another organisation finds nothing.
+    assert_eq!(
+        get(&dana.client).await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
+    let res = dana.client.post(app.url(&path)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let other = app.new_org("Other Co").await;
+    assert_eq!(
+        get(&other.client).await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+    let res = other.client.post(app.url(&path)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    assert_eq!(rows(&app, "contact", "id", bob).await, 1, "still there");
+
+    let done = owner.client.post(app.url(&path)).send().await.unwrap();
+    assert_eq!(done.status(), StatusCode::OK, "followed to Contacts");
+    assert!(done.url().path().ends_with("/contacts"), "{}", done.url());
+    assert_eq!(rows(&app, "contact", "id", bob).await, 0);
+    assert_eq!(rows(&app, "message", "contact_id", bob).await, 0);
+    assert_eq!(
+        get(&owner.client).await.unwrap().status(),
+        StatusCode::NOT_FOUND
+    );
+}

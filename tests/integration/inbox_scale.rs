@@ -23,14 +23,12 @@ async fn page(app: &TestApp, org: &Org, filter: &str, after: &Value) -> Value {
     .await
 }
 
-async fn twenty_five_thousand_conversations_count_and_page_exactly(backend: Backend) {
-    let Some(app) = spawn_app(backend).await else {
-        return;
-    };
+/// An organisation of `n` contacts with a text each: every 4th unread, every 10th tagged vip.
+pub(crate) async fn seeded_org(app: &TestApp, n: usize) -> Org {
     let org = app.new_org("Scale Co").await;
     let number = app.add_number(&org, "+14155550100").await;
     let spec = ScaleSpec {
-        contacts: 25_000,
+        contacts: n,
         messages_each: 1,
         now: test_daytime(),
         unread_every: 4,
@@ -39,6 +37,14 @@ async fn twenty_five_thousand_conversations_count_and_page_exactly(backend: Back
     seed(&app.state.db, org.org_id, number, &spec)
         .await
         .expect("seeds");
+    org
+}
+
+async fn twenty_five_thousand_conversations_count_and_page_exactly(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let org = seeded_org(&app, 25_000).await;
     let unread = 25_000 / 4;
 
     let counts: Value = app.ok_as(&org.client, "/api/attention", Value::Null).await;

@@ -1,11 +1,10 @@
 //! The public API at a real business's size (issue 31 §2, issue 27): an organisation of 25,000
-//! contacts with a text each, read through `/v1` with a key. Totals are exact, keyset pages join
+//! contacts with a text each (`inbox_scale::seeded_org`), read through `/v1` with a key. Totals are exact, keyset pages join
 //! without a gap or a repeat, and a segment filter is counted by the server, whatever the size.
 //! Every answer is checked against the OpenAPI document (`api_client`).
 use crate::api_client::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::server::seed_scale::{seed, ScaleSpec};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -34,18 +33,7 @@ async fn twenty_five_thousand_contacts_page_and_count_exactly_through_the_api(ba
     let Some(app) = spawn_app(backend).await else {
         return;
     };
-    let org = app.new_org("Scale Co").await;
-    let number = app.add_number(&org, "+14155550100").await;
-    let spec = ScaleSpec {
-        contacts: N,
-        messages_each: 1,
-        now: test_daytime(),
-        unread_every: 4,
-        vip_every: 10,
-    };
-    seed(&app.state.db, org.org_id, number, &spec)
-        .await
-        .expect("seeds");
+    let org = crate::inbox_scale::seeded_org(&app, N).await;
     let (token, _) = new_key(&app, &org, "Warehouse", &ALL_SCOPES, Some((1000, 1000))).await;
     let api = Api::new(&app, &token).await;
 
