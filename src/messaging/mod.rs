@@ -4,6 +4,8 @@ pub mod merge;
 pub mod model;
 
 #[cfg(feature = "server")]
+pub mod carrier_errors;
+#[cfg(feature = "server")]
 pub mod conversation;
 #[cfg(feature = "server")]
 pub mod entity;

@@ -112,7 +112,7 @@ async fn advance(
     if let Some(code) = error_code {
         update = update.col_expr(
             message::Column::Error,
-            Expr::value(Some(format!("carrier error {code}"))),
+            Expr::value(Some(crate::messaging::carrier_errors::explain(code))),
         );
     }
     // The status and its webhook event commit together.
@@ -131,7 +131,8 @@ async fn advance(
             .await?
         {
             let data = serde_json::json!({"message_id": m.id, "contact_id": m.contact_id,
-                "phone_number_id": m.phone_number_id, "status": status, "error_code": error_code});
+                "phone_number_id": m.phone_number_id, "status": status, "error_code": error_code,
+                "error": m.error});
             crate::webhooks::emit::emit(&txn, org, "message.status", data, state.clock.now())
                 .await?;
         }
@@ -140,7 +141,8 @@ async fn advance(
     Ok(res.rows_affected > 0)
 }
 
-/// Effects of a status beyond the status itself: 21610 means the recipient opted out.
+/// Effects of a status beyond the status itself: a code that says the recipient opted out at the
+/// carrier (21610, `carrier_errors`) puts their number on the suppression list.
 async fn after_status(
     state: &AppState,
     org: Uuid,
@@ -155,7 +157,8 @@ async fn after_status(
     else {
         return Ok(());
     };
-    if error_code == Some("21610") {
+    use crate::messaging::carrier_errors::{action, CarrierAction};
+    if error_code.map(action) == Some(CarrierAction::Suppress) {
         // The carrier says the number opted out: it goes on the same suppression list.
         let why = opt_out::Because {
             actor_user_id: None,

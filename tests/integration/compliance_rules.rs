@@ -598,6 +598,23 @@ async fn an_organisations_own_words_and_the_carriers_opt_outs(backend: Backend) 
         (v["opted_out"].clone(), v["opt_out_source"].clone()),
         (json!(true), json!("carrier"))
     );
+    // The failed text says why in plain words, with the code (issue 30 §1).
+    let error = {
+        use sea_orm::EntityTrait;
+        herald::messaging::entity::Entity::find_by_id(m.id)
+            .one(&app.state.db)
+            .await
+            .unwrap()
+            .unwrap()
+            .error
+    };
+    assert_eq!(
+        error.as_deref(),
+        Some(herald::messaging::carrier_errors::explain("21610").as_str())
+    );
+    assert!(error
+        .unwrap()
+        .starts_with("The recipient has opted out of texts from this number (error 21610)."));
 }
 
 async fn marketing_needs_written_consent(backend: Backend) {

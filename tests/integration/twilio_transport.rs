@@ -193,7 +193,7 @@ async fn a_text_twilio_never_got_is_sent_again(backend: Backend) {
 }
 
 #[tokio::test]
-async fn a_4xx_is_not_retried_and_says_why() {
+async fn a_4xx_is_not_retried_and_says_why_in_plain_words() {
     let fake = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path(MESSAGES_PATH))
@@ -209,7 +209,11 @@ async fn a_4xx_is_not_retried_and_says_why() {
     let err = t.send(&sms("k1")).await.unwrap_err();
     assert_eq!(
         err,
-        TransportError::Rejected("The 'To' number is not valid. (code 21211)".into())
+        TransportError::Rejected(
+            "The number is not a valid phone number (error 21211). Check the contact's number \
+             for a missing or extra digit."
+                .into()
+        )
     );
     assert_eq!(fake.received_requests().await.unwrap().len(), 1);
 }

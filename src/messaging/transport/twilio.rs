@@ -224,13 +224,16 @@ impl SmsTransport for TwilioTransport {
                 Ok(r) => {
                     let status = r.status();
                     let body: Option<TwilioErrorBody> = r.json().await.ok();
+                    // A code Herald knows reads in plain words; another as Twilio put it.
                     let msg = body
                         .map(|b| {
-                            format!(
-                                "{} (code {})",
-                                b.message.unwrap_or_default(),
-                                b.code.unwrap_or(0)
-                            )
+                            let code = b.code.unwrap_or(0).to_string();
+                            match crate::messaging::carrier_errors::lookup(&code) {
+                                Some(e) => crate::messaging::carrier_errors::explain(e.code),
+                                None => {
+                                    format!("{} (code {code})", b.message.unwrap_or_default())
+                                }
+                            }
                         })
                         .unwrap_or_else(|| format!("HTTP {status}"));
                     return Err(TransportError::Rejected(msg));
