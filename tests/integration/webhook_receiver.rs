@@ -62,8 +62,9 @@ impl Receiver {
     }
 
     /// Waits until `n` logical deliveries have arrived (20 s at most).
+    /// Waits up to a minute (the worker's threads are of lower priority, and starve under load).
     pub async fn wait_for(&self, n: usize) {
-        for _ in 0..400 {
+        for _ in 0..1200 {
             if self.seen.lock().unwrap().events.len() >= n {
                 return;
             }
