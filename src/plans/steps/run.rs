@@ -48,8 +48,17 @@ const DECISIONS: [&str; 5] = [
 pub const ANY_ARGUMENTS: &str = "*";
 
 /// The hash a confirmation is bound to: of the step's arguments as resolved for running.
+///
+/// Objects' keys are sorted first. The same arguments come in different key orders: a tool's
+/// result as it ran (its fields' order) and the same result read back from the plan (PostgreSQL
+/// stores it as `jsonb`, which reorders keys). Unsorted, a runner that had just run a step
+/// hashed its dependents' arguments differently from the card the person confirmed, read the
+/// confirmation, did not match it and paused for good; and a step re-run after a crash, from
+/// the stored result, got another effect key.
 pub fn arguments_hash(resolved: &Value) -> String {
-    let digest = Sha256::digest(resolved.to_string().as_bytes());
+    let mut canonical = resolved.clone();
+    canonical.sort_all_objects();
+    let digest = Sha256::digest(canonical.to_string().as_bytes());
     digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -555,5 +564,18 @@ mod tests {
         assert_eq!(arguments_hash(&a), arguments_hash(&a.clone()));
         assert_ne!(arguments_hash(&a), arguments_hash(&b));
         assert_ne!(arguments_hash(&a), ANY_ARGUMENTS);
+    }
+
+    #[test]
+    fn a_confirmation_does_not_depend_on_key_order() {
+        // As a tool returned it, and as PostgreSQL's jsonb gives it back.
+        let ran: Value =
+            serde_json::from_str(r#"{"contacts": [{"name": "Kay", "id": "k"}], "add": ["x"]}"#)
+                .unwrap();
+        let stored: Value =
+            serde_json::from_str(r#"{"add": ["x"], "contacts": [{"id": "k", "name": "Kay"}]}"#)
+                .unwrap();
+        assert_ne!(ran.to_string(), stored.to_string(), "the orders differ");
+        assert_eq!(arguments_hash(&ran), arguments_hash(&stored));
     }
 }
