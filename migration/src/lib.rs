@@ -49,6 +49,7 @@ mod m20261128_000045_plan_pause_and_stop;
 mod m20261128_000046_plan_step_policy;
 mod m20261128_000047_api_keys;
 mod m20261128_000048_webhooks;
+mod m20261128_000049_delivery_alarm;
 mod platform_agent;
 
 pub struct Migrator;
@@ -105,6 +106,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000046_plan_step_policy::Migration),
             Box::new(m20261128_000047_api_keys::Migration),
             Box::new(m20261128_000048_webhooks::Migration),
+            Box::new(m20261128_000049_delivery_alarm::Migration),
         ]
     }
 }

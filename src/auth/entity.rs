@@ -29,6 +29,11 @@ pub mod organization {
         pub opt_out_phrases: Option<String>,
         /// How long a person's hand-sent text pauses the autonomous agents in that conversation.
         pub ai_pause_minutes: i32,
+        /// A campaign pauses itself past this share (%) of carrier-filtered texts (30007)
+        /// among its last 100 (migration 49).
+        pub pause_filtered_pct: i32,
+        /// … or past this share (%) of undelivered ones.
+        pub pause_undelivered_pct: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

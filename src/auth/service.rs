@@ -79,6 +79,8 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         ai_disclosure_text: Set(None),
         opt_out_phrases: Set(None),
         ai_pause_minutes: Set(crate::organization::model::AI_PAUSE_HOURS_DEFAULT as i32 * 60),
+        pause_filtered_pct: Set(crate::bulk_operation::delivery_alarm::FILTERED_PCT_DEFAULT),
+        pause_undelivered_pct: Set(crate::bulk_operation::delivery_alarm::UNDELIVERED_PCT_DEFAULT),
     }
     .insert(txn)
     .await?;

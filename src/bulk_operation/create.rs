@@ -30,6 +30,9 @@ pub fn skip_reason(
     if opted_out {
         return Some("opted out");
     }
+    if c.unreachable_at.is_some() {
+        return Some(crate::contacts::reachability::SKIP_REASON);
+    }
     let consent =
         crate::compliance::model::ConsentSource::parse(&c.consent_source).unwrap_or_default();
     if !consent.allows_marketing() {
@@ -137,6 +140,8 @@ pub async fn create_bulk_operation(
         created_at: Set(now),
         updated_at: Set(now),
         paused_from: Set(None),
+        paused_reason: Set(None),
+        alarm_from: Set(None),
     }
     .insert(&txn)
     .await;

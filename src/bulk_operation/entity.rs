@@ -31,6 +31,12 @@ pub mod operation {
         /// A paused campaign's status before its plan was stopped (migration 45): Resume goes
         /// back to it.
         pub paused_from: Option<String>,
+        /// Why it is paused, in words (migration 49): its plan was stopped, or its texts were
+        /// filtered or undelivered past the organisation's thresholds.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub paused_reason: Option<String>,
+        /// The delivery alarm counts texts sent from this time on (a resume sets it).
+        pub alarm_from: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

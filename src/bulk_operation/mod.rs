@@ -7,6 +7,8 @@ pub mod segments;
 #[cfg(feature = "server")]
 pub mod create;
 #[cfg(feature = "server")]
+pub mod delivery_alarm;
+#[cfg(feature = "server")]
 pub mod draft_engine;
 #[cfg(feature = "server")]
 pub mod draft_writer;

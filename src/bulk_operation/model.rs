@@ -80,6 +80,12 @@ pub struct OperationView {
     #[serde(default)]
     pub pictures: Vec<crate::media::model::UploadView>,
     pub error: Option<String>,
+    /// Why it is paused, in words (its plan was stopped, or it paused itself).
+    #[serde(default)]
+    pub paused_reason: Option<String>,
+    /// Its texts carriers filtered as spam (error 30007).
+    #[serde(default)]
+    pub filtered: i32,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

@@ -38,6 +38,12 @@ pub async fn resume(state: &AppState, m: &Member, id: Uuid) -> AppResult<Operati
     let res = operation::Entity::update_many()
         .col_expr(operation::Column::Status, Expr::value(back.as_str()))
         .col_expr(operation::Column::PausedFrom, Expr::value(None::<String>))
+        .col_expr(operation::Column::PausedReason, Expr::value(None::<String>))
+        // The delivery alarm counts afresh: the texts that paused it were seen by a person.
+        .col_expr(
+            operation::Column::AlarmFrom,
+            Expr::value(Some(state.clock.now())),
+        )
         .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
         .filter(operation::Column::Id.eq(id))
         .filter(operation::Column::PausedFrom.is_not_null())

@@ -81,6 +81,12 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
             })
             .collect(),
         error: op.error,
+        filtered: crate::bulk_operation::delivery_alarm::filtered_count(state, op.id).await? as i32,
+        paused_reason: op.paused_from.as_ref().map(|_| {
+            op.paused_reason
+                .clone()
+                .unwrap_or_else(|| crate::plans::stop::STOPPED_CAMPAIGN.to_owned())
+        }),
         created_at: op.created_at,
         updated_at: op.updated_at,
     })
@@ -374,6 +380,9 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
             operation::Column::Status,
             Expr::value(OperationStatus::Cancelled.as_str()),
         )
+        // A paused campaign cancelled is cancelled, not paused any more.
+        .col_expr(operation::Column::PausedFrom, Expr::value(None::<String>))
+        .col_expr(operation::Column::PausedReason, Expr::value(None::<String>))
         .filter(operation::Column::Id.eq(id))
         .filter(operation::Column::Status.eq(op.status.as_str()))
         .exec(&txn)

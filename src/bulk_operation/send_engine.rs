@@ -304,6 +304,16 @@ async fn send_one(
         )
         .await;
     };
+    if c.unreachable_at.is_some() {
+        // The carrier said so of an earlier text (of this campaign, or another).
+        return set_item(
+            state,
+            it.id,
+            item_status::SKIPPED,
+            Some(crate::contacts::reachability::SKIP_REASON.into()),
+        )
+        .await;
+    }
     if opt_out::sms_opt_out(&state.db, c.id).await?.is_some() {
         return set_item(
             state,
@@ -321,7 +331,9 @@ async fn send_one(
     // The window is checked again at the moment of sending: the pacing wait may have carried the
     // send past 21:00. The item goes back to the queue; the sleep until morning happens there.
     let now = state.clock.now();
-    if next_allowed_for(now, c, org_zone) > now {
+    // … and whether the campaign still sends: a pause (its plan stopped, or its delivery alarm)
+    // or a cancel during the wait sends nothing more.
+    if next_allowed_for(now, c, org_zone) > now || !still_sending(state, op.id).await? {
         item::Entity::update_many()
             .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
             .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))

@@ -48,7 +48,8 @@ pub fn MessageBubble(
                 span { "{when}" }
                 span { class: "via", " · {number_label}" }
                 if message.direction == Direction::Outbound {
-                    span { class: "message-status status-{message.status}", " · {message.status}" }
+                    " · "
+                    a { class: "message-status status-{message.status}", href: "/messages/{message.id}/timeline", "{message.status}" }
                 }
                 if let Some(origin) = &message.ai_origin {
                     span { class: "badge", " {origin}" }

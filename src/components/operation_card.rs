@@ -46,6 +46,9 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
                     }
                     div { class: "small",
                         span { class: "op-failed", "Failed {o.failed}" }
+                        if o.filtered > 0 {
+                            span { class: "op-filtered", " (carrier-filtered {o.filtered})" }
+                        }
                         " · "
                         span { class: "op-skipped", "Skipped {o.skipped}" }
                         for (why, n) in o.skip_reasons.iter() {
@@ -61,7 +64,7 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
                     div { class: "muted small", "From {o.from_number}" }
                     if o.status == OperationStatus::Paused {
                         div { class: "notice op-paused", role: "status",
-                            "Paused: its plan was stopped. Nothing is drafted or sent until an owner resumes it."
+                            "{o.paused_reason.clone().unwrap_or_default()}"
                             if is_owner {
                                 button { class: "secondary op-resume", onclick: move |_| async move {
                                     match resume_operation(operation_id).await {

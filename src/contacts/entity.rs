@@ -23,6 +23,11 @@ pub mod contact {
         pub consent_at: Option<DateTimeUtc>,
         #[sea_orm(column_type = "Text", nullable)]
         pub consent_note: Option<String>,
+        /// The carrier said this number cannot receive texts, in words (migration 49):
+        /// campaigns leave the contact out until a person clears it or the number changes.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub unreachable_reason: Option<String>,
+        pub unreachable_at: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

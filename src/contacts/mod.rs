@@ -34,6 +34,8 @@ pub mod phone;
 #[cfg(feature = "server")]
 pub mod profile;
 #[cfg(feature = "server")]
+pub mod reachability;
+#[cfg(feature = "server")]
 pub mod segments;
 #[cfg(feature = "server")]
 pub mod service;

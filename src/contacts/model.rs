@@ -22,6 +22,10 @@ pub struct ContactView {
     pub consent_note: String,
     /// Without a zone of its own: the zone its area code suggests, said as inferred.
     pub inferred_zone: Option<String>,
+    /// The carrier said this number cannot receive texts, in words: campaigns leave them out
+    /// until a person clears it.
+    #[serde(default)]
+    pub unreachable: Option<String>,
 }
 
 /// What the contact form sends; the phone may be in any common format.

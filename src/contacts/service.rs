@@ -46,6 +46,7 @@ pub fn to_view(c: contact::Model, opt_out_source: Option<String>) -> ContactView
         time_zone: c.time_zone,
         opted_out: opt_out_source.is_some(),
         opt_out_source,
+        unreachable: c.unreachable_reason,
     }
 }
 
@@ -201,6 +202,8 @@ pub async fn insert_row<C: ConnectionTrait>(
             (c.consent.source != ConsentSource::None).then(|| c.consent.at.unwrap_or(now))
         ),
         consent_note: Set(c.consent.note),
+        unreachable_reason: Set(None),
+        unreachable_at: Set(None),
     }
     .insert(db)
     .await
@@ -231,7 +234,13 @@ pub async fn update(
     let existing = find_in_org(&state.db, org_id, id).await?;
     let c = clean(input, &state.config.default_region)?;
     let phone = c.phone.clone();
+    let new_number = existing.phone != c.phone;
     let mut am: contact::ActiveModel = existing.into();
+    if new_number {
+        // What the carrier said was about the old number.
+        am.unreachable_reason = Set(None);
+        am.unreachable_at = Set(None);
+    }
     am.name = Set(c.name);
     am.phone = Set(c.phone);
     am.email = Set(c.email);

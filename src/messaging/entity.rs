@@ -70,6 +70,30 @@ pub mod pending_status {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
+/// Each status a text's callbacks brought (migration 49): its timeline, and the carrier-filtered
+/// count per number.
+pub mod status_event {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "message_status_event")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub message_id: Uuid,
+        pub phone_number_id: Uuid,
+        pub status: String,
+        pub error_code: Option<String>,
+        pub at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
 /// One row per conversation (per contact), kept by a trigger on `message` as texts arrive
 /// (migration 30); reading a conversation lowers its unread count.
 pub mod conversation {

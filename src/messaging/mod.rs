@@ -32,6 +32,10 @@ pub mod signature;
 #[cfg(feature = "server")]
 pub mod status;
 #[cfg(feature = "server")]
+pub mod timeline;
+#[cfg(feature = "server")]
+pub mod timeline_page;
+#[cfg(feature = "server")]
 pub mod transport;
 #[cfg(feature = "server")]
 pub mod webhook;

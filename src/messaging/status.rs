@@ -130,6 +130,18 @@ async fn advance(
             .one(&txn)
             .await?
         {
+            // The text's timeline, with the carrier's code: what the callback said, and when.
+            crate::messaging::entity::status_event::ActiveModel {
+                id: Set(Uuid::new_v4()),
+                organization_id: Set(org),
+                message_id: Set(m.id),
+                phone_number_id: Set(m.phone_number_id),
+                status: Set(status.to_owned()),
+                error_code: Set(error_code.map(|c| c.trim().chars().take(8).collect())),
+                at: Set(state.clock.now()),
+            }
+            .insert(&txn)
+            .await?;
             let data = serde_json::json!({"message_id": m.id, "contact_id": m.contact_id,
                 "phone_number_id": m.phone_number_id, "status": status, "error_code": error_code,
                 "error": m.error});
@@ -158,6 +170,12 @@ async fn after_status(
         return Ok(());
     };
     use crate::messaging::carrier_errors::{action, CarrierAction};
+    if error_code.map(action) == Some(CarrierAction::Unreachable) {
+        // The number cannot receive texts: campaigns leave the contact out until cleared.
+        let why = crate::messaging::carrier_errors::explain(error_code.unwrap_or_default());
+        crate::contacts::reachability::mark(&state.db, row.contact_id, &why, state.clock.now())
+            .await?;
+    }
     if error_code.map(action) == Some(CarrierAction::Suppress) {
         // The carrier says the number opted out: it goes on the same suppression list.
         let why = opt_out::Because {
@@ -176,6 +194,10 @@ async fn after_status(
         {
             state.metrics.opt_outs.inc();
         }
+    }
+    if matches!(row.status.as_str(), "delivered" | "undelivered" | "failed") {
+        // A campaign's text: past its thresholds, the campaign pauses itself.
+        crate::bulk_operation::delivery_alarm::after_callback(state, row.id).await?;
     }
     state.live.publish(
         row.organization_id,

@@ -71,6 +71,8 @@ pub async fn seed<C: ConnectionTrait>(
                 consent_source: Set("web_form".into()),
                 consent_at: Set(Some(created)),
                 consent_note: Set(Some("seeded".into())),
+                unreachable_reason: Set(None),
+                unreachable_at: Set(None),
             }
         });
         contact::Entity::insert_many(rows).exec(db).await?;

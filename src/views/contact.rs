@@ -38,6 +38,12 @@ pub fn ContactPage(contact_id: Uuid) -> Element {
                     if id != contact_id {
                         p { class: "notice", id: "contact-merged-notice", "That contact was merged into {c.name}: this is their page now." }
                     }
+                    if let Some(u) = &c.unreachable {
+                        form { class: "notice", id: "contact-unreachable", method: "post", action: "/contacts/{id}/reachable",
+                            "Campaigns leave them out: {u} "
+                            button { class: "secondary", r#type: "submit", "They can get texts again" }
+                        }
+                    }
                     div { class: "two-col",
                         div { class: "col-main",
                             Conversation { profile: p.clone() }

@@ -30,6 +30,10 @@ pub fn Settings() -> Element {
             }
             crate::views::saved_replies::SavedRepliesCard {}
             crate::views::provider::ProviderCard {}
+            section { class: "card", id: "sending-card",
+                h2 { "Sending" }
+                p { "When a campaign pauses itself. " a { href: "/settings/sending", id: "sending-link", "Sending →" } }
+            }
             section { class: "card", id: "developers-card",
                 h2 { "API keys" }
                 p { "Connect other systems to Herald with an API key. " a { href: "/developers", id: "developers-link", "Developers →" } }

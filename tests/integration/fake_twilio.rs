@@ -1,7 +1,9 @@
 //! A fake Twilio on loopback that does only what Twilio's own OpenAPI description promises for
 //! `Messages.json`: every create is a new message (no deduplication, whatever headers come
 //! with it), and the list filters `To`, `From` and `DateSent>` work. It can also be told to
-//! accept a message and then lose the response, as a dropped connection does.
+//! accept a message and then lose the response, as a dropped connection does. Told to, it posts
+//! each message's final status to the create's `StatusCallback`, signed with the account's
+//! token as Twilio signs it, a moment after answering the create.
 #![allow(dead_code)]
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -49,6 +51,20 @@ pub struct FakeTwilio {
     pub media_failures: Mutex<usize>,
     /// Media requests seen (the API's URL, before its redirect).
     pub media_requests: Mutex<usize>,
+    /// Posts delivery callbacks when set.
+    pub callbacks: Mutex<Option<Callbacks>>,
+}
+
+/// How the fake calls back: where the `StatusCallback` host really is (the server on
+/// loopback, standing in for the public address's DNS), the token that signs, and which
+/// messages a carrier filters.
+#[derive(Clone)]
+pub struct Callbacks {
+    pub server: String,
+    pub token: String,
+    /// Every `filter_every`-th create (the 10th, 20th, …) is undelivered with 30007; the
+    /// others are delivered.
+    pub filter_every: usize,
 }
 
 #[derive(Clone, Default)]
@@ -215,6 +231,10 @@ async fn create(
         sent.push(m.clone());
         m
     };
+    let callbacks = fake.callbacks.lock().unwrap().clone();
+    if let (Some(cb), Some(url)) = (callbacks, form.get("StatusCallback").cloned()) {
+        tokio::spawn(call_back(cb, url, m.clone(), index + 1));
+    }
     // Accepted before answering: a caller that dies meanwhile never hears of it.
     tokio::time::sleep(latency).await;
     if fake.lose_responses.lock().unwrap().contains(&index) {
@@ -336,4 +356,34 @@ async fn media_content(
             .into_response(),
         None => StatusCode::NOT_FOUND.into_response(),
     }
+}
+
+/// Posts the message's final status to `url`'s path on the server, signed for `url`.
+async fn call_back(cb: Callbacks, url: String, m: Sent, ordinal: usize) {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let filtered = cb.filter_every > 0 && ordinal % cb.filter_every == 0;
+    let mut params: Vec<(String, String)> = vec![
+        ("MessageSid".into(), m.sid.clone()),
+        ("AccountSid".into(), m.account.clone()),
+        ("From".into(), m.from.clone()),
+        ("To".into(), m.to.clone()),
+        (
+            "MessageStatus".into(),
+            if filtered { "undelivered" } else { "delivered" }.into(),
+        ),
+    ];
+    if filtered {
+        params.push(("ErrorCode".into(), "30007".into()));
+    }
+    let sig = herald::messaging::signature::compute_signature(&cb.token, &url, &params);
+    let path = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_owned()))
+        .unwrap_or_default();
+    let _ = reqwest::Client::new()
+        .post(format!("{}{path}", cb.server))
+        .header("X-Twilio-Signature", sig)
+        .form(&params)
+        .send()
+        .await;
 }
