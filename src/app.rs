@@ -33,8 +33,6 @@ pub enum Route {
         Team {},
         #[route("/account")]
         Account {},
-        #[route("/audit")]
-        Audit {},
         #[route("/settings")]
         Settings {},
         #[route("/agents")]

@@ -226,6 +226,8 @@ mod tests {
             consent_source: "web_form".into(),
             consent_at: None,
             consent_note: None,
+            unreachable_reason: None,
+            unreachable_at: None,
         }
     }
 
@@ -263,6 +265,15 @@ mod tests {
         assert_eq!(
             skip_reason(Some(&verbal), false, &mut seen),
             Some("no marketing consent on record")
+        );
+        let gone = contact::Model {
+            unreachable_reason: Some("The number is no longer in service (error 30005).".into()),
+            unreachable_at: Some(chrono::Utc::now()),
+            ..c(Some("+14155550004"))
+        };
+        assert_eq!(
+            skip_reason(Some(&gone), false, &mut seen),
+            Some(crate::contacts::reachability::SKIP_REASON)
         );
     }
 }

@@ -211,6 +211,8 @@ mod tests {
             consent_source: "none".into(),
             consent_at: None,
             consent_note: None,
+            unreachable_reason: None,
+            unreachable_at: None,
         }
     }
 

@@ -1,7 +1,6 @@
-//! A person's own account (password and sessions), and the owners' audit log.
+//! A person's own account: their password and sessions. (The owners' audit log is a page the
+//! server renders, `audit::page`.)
 use crate::app::Route;
-use crate::audit::api::audit_log;
-use crate::audit::model::AuditEntryView;
 use crate::auth::team_api::{change_password, end_all_my_sessions, end_my_session, my_sessions};
 use crate::components::ErrorBanner;
 use dioxus::prelude::*;
@@ -75,50 +74,6 @@ pub fn Account() -> Element {
                     },
                 }
                 button { id: "sign-out-everywhere", class: "danger", onclick: everywhere, "Sign out everywhere" }
-            }
-        }
-    }
-}
-
-#[component]
-pub fn Audit() -> Element {
-    let mut before = use_signal(|| None);
-    let mut shown = use_signal(Vec::<AuditEntryView>::new);
-    let page = use_resource(move || async move { audit_log(before()).await });
-    let current = page.read().clone();
-    let (total, next, error) = match &current {
-        Some(Ok(p)) => (p.total, p.next.clone(), None),
-        Some(Err(e)) => (0, None, Some(e.to_string())),
-        None => (0, None, None),
-    };
-    use_effect(move || {
-        if let Some(Ok(p)) = &*page.read() {
-            let mut rows = shown.peek().clone();
-            rows.retain(|r: &AuditEntryView| !p.entries.iter().any(|e| e.id == r.id));
-            rows.extend(p.entries.iter().cloned());
-            shown.set(rows);
-        }
-    });
-    rsx! {
-        div { class: "page",
-            header { class: "page-head", h1 { "Audit log" } }
-            ErrorBanner { message: error }
-            p { class: "muted", id: "audit-count", "Showing {shown.read().len()} of {total} entries, newest first. Entries cannot be edited." }
-            table { class: "table", id: "audit",
-                thead { tr { th { "When" } th { "Who" } th { "What" } th { "On" } } }
-                tbody {
-                    for e in shown() {
-                        tr { key: "{e.id}", class: "audit-{e.action}",
-                            td { "data-label": "When", {crate::components::day_time_utc(e.at)} }
-                            td { "data-label": "Who", {e.actor.clone().unwrap_or_else(|| "Herald".into())} }
-                            td { class: "cell-title", "{e.label}" if let Some(d) = e.detail.clone() { div { class: "muted", "{d}" } } }
-                            td { "data-label": "On", "{e.target}" }
-                        }
-                    }
-                }
-            }
-            if let Some(n) = next {
-                button { id: "audit-older", onclick: move |_| before.set(Some(n.clone())), "Older entries" }
             }
         }
     }

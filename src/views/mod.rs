@@ -23,7 +23,7 @@ mod simulator;
 mod suggesters;
 mod team;
 
-pub use account::{Account, Audit};
+pub use account::Account;
 pub use agent_thread::AgentThread;
 pub use agents::{AgentDetail, Agents};
 pub use assistant::Assistant;

@@ -1,6 +1,5 @@
 //! The team page: the organisation's members; owners invite people by link, change roles,
 //! issue reset links and remove members.
-use crate::app::Route;
 use crate::auth::model::{CurrentUser, InvitationCreated, MemberView, Role};
 use crate::auth::team_api::{
     create_invitation, list_invitations, list_members, member_reset_link, remove_member,
@@ -20,7 +19,7 @@ pub fn Team() -> Element {
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Team" }
-                if owner { Link { to: Route::Audit {}, class: "button", id: "open-audit", "Audit log" } }
+                if owner { a { href: "/audit", class: "button", id: "open-audit", "Audit log" } }
             }
             ErrorBanner { message: error() }
             if let Some(n) = note() { p { class: "notice", id: "team-note", "{n}" } }

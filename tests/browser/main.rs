@@ -29,6 +29,7 @@ mod suggesters;
 mod suggestions;
 mod team;
 mod team_inbox;
+mod timeline;
 mod two_instances;
 
 /// Runs a flow `name(backend, screen)` on a 390×844 phone, on SQLite: the layout does not

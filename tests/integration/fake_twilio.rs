@@ -361,7 +361,7 @@ async fn media_content(
 /// Posts the message's final status to `url`'s path on the server, signed for `url`.
 async fn call_back(cb: Callbacks, url: String, m: Sent, ordinal: usize) {
     tokio::time::sleep(Duration::from_millis(20)).await;
-    let filtered = cb.filter_every > 0 && ordinal % cb.filter_every == 0;
+    let filtered = cb.filter_every > 0 && ordinal.is_multiple_of(cb.filter_every);
     let mut params: Vec<(String, String)> = vec![
         ("MessageSid".into(), m.sid.clone()),
         ("AccountSid".into(), m.account.clone()),

@@ -26,6 +26,7 @@ mod assets;
 mod assistant_scale;
 mod attention;
 mod audience_race;
+mod audit_page;
 mod auth;
 mod auto_assign;
 mod campaign_alarm;
