@@ -7,7 +7,7 @@
 use crate::audit::model::AuditCursor;
 use crate::audit::service::page;
 use crate::server::AppState;
-use crate::server_page::{document, status_of, Viewer};
+use crate::server_page::{document, error_page, Viewer};
 use axum::extract::{Query, State};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -41,17 +41,7 @@ async fn show(
     let older = before.is_some();
     let p = match page(&state, &m, before).await {
         Ok(p) => p,
-        Err(e) => {
-            let why = e.to_string();
-            let body = rsx! {
-                main { class: "page",
-                    p { a { href: "/team", "← Team" } }
-                    header { class: "page-head", h1 { "Audit log" } }
-                    p { class: "error", role: "alert", id: "audit-error", "{why}" }
-                }
-            };
-            return (status_of(&e), Html(document(&state, "Audit log", body))).into_response();
-        }
+        Err(e) => return error_page(&state, "Audit log", ("/team", "Team"), &e),
     };
     let next = p.next.as_ref().and_then(|c| {
         c.at.timestamp_nanos_opt()

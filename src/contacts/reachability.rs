@@ -9,12 +9,11 @@ use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::error::AppResult;
 use crate::server::AppState;
-use crate::server_page::{document, status_of, Poster};
+use crate::server_page::{error_page, Poster};
 use axum::extract::{Path, State};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::post;
 use axum::Router;
-use dioxus::prelude::*;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
@@ -75,15 +74,6 @@ async fn cleared(
 ) -> Response {
     match clear(&state, &m, id).await {
         Ok(()) => Redirect::to(&format!("/contacts/{id}")).into_response(),
-        Err(e) => {
-            let why = e.to_string();
-            let body = rsx! {
-                main { class: "page",
-                    p { a { href: "/contacts", "← Contacts" } }
-                    p { class: "error", role: "alert", "{why}" }
-                }
-            };
-            (status_of(&e), Html(document(&state, "A contact", body))).into_response()
-        }
+        Err(e) => error_page(&state, "A contact", ("/contacts", "Contacts"), &e),
     }
 }

@@ -4,7 +4,7 @@
 #![allow(clippy::result_large_err)]
 use crate::messaging::timeline::timeline;
 use crate::server::AppState;
-use crate::server_page::{document, status_of, Viewer};
+use crate::server_page::{document, error_page, Viewer};
 use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -22,12 +22,7 @@ pub fn routes(state: AppState) -> Router {
 async fn show(State(state): State<AppState>, Viewer(m): Viewer, Path(id): Path<Uuid>) -> Response {
     let t = match timeline(&state, m.organization_id, id).await {
         Ok(t) => t,
-        Err(e) => {
-            let why = e.to_string();
-            let body =
-                rsx! { main { class: "page", p { class: "error", role: "alert", "{why}" } } };
-            return (status_of(&e), Html(document(&state, "A text", body))).into_response();
-        }
+        Err(e) => return error_page(&state, "A text", ("/messaging", "Inbox"), &e),
     };
     let zone: Tz = crate::messaging::quiet::org_zone(&state.db, m.organization_id)
         .await

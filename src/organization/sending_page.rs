@@ -9,7 +9,7 @@ use crate::bulk_operation::delivery_alarm::{
     filtered_by_number, set_thresholds, thresholds, MIN_OUTCOMES, WINDOW,
 };
 use crate::server::AppState;
-use crate::server_page::{document, status_of, Poster, Viewer};
+use crate::server_page::{document, error_page, status_of, Poster, Viewer};
 use axum::extract::{Form, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -72,10 +72,7 @@ async fn page(
     ) {
         (Ok(t), Ok(n)) => (t, n),
         (Err(e), _) | (_, Err(e)) => {
-            let why = e.to_string();
-            let body =
-                rsx! { main { class: "page", p { class: "error", role: "alert", "{why}" } } };
-            return (status_of(&e), Html(document(state, "Sending", body))).into_response();
+            return error_page(state, "Sending", ("/settings", "Settings"), &e)
         }
     };
     let (filtered, undelivered) = match typed {

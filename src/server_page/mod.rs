@@ -54,6 +54,30 @@ pub fn status_of(e: &crate::error::AppError) -> StatusCode {
     StatusCode::from_u16(e.as_status_code().as_u16()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
+/// A page that only says why it cannot be shown, under `title`, with a link `back` (path, words),
+/// answered with the error's status.
+pub fn error_page(
+    state: &AppState,
+    title: &str,
+    back: (&str, &str),
+    e: &crate::error::AppError,
+) -> Response {
+    use dioxus::prelude::*;
+    let why = e.to_string();
+    let (href, words) = back;
+    let body = rsx! {
+        main { class: "page",
+            p { a { href: "{href}", "← {words}" } }
+            p { class: "error", role: "alert", id: "page-error", "{why}" }
+        }
+    };
+    (
+        status_of(e),
+        axum::response::Html(document(state, title, body)),
+    )
+        .into_response()
+}
+
 /// The signed-in member of a page's request; a visitor who is not goes to sign in.
 pub struct Viewer(pub Member);
 
