@@ -14,6 +14,7 @@ pub mod components;
 pub mod contacts;
 pub mod error;
 pub mod inbox;
+pub mod links;
 pub mod media;
 pub mod messaging;
 pub mod notifications;

@@ -50,6 +50,7 @@ mod m20261128_000046_plan_step_policy;
 mod m20261128_000047_api_keys;
 mod m20261128_000048_webhooks;
 mod m20261128_000049_delivery_alarm;
+mod m20261128_000050_tracked_links;
 mod platform_agent;
 
 pub struct Migrator;
@@ -107,6 +108,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000047_api_keys::Migration),
             Box::new(m20261128_000048_webhooks::Migration),
             Box::new(m20261128_000049_delivery_alarm::Migration),
+            Box::new(m20261128_000050_tracked_links::Migration),
         ]
     }
 }

@@ -272,6 +272,8 @@ mod tests {
                 created_at: at,
                 auto_assign: false,
                 assigned_last: None,
+                unregistered_at: None,
+                unregistered_code: None,
             },
             sender: Some("+14155550199".into()),
         }

@@ -22,6 +22,10 @@ pub struct Attention {
     /// Open conversations nobody is assigned (the inbox's "Unassigned"), counted the same way.
     #[serde(default)]
     pub unassigned: u64,
+    /// For owners: what blocks the organisation's texts and only they can fix, in words (a
+    /// number carriers refuse as unregistered). Shown above every page.
+    #[serde(default)]
+    pub banners: Vec<String>,
 }
 
 /// The largest count a sidebar badge shows as a number; past it, "999+".

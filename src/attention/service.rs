@@ -45,7 +45,14 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
     let cap = BADGE_MAX + 1;
     let mine = views::count_up_to(&state.db, &viewer, InboxFilter::Mine, cap).await?;
     let unassigned = views::count_up_to(&state.db, &viewer, InboxFilter::Unassigned, cap).await?;
+    let banners = match member.role {
+        crate::auth::model::Role::Owner => {
+            crate::phone_numbers::registration::banners(&state.db, org).await?
+        }
+        _ => Vec::new(),
+    };
     Ok(Attention {
+        banners,
         unread_conversations,
         plans_awaiting_approval,
         steps_waiting: steps_waiting.unwrap_or(0).max(0) as u64,

@@ -12,7 +12,9 @@ use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
+};
 use uuid::Uuid;
 
 async fn membership_of<C: ConnectionTrait>(
@@ -26,6 +28,18 @@ async fn membership_of<C: ConnectionTrait>(
         .one(db)
         .await?
         .ok_or_else(|| AppError::not_found("That member"))
+}
+
+/// The organisation's owners' user ids (the people told of what only owners can fix).
+pub async fn owner_ids<C: ConnectionTrait>(db: &C, org: Uuid) -> AppResult<Vec<Uuid>> {
+    Ok(membership::Entity::find()
+        .select_only()
+        .column(membership::Column::UserId)
+        .filter(membership::Column::OrganizationId.eq(org))
+        .filter(membership::Column::Role.eq(Role::Owner.as_str()))
+        .into_tuple()
+        .all(db)
+        .await?)
 }
 
 async fn owners<C: ConnectionTrait>(db: &C, org: Uuid) -> AppResult<u64> {

@@ -95,6 +95,15 @@ server_fn! {
 }
 
 server_fn! {
+    #[post("/api/operations/track_links")]
+    /// Turns a campaign's tracked short links on or off while its drafts await review.
+    pub async fn set_operation_track_links(id: Uuid, on: bool) -> Result<ReviewSheet, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::bulk_operation::link_tracking::set(&state, &m, id, on).await
+    }
+}
+
+server_fn! {
     #[post("/api/operations/resume")]
     /// Resumes a campaign its stopped plan paused (an owner): it goes back to what it was doing.
     pub async fn resume_operation(id: Uuid) -> Result<OperationView, AppError> {

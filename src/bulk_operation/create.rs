@@ -142,6 +142,7 @@ pub async fn create_bulk_operation(
         paused_from: Set(None),
         paused_reason: Set(None),
         alarm_from: Set(None),
+        track_links: Set(true),
     }
     .insert(&txn)
     .await;

@@ -5,7 +5,7 @@
 //! owners are told, with the errors behind it. A person resumes it (the alarm then counts afresh
 //! from the resume) or cancels it. The send engine checks the campaign is still sending right
 //! before each text, so nothing leaves after the pause.
-use crate::auth::entity::{membership, organization};
+use crate::auth::entity::organization;
 use crate::bulk_operation::entity::{item, operation};
 use crate::bulk_operation::model::OperationStatus;
 use crate::error::AppResult;
@@ -343,14 +343,7 @@ async fn pause(state: &AppState, op: &operation::Model, why: &str, w: &Window) -
             operation_id: op.id,
         },
     );
-    let owners: Vec<Uuid> = membership::Entity::find()
-        .select_only()
-        .column(membership::Column::UserId)
-        .filter(membership::Column::OrganizationId.eq(op.organization_id))
-        .filter(membership::Column::Role.eq(crate::auth::model::Role::Owner.as_str()))
-        .into_tuple()
-        .all(&state.db)
-        .await?;
+    let owners = crate::auth::members::owner_ids(&state.db, op.organization_id).await?;
     let mut told: Vec<Uuid> = op.owner_user_id.into_iter().collect();
     told.extend(owners.into_iter().filter(|u| Some(*u) != op.owner_user_id));
     let body = format!("{why}\n\nThe errors behind it:\n{}", errors_behind(w));

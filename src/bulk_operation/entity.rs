@@ -37,6 +37,8 @@ pub mod operation {
         pub paused_reason: Option<String>,
         /// The delivery alarm counts texts sent from this time on (a resume sets it).
         pub alarm_from: Option<DateTimeUtc>,
+        /// Its links go out as tracked short links (migration 50; on by default).
+        pub track_links: bool,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -86,6 +86,13 @@ pub struct OperationView {
     /// Its texts carriers filtered as spam (error 30007).
     #[serde(default)]
     pub filtered: i32,
+    /// Its links go out as tracked short links starting with this (`PUBLIC_URL/l/`); None:
+    /// as written. The sheet counts segments and cost on the text as sent.
+    #[serde(default)]
+    pub link_prefix: Option<String>,
+    /// How many of its contacts clicked one of its links.
+    #[serde(default)]
+    pub clicked: i32,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

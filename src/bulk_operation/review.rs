@@ -87,6 +87,10 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
                 .clone()
                 .unwrap_or_else(|| crate::plans::stop::STOPPED_CAMPAIGN.to_owned())
         }),
+        link_prefix: op
+            .track_links
+            .then(|| crate::links::service::prefix(&state.config.public_url)),
+        clicked: crate::links::service::clicked_contacts(&state.db, op.id).await? as i32,
         created_at: op.created_at,
         updated_at: op.updated_at,
     })
@@ -144,13 +148,14 @@ pub async fn sheet(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSh
         });
     }
     let operation = view(state, op).await?;
-    let digest = crate::bulk_operation::review_digest::with_pictures(
+    let digest = crate::bulk_operation::review_digest::sealed(
         crate::bulk_operation::review_digest::digest(
             views
                 .iter()
                 .map(|v| (v.id, v.status.as_str(), v.draft.as_deref())),
         ),
         operation.pictures.iter().map(|p| p.id),
+        operation.link_prefix.is_some(),
     );
     Ok(ReviewSheet {
         operation,

@@ -1,5 +1,5 @@
 //! Approval binds to what was seen. The review sheet carries a digest of its drafts (each item's
-//! id, status and words) and of the campaign's pictures; "Approve all" sends it back, and a sheet
+//! id, status and words), of the campaign's pictures and of whether its links are shortened; "Approve all" sends it back, and a sheet
 //! that changed since is refused.
 //! Every change to a draft first takes the operation's row (a no-op UPDATE that also checks the
 //! status), so an edit racing an approval either lands before it, and changes the digest, or
@@ -30,11 +30,16 @@ pub fn digest<'a>(items: impl IntoIterator<Item = (Uuid, &'a str, Option<&'a str
         .collect()
 }
 
-/// The drafts' digest sealed with the campaign's pictures, in their order; without pictures it
-/// is the drafts' digest alone.
-pub fn with_pictures(drafts: String, pictures: impl IntoIterator<Item = Uuid>) -> String {
+/// The drafts' digest sealed with the campaign's pictures, in their order, and with whether its
+/// links go out shortened; with no pictures and links shortened (the default) it is the drafts'
+/// digest alone.
+pub fn sealed(
+    drafts: String,
+    pictures: impl IntoIterator<Item = Uuid>,
+    track_links: bool,
+) -> String {
     let pictures: Vec<Uuid> = pictures.into_iter().collect();
-    if pictures.is_empty() {
+    if pictures.is_empty() && track_links {
         return drafts;
     }
     let mut h = Sha256::new();
@@ -42,13 +47,16 @@ pub fn with_pictures(drafts: String, pictures: impl IntoIterator<Item = Uuid>) -
     for p in pictures {
         h.update(p.as_bytes());
     }
+    if !track_links {
+        h.update(b"links as written");
+    }
     h.finalize()[..16]
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
 }
 
-/// The digest of the operation's drafts and pictures as stored now.
+/// The digest of the operation's drafts, pictures and link shortening as stored now.
 pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResult<String> {
     let rows: Vec<(Uuid, String, Option<String>)> = item::Entity::find()
         .select_only()
@@ -61,12 +69,17 @@ pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResul
         .all(db)
         .await?;
     let pictures = crate::bulk_operation::pictures::of(db, operation_id).await?;
-    Ok(with_pictures(
+    let track_links = operation::Entity::find_by_id(operation_id)
+        .one(db)
+        .await?
+        .is_none_or(|o| o.track_links);
+    Ok(sealed(
         digest(
             rows.iter()
                 .map(|(id, s, d)| (*id, s.as_str(), d.as_deref())),
         ),
         pictures.iter().map(|p| p.id),
+        track_links,
     ))
 }
 

@@ -342,12 +342,29 @@ async fn send_one(
             .await?;
         return Ok(());
     }
+    // Its links become this contact's short links (the same ones if this send is retried).
+    let draft = it.draft.as_deref().unwrap_or_default();
+    let body = match op.track_links {
+        true => {
+            crate::links::service::shorten(
+                &state.db,
+                &state.config.public_url,
+                op.organization_id,
+                crate::links::service::Scope::Campaign(op.id),
+                c.id,
+                draft,
+                now,
+            )
+            .await?
+        }
+        false => draft.to_owned(),
+    };
     let result = crate::messaging::outbound::send_keyed_with_pictures(
         state,
         op.organization_id,
         c.id,
         op.phone_number_id,
-        it.draft.as_deref().unwrap_or_default(),
+        &body,
         Some("campaign"),
         Some(it.idempotency_key),
         crate::compliance::model::Purpose::Outreach,

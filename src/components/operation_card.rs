@@ -51,6 +51,10 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
                         }
                         " · "
                         span { class: "op-skipped", "Skipped {o.skipped}" }
+                        if o.clicked > 0 {
+                            " · "
+                            span { class: "op-clicked", "Clicked {o.clicked}" }
+                        }
                         for (why, n) in o.skip_reasons.iter() {
                             span { class: "muted", " · {why}: {n}" }
                         }

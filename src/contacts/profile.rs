@@ -6,6 +6,7 @@ use crate::contacts::profile_model::{
     ContactProfile, ConversationSummary, NumberUse, Touch, TouchKind, TOUCHES_SHOWN,
 };
 use crate::error::{AppError, AppResult};
+use crate::links::entity as tracked_link;
 use crate::messaging::entity as message;
 use crate::messaging::entity::conversation;
 use crate::phone_numbers::entity as phone_number;
@@ -49,7 +50,10 @@ pub async fn profile(state: &AppState, org: Uuid, id: Uuid) -> AppResult<Contact
     let numbers = numbers(&state.db, org, id).await?;
     let (touches, touches_total) = touches(&state.db, org, id).await?;
     let merged = crate::contacts::merge::merged_count(&state.db, org, id).await?;
+    let clicks = crate::links::service::contact_clicks(&state.db, id, None).await?;
     Ok(ContactProfile {
+        link_clicks: std::cmp::max(clicks.clicks, 0) as u64,
+        last_click_at: clicks.last_at,
         contact,
         conversation,
         numbers,
@@ -180,18 +184,38 @@ async fn touches<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<(
         .limit(TOUCHES_SHOWN as u64)
         .all(db)
         .await?;
+    // Their clicks on each of these campaigns' links.
+    let clicked: HashMap<Uuid, i64> = tracked_link::Entity::find()
+        .select_only()
+        .column(tracked_link::Column::OperationId)
+        .column_as(tracked_link::Column::Clicks.sum(), "n")
+        .filter(tracked_link::Column::ContactId.eq(id))
+        .filter(tracked_link::Column::Clicks.gt(0))
+        .filter(tracked_link::Column::OperationId.is_in(ops.keys().copied()))
+        .group_by(tracked_link::Column::OperationId)
+        .into_tuple::<(Option<Uuid>, Option<i64>)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .filter_map(|(op, n)| Some((op?, n.unwrap_or(0))))
+        .collect();
     let mut out: Vec<Touch> = items
         .into_iter()
         .filter_map(|i| {
             let o = ops.get(&i.operation_id)?;
+            let clicks = match clicked.get(&o.id) {
+                Some(1) => " · clicked once".to_owned(),
+                Some(n) => format!(" · clicked {n} times"),
+                None => String::new(),
+            };
             Some(Touch {
                 kind: TouchKind::Campaign,
                 id: o.id,
                 title: first_line(&o.message_concept),
                 status: o.status.clone(),
                 outcome: Some(match i.skip_reason {
-                    Some(why) if !why.is_empty() => format!("{}: {why}", i.status),
-                    _ => i.status,
+                    Some(why) if !why.is_empty() => format!("{}: {why}{clicks}", i.status),
+                    _ => format!("{}{clicks}", i.status),
                 }),
                 at: i.created_at,
             })

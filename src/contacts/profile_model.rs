@@ -21,6 +21,12 @@ pub struct ContactProfile {
     pub touches_total: u64,
     /// How many duplicates were merged into this contact.
     pub merged: u64,
+    /// Their clicks on the tracked links texted to them (campaigns' and saved replies'), and
+    /// the last one's time.
+    #[serde(default)]
+    pub link_clicks: u64,
+    #[serde(default)]
+    pub last_click_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

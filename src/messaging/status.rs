@@ -195,6 +195,19 @@ async fn after_status(
             state.metrics.opt_outs.inc();
         }
     }
+    if error_code.map(action) == Some(CarrierAction::Unregistered) {
+        // The number lacks its registration: owners see a banner until a text is delivered.
+        crate::phone_numbers::registration::refused(
+            state,
+            org,
+            row.phone_number_id,
+            error_code.unwrap_or_default(),
+            state.clock.now(),
+        )
+        .await?;
+    } else if row.status == "delivered" {
+        crate::phone_numbers::registration::delivered(&state.db, row.phone_number_id).await?;
+    }
     if matches!(row.status.as_str(), "delivered" | "undelivered" | "failed") {
         // A campaign's text: past its thresholds, the campaign pauses itself.
         crate::bulk_operation::delivery_alarm::after_callback(state, row.id).await?;

@@ -18,6 +18,10 @@ pub struct Model {
     pub auto_assign: bool,
     /// The member the last such turn went to.
     pub assigned_last: Option<Uuid>,
+    /// A carrier refused a text from it as unregistered 10DLC (30034, migration 50): owners see
+    /// a banner until a text from it is delivered again.
+    pub unregistered_at: Option<DateTimeUtc>,
+    pub unregistered_code: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -7,4 +7,6 @@ pub mod cache;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod registration;
+#[cfg(feature = "server")]
 pub mod service;

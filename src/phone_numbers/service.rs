@@ -121,6 +121,8 @@ pub async fn create(
         created_at: Set(state.clock.now()),
         auto_assign: Set(input.auto_assign),
         assigned_last: Set(None),
+        unregistered_at: Set(None),
+        unregistered_code: Set(None),
     }
     .insert(&state.db)
     .await

@@ -182,9 +182,21 @@ pub async fn values(state: &AppState, m: &Member, contact_id: Uuid) -> AppResult
     })
 }
 
-/// The saved reply's text for the contact, every field filled; a field nothing fills is refused.
+/// The saved reply's text for the contact, every field filled (a field nothing fills is refused)
+/// and its links shortened.
 pub async fn fill(state: &AppState, m: &Member, id: Uuid, contact_id: Uuid) -> AppResult<String> {
     let row = find(state, m.organization_id, id).await?;
     let values = values(state, m, contact_id).await?;
-    render(&row.body, &values).map_err(|e| AppError::Validation(e.to_string()))
+    let text = render(&row.body, &values).map_err(|e| AppError::Validation(e.to_string()))?;
+    // Its links become this contact's tracked short links (the same ones each time it is used).
+    crate::links::service::shorten(
+        &state.db,
+        &state.config.public_url,
+        m.organization_id,
+        crate::links::service::Scope::Reply(row.id),
+        contact_id,
+        &text,
+        state.clock.now(),
+    )
+    .await
 }

@@ -20,6 +20,7 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::messaging::timeline_page::routes(state.clone()))
         .merge(crate::contacts::reachability::routes(state.clone()))
         .merge(crate::audit::page::routes(state.clone()))
+        .merge(crate::links::redirect::routes(state.clone()))
         .merge(ops)
         .route(
             crate::contacts::export::EXPORT_PATH,

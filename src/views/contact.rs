@@ -117,6 +117,9 @@ fn Touches(profile: ContactProfile) -> Element {
     rsx! {
         section { class: "card", id: "contact-touches",
             h2 { "Campaigns and plans" }
+            if let Some(at) = profile.last_click_at {
+                p { id: "contact-clicks", "Clicked the links texted to them {grouped(profile.link_clicks)} time(s), last {short_time(at)}." }
+            }
             if total == 0 {
                 p { class: "muted", "No campaign or plan has included them." }
             } else {

@@ -2,13 +2,14 @@
 //! drafts with segments and cost, edit, skip or regenerate one, approve all, or cancel.
 use crate::bulk_operation::api::{
     approve_operation, cancel_operation, edit_draft, get_review_sheet, list_operations,
-    regenerate_draft, resolve_item, set_operation_pictures, skip_draft,
+    regenerate_draft, resolve_item, set_operation_pictures, set_operation_track_links, skip_draft,
 };
 use crate::bulk_operation::model::{item_status, ItemView, OperationStatus, ReviewSheet};
 use crate::bulk_operation::segments::{mms_label, segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::components::use_live;
 use crate::components::{use_is_owner, ErrorBanner, OperationCard};
 use crate::error::AppError;
+use crate::links::model as links;
 use crate::media::model::{UploadView, MAX_PER_TEXT, MAX_SEND_BYTES};
 use crate::messaging::model::LiveTopic;
 use crate::messaging::model::Resolution;
@@ -78,17 +79,28 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                     // Everything drafted for sending, sent or not: the campaign's cost. With a
                     // picture each text is one MMS, whatever its length.
                     let mms = !s.operation.pictures.is_empty();
+                    // Counted on the text as sent: each link as its short link, when shortened.
+                    let prefix = s.operation.link_prefix.clone();
+                    let p = prefix.as_deref();
+                    let linked = s.items.iter().filter_map(|i| i.draft.as_deref()).any(|d| !links::find(d).is_empty());
                     let cost: f64 = s
                         .items
                         .iter()
                         .filter(|i| [item_status::DRAFTED, item_status::SENDING, item_status::SENT].contains(&i.status.as_str()))
                         .filter_map(|i| i.draft.as_deref())
-                        .fold(0.0, |sum, d| sum + if mms { COST_PER_MMS } else { segments(d).cost() });
+                        .fold(0.0, |sum, d| sum + if mms { COST_PER_MMS } else { segments(&links::as_sent(d, p)).cost() });
                     let rate = if mms { format!("${COST_PER_MMS} an MMS") } else { format!("${COST_PER_SEGMENT} a segment") };
                     rsx! {
                         OperationCard { operation_id }
                         p { class: "muted", id: "campaign-cost", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at {rate}" }
                         CampaignPictures { operation_id, pictures: s.operation.pictures.clone(), reviewing, on_done: act }
+                        if linked {
+                            label { class: "row muted", id: "track-links",
+                                input { r#type: "checkbox", checked: prefix.is_some(), disabled: !reviewing,
+                                    onchange: move |e| async move { act(set_operation_track_links(operation_id, e.checked()).await) } }
+                                " Shorten and track links (one short link per contact; clicks show in the results)"
+                            }
+                        }
                         div { class: "row",
                             if reviewing && is_owner {
                                 button { id: "approve-all", class: "primary", onclick: move |_| {
@@ -105,7 +117,7 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                         }
                         div { class: "draft-sheet", id: "draft-sheet",
                             for it in s.items {
-                                DraftRow { key: "{it.id}", item: it, reviewing, mms, on_done: act }
+                                DraftRow { key: "{it.id}", item: it, reviewing, mms, prefix: prefix.clone(), on_done: act }
                             }
                         }
                     }
@@ -121,12 +133,14 @@ fn DraftRow(
     reviewing: bool,
     /// The campaign carries a picture: each text is one MMS.
     mms: bool,
+    /// Links go out shortened under this: segments are counted on the text as sent.
+    prefix: Option<String>,
     on_done: EventHandler<Result<ReviewSheet, AppError>>,
 ) -> Element {
     let id = item.id;
     let mut editing = use_signal(|| false);
     let mut text = use_signal(|| item.draft.clone().unwrap_or_default());
-    let seg = segments(&text());
+    let seg = segments(&links::as_sent(&text(), prefix.as_deref()));
     let editable = reviewing && item.status == item_status::DRAFTED;
     rsx! {
         div { class: "draft-row status-{item.status}", "data-contact": "{item.contact_name}",

@@ -118,7 +118,12 @@ fn SignedIn(me: CurrentUser) -> Element {
                     button { class: "link-button", id: "sign-out", onclick: sign_out_click, "Sign out" }
                 }
             }
-            main { class: "content", Outlet::<Route> {} }
+            main { class: "content",
+                for b in counts.banners.iter() {
+                    a { class: "error-banner owner-banner", role: "alert", href: "/settings/sending", "{b}" }
+                }
+                Outlet::<Route> {}
+            }
             // Phones: the four main pages under the thumb, and the drawer for the rest.
             nav { class: "tabbar", id: "tabbar",
                 Link { to: Route::Inbox {}, class: "tab", active_class: "active", id: "tab-inbox",

@@ -1,6 +1,7 @@
 //! Delivery truth per text (issue 30 §1): a text's timeline from the ledger and its callbacks,
 //! with the carrier's code in plain words; a number that cannot receive texts marks its contact
-//! unreachable, campaigns leave them out saying why, and a person clears it.
+//! unreachable, campaigns leave them out saying why, and a person clears it. A number carriers
+//! refuse as unregistered (30034) raises a banner for owners until a text from it is delivered.
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
@@ -8,7 +9,10 @@ use herald::contacts::reachability::SKIP_REASON;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-on_both_databases!(a_texts_timeline_and_an_unreachable_number);
+on_both_databases!(
+    a_texts_timeline_and_an_unreachable_number,
+    an_unregistered_number_raises_a_banner_for_owners
+);
 
 async fn callback(app: &TestApp, sid: &str, status: &str, code: Option<&str>) {
     let mut form = vec![("MessageSid", sid), ("MessageStatus", status)];
@@ -112,4 +116,70 @@ async fn a_texts_timeline_and_an_unreachable_number(backend: Backend) {
         .ok_as(&c.org.client, "/api/contacts/get", json!({"id": kim}))
         .await;
     assert!(v["unreachable"].is_null(), "{v}");
+}
+
+/// Sends a text from `number` to `contact` and answers its provider SID.
+async fn send(app: &TestApp, org: &Org, number: uuid::Uuid, contact: uuid::Uuid) -> String {
+    let sent: Value = app
+        .ok_as(
+            &org.client,
+            "/api/messages/send",
+            json!({"request": {"contact_id": contact, "phone_number_id": number, "body": "Your order shipped"}}),
+        )
+        .await;
+    app.settle().await;
+    let id: uuid::Uuid = sent["id"].as_str().unwrap().parse().unwrap();
+    use sea_orm::EntityTrait;
+    herald::messaging::entity::Entity::find_by_id(id)
+        .one(&app.state.db)
+        .await
+        .unwrap()
+        .unwrap()
+        .provider_sid
+        .expect("sent")
+}
+
+async fn banners(app: &TestApp, org: &Org) -> Vec<String> {
+    let v: Value = app.ok_as(&org.client, "/api/attention", Value::Null).await;
+    serde_json::from_value(v["banners"].clone()).unwrap()
+}
+
+async fn an_unregistered_number_raises_a_banner_for_owners(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let number = app.add_number(&c.org, "+14155550188").await;
+    let dana = app.add_member(&c.org, "Dana").await;
+    assert!(banners(&app, &c.org).await.is_empty());
+
+    let sid = send(&app, &c.org, number, c.katherine).await;
+    callback(&app, &sid, "undelivered", Some("30034")).await;
+    let shown = banners(&app, &c.org).await;
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].contains("+14155550188")
+            && shown[0].contains("10DLC")
+            && shown[0].contains("30034"),
+        "{shown:?}"
+    );
+    assert!(banners(&app, &dana).await.is_empty(), "owners only");
+    let other = app.new_org("Other Co").await;
+    assert!(banners(&app, &other).await.is_empty());
+    // The owner is told once, however many texts the carriers refuse.
+    let sid2 = send(&app, &c.org, number, c.linus).await;
+    callback(&app, &sid2, "undelivered", Some("30034")).await;
+    let told = app
+        .count_where(
+            "notification",
+            "kind = 'number' AND title LIKE '%+14155550188%'",
+        )
+        .await;
+    assert_eq!(told, 1);
+    assert_eq!(banners(&app, &c.org).await.len(), 1);
+
+    // A text from it delivered: its registration works, and the banner goes.
+    let sid3 = send(&app, &c.org, number, c.katherine).await;
+    callback(&app, &sid3, "delivered", None).await;
+    assert!(banners(&app, &c.org).await.is_empty());
 }

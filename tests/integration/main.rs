@@ -101,6 +101,7 @@ mod step_tools;
 mod suggesters;
 mod team_inbox;
 mod thread_archive;
+mod tracked_links;
 mod twilio_transport;
 mod two_instances;
 mod vision;
