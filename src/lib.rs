@@ -36,6 +36,8 @@ pub mod ops;
 #[cfg(feature = "server")]
 pub mod public_api;
 #[cfg(feature = "server")]
+pub mod reports;
+#[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]
 pub mod server_page;

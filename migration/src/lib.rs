@@ -51,6 +51,7 @@ mod m20261128_000047_api_keys;
 mod m20261128_000048_webhooks;
 mod m20261128_000049_delivery_alarm;
 mod m20261128_000050_tracked_links;
+pub mod m20261128_000051_report_rollups;
 mod platform_agent;
 
 pub struct Migrator;
@@ -109,6 +110,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000048_webhooks::Migration),
             Box::new(m20261128_000049_delivery_alarm::Migration),
             Box::new(m20261128_000050_tracked_links::Migration),
+            Box::new(m20261128_000051_report_rollups::Migration),
         ]
     }
 }

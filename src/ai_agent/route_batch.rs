@@ -260,6 +260,8 @@ mod tests {
                 reconcile_failures: 0,
                 purpose: None,
                 seq: None,
+                rolled_up: false,
+                outcome_rolled: false,
             },
             number: crate::phone_numbers::entity::Model {
                 id: Uuid::nil(),

@@ -42,6 +42,10 @@ pub struct Model {
     /// The database numbers messages in insertion order (migration 30): a conversation is
     /// ordered and paged by it. None only on a row just returned by an insert on SQLite.
     pub seq: Option<i64>,
+    /// The reports' rollup has counted this text's arrival, and its final delivery outcome
+    /// (migration 51).
+    pub rolled_up: bool,
+    pub outcome_rolled: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

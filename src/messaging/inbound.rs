@@ -169,6 +169,8 @@ pub async fn persist_inbound(
         purpose: Set(None),
         // Numbered by the database.
         seq: NotSet,
+        rolled_up: Set(false),
+        outcome_rolled: Set(false),
     };
     let media =
         crate::media::copier::rows_for(org_id, message_id, &sms.media_urls, &sms.media_types, now);

@@ -93,6 +93,8 @@ pub fn queued_row(
         purpose: Set(Some(purpose.as_str().into())),
         // Numbered by the database.
         seq: NotSet,
+        rolled_up: NotSet,
+        outcome_rolled: NotSet,
     }
 }
 

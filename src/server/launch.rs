@@ -57,6 +57,7 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);
     crate::webhooks::deliver::start(&state);
+    crate::reports::rollup::start(&state);
     crate::server::sqlite_wal::start_checkpointer(&state);
     crate::server::backups::start(&state);
     crate::ai_agent::learning::service::start_reviews(&state, state.config.lesson_review_every);

@@ -21,6 +21,7 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::contacts::reachability::routes(state.clone()))
         .merge(crate::audit::page::routes(state.clone()))
         .merge(crate::links::redirect::routes(state.clone()))
+        .merge(crate::reports::page::routes(state.clone()))
         .merge(ops)
         .route(
             crate::contacts::export::EXPORT_PATH,

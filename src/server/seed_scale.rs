@@ -113,6 +113,8 @@ pub async fn seed<C: ConnectionTrait>(
                 reconcile_failures: Set(0),
                 purpose: Set((!inbound).then(|| "reply".to_owned())),
                 seq: NotSet,
+                rolled_up: NotSet,
+                outcome_rolled: NotSet,
             });
             if batch.len() == CHUNK {
                 message::Entity::insert_many(std::mem::take(&mut batch))

@@ -186,6 +186,8 @@ async fn a_history_pages_in_the_order_texts_were_stored(backend: Backend) {
         reconcile_failures: Set(0),
         purpose: Set(None),
         seq: NotSet,
+        rolled_up: NotSet,
+        outcome_rolled: NotSet,
     });
     // Stored in two statements, the later one first in UUID order as often as not.
     let rows: Vec<_> = rows.collect();

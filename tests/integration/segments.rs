@@ -287,6 +287,8 @@ async fn a_tag_plan_over_a_segment_is_resolved_rechecked_and_run(backend: Backen
         reconcile_failures: Set(0),
         purpose: Set(None),
         seq: NotSet,
+        rolled_up: NotSet,
+        outcome_rolled: NotSet,
     })
     .exec(&app.state.db)
     .await

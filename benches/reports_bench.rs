@@ -1,0 +1,155 @@
+//! The Reports page at a real business's size (issue 30 §5): an organisation of 100,000
+//! contacts with 10 texts each (1,000,000 texts over 90 days), on SQLite or PostgreSQL. It
+//! times the rollup's backfill of that history (what an upgrade does once), then the page as a
+//! person opens it (`GET /reports`, signed in: the rollup's catch-up, the read and the HTML with
+//! its two SVG charts) for 30 and 90 days, p50 and p95 beside the goal (ready within 1 s) and,
+//! in the same run, beside the old way: grouping the message table by day for the same range.
+//!
+//! `cargo run --release --features server --bin reports_bench -- [--contacts 100000] [--runs 20] [--postgres]`
+#[path = "common.rs"]
+mod common;
+
+use common::*;
+use herald::server::seed_scale::{seed, ScaleSpec};
+use sea_orm::ConnectionTrait;
+use std::time::{Duration, Instant};
+
+const GOAL: Duration = Duration::from_secs(1);
+
+/// p50 and p95 of `runs` calls of `read`.
+async fn time<F, Fut>(runs: usize, mut read: F) -> (Duration, Duration)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    read().await; // warm
+    let mut t: Vec<Duration> = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        read().await;
+        t.push(start.elapsed());
+    }
+    t.sort();
+    let pct = |p: f64| t[((t.len() as f64 * p).ceil() as usize).clamp(1, t.len()) - 1];
+    (pct(0.5), pct(0.95))
+}
+
+#[tokio::main]
+async fn main() {
+    let postgres = flag("--postgres");
+    let contacts: usize = arg("--contacts", 100_000);
+    let runs: usize = arg("--runs", 20);
+    let (base, state, org) = start_herald(postgres, &["+14155550100"]).await;
+    let number = herald::phone_numbers::service::list(&state, org)
+        .await
+        .unwrap()[0]
+        .id;
+    let spec = ScaleSpec {
+        contacts,
+        messages_each: 10,
+        now: daytime(),
+        unread_every: 7,
+        vip_every: 10,
+    };
+    let db = if postgres { "PostgreSQL" } else { "SQLite" };
+    println!(
+        "reports_bench on {db} ({}), {runs} runs a read",
+        build_kind()
+    );
+    let start = Instant::now();
+    seed(&state.db, org, number, &spec).await.unwrap();
+    println!(
+        "{contacts} contacts, {} texts: seeded in {:.1} s",
+        contacts * 10,
+        start.elapsed().as_secs_f64()
+    );
+    let start = Instant::now();
+    let mut counted = 0;
+    loop {
+        match herald::reports::rollup::catch_up(&state, 100)
+            .await
+            .unwrap()
+        {
+            0 => break,
+            n => counted += n,
+        }
+    }
+    println!(
+        "rollup backfill: {counted} counts (arrivals and outcomes) in {:.1} s, beside the background passes",
+        start.elapsed().as_secs_f64()
+    );
+    if flag("--analyze") {
+        let sql = if postgres {
+            "VACUUM ANALYZE"
+        } else {
+            "ANALYZE"
+        };
+        state.db.execute_unprepared(sql).await.unwrap();
+    }
+
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let res = client
+        .post(format!("{base}/api/auth/sign_in"))
+        .json(&serde_json::json!({"form": {"email": "b@bench.test", "password": "benchmark-pass"}}))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "sign in: {}", res.status());
+    let today = daytime().date_naive();
+    println!(
+        "\n{:<44} {:>10} {:>10} {:>8}   {:>22}",
+        "read", "p50 ms", "p95 ms", "goal", "old way p50 / p95 ms"
+    );
+    for days in [30, 90] {
+        let from = today - chrono::Duration::days(days - 1);
+        let url = format!("{base}/reports?from={from}&to={today}");
+        let page = time(runs, || {
+            let (client, url) = (client.clone(), url.clone());
+            async move {
+                let res = client.get(url).send().await.unwrap();
+                assert!(res.status().is_success());
+                let html = res.text().await.unwrap();
+                assert!(html.contains("id=\"total-out\""));
+            }
+        })
+        .await;
+        // The old way: every text of the range grouped by day.
+        let since = from.and_hms_opt(0, 0, 0).unwrap().and_utc();
+        let (day, p1, p2) = match postgres {
+            true => ("date(created_at)", "$1", "$2"),
+            false => ("substr(created_at, 1, 10)", "?", "?"),
+        };
+        let sql = format!(
+            "SELECT {day} AS d, direction, count(*) FROM message \
+             WHERE organization_id = {p1} AND created_at >= {p2} GROUP BY d, direction"
+        );
+        let old = time(runs.min(5), || {
+            let (db, sql) = (state.db.clone(), sql.clone());
+            async move {
+                let rows = db
+                    .query_all_raw(sea_orm::Statement::from_sql_and_values(
+                        db.get_database_backend(),
+                        sql,
+                        [org.into(), since.into()],
+                    ))
+                    .await
+                    .unwrap();
+                assert!(!rows.is_empty(), "the old way reads the texts");
+            }
+        })
+        .await;
+        let verdict = if page.1 <= GOAL { "met" } else { "MISSED" };
+        println!(
+            "{:<44} {:>10.1} {:>10.1} {:>8}   {:>10.1} / {:>9.1}",
+            format!("Reports page, {days} days ({verdict})"),
+            ms(page.0),
+            ms(page.1),
+            "1000",
+            ms(old.0),
+            ms(old.1)
+        );
+    }
+}

@@ -1,0 +1,8 @@
+//! Reports (issue 30 §5): what the organisation's texting did, by day, from rollups kept as data
+//! arrives. Server-rendered (the app's first-load budget is spent): charts are SVG laid out by
+//! the server, and every table exports as CSV.
+pub mod chart;
+pub mod entity;
+pub mod figures;
+pub mod page;
+pub mod rollup;

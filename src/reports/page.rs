@@ -1,0 +1,343 @@
+//! The Reports page, `/reports`: a date range (the last 30 days by default) over all numbers or
+//! one; texts in and out per day as a chart, the delivery rate with the failures grouped by
+//! reason in words, and the estimated cost per day. Every table exports as CSV
+//! (`/reports/daily.csv`, `/reports/failures.csv`, with the same query). Any member reads it.
+//! Before reading, the rollup counts whatever texts arrived since its last pass, so the page is
+//! exact to the moment it is opened.
+// A handler's early exit is a whole response; boxing it would only move the size elsewhere.
+#![allow(clippy::result_large_err)]
+use crate::auth::session::Member;
+use crate::error::{AppError, AppResult};
+use crate::phone_numbers::entity as phone_number;
+use crate::reports::chart::{bars, Series};
+use crate::reports::figures::{read, Range, Report};
+use crate::server::AppState;
+use crate::server_page::{document, error_page, status_of, Viewer};
+use axum::extract::{Query, State};
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use chrono::Duration;
+use dioxus::prelude::*;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use uuid::Uuid;
+
+/// Numbers offered in the picker, at most (the page says when there are more).
+const NUMBERS_SHOWN: u64 = 200;
+/// Rollup passes a page read runs at most before reading (each counts up to `rollup::BATCH`).
+const CATCH_UP_PASSES: usize = 20;
+
+pub fn routes(state: AppState) -> Router {
+    Router::new()
+        .route("/reports", get(show))
+        .route("/reports/daily.csv", get(daily_csv))
+        .route("/reports/failures.csv", get(failures_csv))
+        .with_state(state)
+}
+
+/// The query as typed: empty means the default.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct Asked {
+    #[serde(default)]
+    pub from: String,
+    #[serde(default)]
+    pub to: String,
+    #[serde(default)]
+    pub number: String,
+}
+
+impl Asked {
+    fn query(&self, r: &Range) -> String {
+        let number = r.number.map(|n| n.to_string()).unwrap_or_default();
+        format!("from={}&to={}&number={number}", r.from, r.to)
+    }
+}
+
+/// The range asked for, with the defaults filled in (the last 30 days to today, in the
+/// organisation's zone), or why not.
+async fn range(state: &AppState, m: &Member, q: &Asked) -> AppResult<Range> {
+    let zone: chrono_tz::Tz = crate::messaging::quiet::org_zone(&state.db, m.organization_id)
+        .await?
+        .parse()
+        .unwrap_or(chrono_tz::UTC);
+    let today = state.clock.now().with_timezone(&zone).date_naive();
+    let to = match q.to.trim() {
+        "" => today.to_string(),
+        t => t.to_owned(),
+    };
+    let from = match q.from.trim() {
+        "" => (today - Duration::days(29)).to_string(),
+        f => f.to_owned(),
+    };
+    let number = match q.number.trim() {
+        "" => None,
+        n => {
+            let id: Uuid = n
+                .parse()
+                .map_err(|_| AppError::validation("That is not one of your numbers."))?;
+            phone_number::Entity::find_by_id(id)
+                .filter(phone_number::Column::OrganizationId.eq(m.organization_id))
+                .one(&state.db)
+                .await?
+                .ok_or_else(|| AppError::validation("That is not one of your numbers."))?;
+            Some(id)
+        }
+    };
+    Range::parse(&from, &to, number)
+}
+
+/// The report for the range, after counting what arrived since the last pass.
+async fn report(state: &AppState, m: &Member, r: Range) -> AppResult<Report> {
+    crate::reports::rollup::catch_up(state, CATCH_UP_PASSES).await?;
+    read(&state.db, m.organization_id, r).await
+}
+
+fn dollars(micros: i64) -> String {
+    format!("${:.2}", micros as f64 / 1e6)
+}
+
+fn pct(p: Option<f64>) -> String {
+    p.map_or("–".into(), |p| format!("{p:.1} %"))
+}
+
+async fn show(
+    State(state): State<AppState>,
+    Viewer(m): Viewer,
+    Query(q): Query<Asked>,
+) -> Response {
+    let numbers: Vec<(Uuid, String)> = match phone_number::Entity::find()
+        .select_only()
+        .column(phone_number::Column::Id)
+        .column(phone_number::Column::Number)
+        .filter(phone_number::Column::OrganizationId.eq(m.organization_id))
+        .order_by_asc(phone_number::Column::Number)
+        .limit(NUMBERS_SHOWN + 1)
+        .into_tuple()
+        .all(&state.db)
+        .await
+    {
+        Ok(n) => n,
+        Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e.into()),
+    };
+    let asked = range(&state, &m, &q).await;
+    let (r, refused) = match asked {
+        Ok(r) => (r, None),
+        // What was typed stays in the form; the default range shows meanwhile.
+        Err(e) => match range(&state, &m, &Asked::default()).await {
+            Ok(r) => (r, Some(e)),
+            Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e),
+        },
+    };
+    let rep = match report(&state, &m, r).await {
+        Ok(rep) => rep,
+        Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e),
+    };
+    let status = refused
+        .as_ref()
+        .map_or(axum::http::StatusCode::OK, status_of);
+    let body = page(&q, r, &rep, &numbers, refused.map(|e| e.to_string()));
+    (status, Html(document(&state, "Reports", body))).into_response()
+}
+
+fn page(
+    q: &Asked,
+    r: Range,
+    rep: &Report,
+    numbers: &[(Uuid, String)],
+    error: Option<String>,
+) -> Element {
+    let t = rep.total;
+    let texts = bars(
+        "Texts in and out per day",
+        &[
+            Series {
+                name: "in",
+                class: "bar-in",
+            },
+            Series {
+                name: "out",
+                class: "bar-out",
+            },
+        ],
+        &rep.days
+            .iter()
+            .map(|(d, f)| (*d, vec![f.texts_in as f64, f.texts_out as f64]))
+            .collect::<Vec<_>>(),
+        |v| crate::components::grouped(v.round() as u64),
+    );
+    let cost = bars(
+        "Estimated cost per day",
+        &[Series {
+            name: "cost",
+            class: "bar-cost",
+        }],
+        &rep.days
+            .iter()
+            .map(|(d, f)| (*d, vec![f.cost_micros as f64 / 1e6]))
+            .collect::<Vec<_>>(),
+        |v| format!("${v:.2}"),
+    );
+    let query = Asked::default().query(&r);
+    let (from, to) = match error {
+        Some(_) => (q.from.clone(), q.to.clone()),
+        None => (r.from.to_string(), r.to.to_string()),
+    };
+    let chosen = r.number.map(|n| n.to_string()).unwrap_or_default();
+    let more = numbers.len() as u64 > NUMBERS_SHOWN;
+    let g = |n: i64| crate::components::grouped(n.max(0) as u64);
+    rsx! {
+        main { class: "page reports",
+            header { class: "page-head", h1 { "Reports" } }
+            form { method: "get", action: "/reports", class: "row report-range", id: "report-range",
+                label { "From " input { r#type: "date", name: "from", id: "report-from", value: "{from}" } }
+                label { "To " input { r#type: "date", name: "to", id: "report-to", value: "{to}" } }
+                label { "Number "
+                    select { name: "number", id: "report-number",
+                        option { value: "", selected: chosen.is_empty(), "All numbers" }
+                        for (id, n) in numbers.iter().take(NUMBERS_SHOWN as usize) {
+                            option { value: "{id}", selected: chosen == id.to_string(), "{n}" }
+                        }
+                    }
+                }
+                button { r#type: "submit", "Show" }
+            }
+            if more { p { class: "muted small", "The first {NUMBERS_SHOWN} numbers are offered; open a number's report from its own link to see another." } }
+            if let Some(e) = &error { p { class: "error", role: "alert", id: "report-error", "{e} The last 30 days are shown." } }
+            section { class: "tiles", id: "report-totals",
+                div { class: "tile", span { class: "muted small", "Texts in" } strong { id: "total-in", "{g(t.texts_in)}" } }
+                div { class: "tile", span { class: "muted small", "Texts out" } strong { id: "total-out", "{g(t.texts_out)}" } }
+                div { class: "tile", span { class: "muted small", "Delivered" }
+                    strong { id: "delivery-rate", "{pct(t.delivery_pct())}" }
+                    span { class: "muted small", " of {g(t.outcomes())} with a delivery report" }
+                }
+                div { class: "tile", span { class: "muted small", "Estimated cost" } strong { id: "total-cost", "{dollars(t.cost_micros)}" } }
+            }
+            section { class: "card", id: "report-texts",
+                h2 { "Texts per day" }
+                p { class: "legend small", span { class: "swatch bar-in" } " in " span { class: "swatch bar-out" } " out" }
+                div { class: "chart-box", dangerous_inner_html: "{texts}" }
+            }
+            section { class: "card", id: "report-failures",
+                h2 { "Why texts failed" }
+                if rep.failures.is_empty() {
+                    p { class: "muted", "No text failed in these days." }
+                } else {
+                    table { class: "table",
+                        thead { tr { th { "Reason" } th { "Code" } th { class: "num", "Texts" } } }
+                        tbody {
+                            for (words, code, n) in rep.failures.iter() {
+                                tr { td { "{words}" } td { "{code}" } td { class: "num", "{g(*n)}" } }
+                            }
+                        }
+                    }
+                }
+                p { class: "small", a { href: "/reports/failures.csv?{query}", id: "failures-csv", "Download as CSV" } }
+            }
+            section { class: "card", id: "report-cost",
+                h2 { "Cost per day" }
+                p { class: "muted small", "Estimated at the carriers' list price a segment or an MMS; your provider's invoice is the final word." }
+                div { class: "chart-box", dangerous_inner_html: "{cost}" }
+            }
+            section { class: "card", id: "report-daily",
+                h2 { "Day by day" }
+                div { class: "table-scroll",
+                    table { class: "table",
+                        thead { tr { th { "Day" } th { class: "num", "In" } th { class: "num", "Out" } th { class: "num", "Delivered" } th { class: "num", "Failed" } th { class: "num", "Cost" } } }
+                        tbody {
+                            for (d, f) in rep.days.iter().rev() {
+                                tr { td { "{d}" } td { class: "num", "{g(f.texts_in)}" } td { class: "num", "{g(f.texts_out)}" }
+                                    td { class: "num", "{g(f.delivered)}" } td { class: "num", "{g(f.undelivered + f.failed)}" }
+                                    td { class: "num", "{dollars(f.cost_micros)}" } }
+                            }
+                        }
+                    }
+                }
+                p { class: "small", a { href: "/reports/daily.csv?{query}", id: "daily-csv", "Download as CSV" } }
+            }
+        }
+    }
+}
+
+fn csv_response(name: &str, rows: Vec<Vec<String>>) -> Response {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        let _ = w.write_record(row);
+    }
+    let bytes = w.into_inner().unwrap_or_default();
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        bytes,
+    )
+        .into_response()
+}
+
+async fn csv_report(state: &AppState, m: &Member, q: &Asked) -> Result<(Range, Report), Response> {
+    let r = range(state, m, q)
+        .await
+        .map_err(|e| (status_of(&e), e.to_string()).into_response())?;
+    let rep = report(state, m, r)
+        .await
+        .map_err(|e| (status_of(&e), e.to_string()).into_response())?;
+    Ok((r, rep))
+}
+
+async fn daily_csv(
+    State(state): State<AppState>,
+    Viewer(m): Viewer,
+    Query(q): Query<Asked>,
+) -> Response {
+    let (r, rep) = match csv_report(&state, &m, &q).await {
+        Ok(x) => x,
+        Err(res) => return res,
+    };
+    let mut rows = vec![[
+        "day",
+        "texts_in",
+        "texts_out",
+        "segments",
+        "mms",
+        "delivered",
+        "undelivered",
+        "failed",
+        "cost_usd",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for (d, f) in &rep.days {
+        rows.push(vec![
+            d.to_string(),
+            f.texts_in.to_string(),
+            f.texts_out.to_string(),
+            f.segments.to_string(),
+            f.mms.to_string(),
+            f.delivered.to_string(),
+            f.undelivered.to_string(),
+            f.failed.to_string(),
+            format!("{:.4}", f.cost_micros as f64 / 1e6),
+        ]);
+    }
+    csv_response(&format!("texts-{}-{}.csv", r.from, r.to), rows)
+}
+
+async fn failures_csv(
+    State(state): State<AppState>,
+    Viewer(m): Viewer,
+    Query(q): Query<Asked>,
+) -> Response {
+    let (r, rep) = match csv_report(&state, &m, &q).await {
+        Ok(x) => x,
+        Err(res) => return res,
+    };
+    let mut rows = vec![vec!["reason".into(), "code".into(), "texts".into()]];
+    for (words, code, n) in rep.failures {
+        rows.push(vec![words, code, n.to_string()]);
+    }
+    csv_response(&format!("failures-{}-{}.csv", r.from, r.to), rows)
+}

@@ -1,0 +1,290 @@
+//! Keeping the daily rollups, by passes over what is not yet counted, each text once for its
+//! arrival and once for its final delivery outcome, both on the text's day in the
+//! organisation's zone:
+//! - arrivals (`message.rolled_up` false): texts in and out, segments, pictures and cost;
+//! - outcomes (`message.outcome_rolled` false and a final status): delivered, undelivered or
+//!   failed, with the carrier's code for a failure, or "herald" for a text the send ledger gave
+//!   up on before any provider took it.
+//!
+//! Two partial indexes hold just what is still to count, so a pass costs what it counts, not
+//! the table. Texts stored before the rollups existed are counted by the first passes.
+//!
+//! Passes run in the background every few seconds and before a report is read, on any number
+//! of instances: on PostgreSQL each pass claims its texts with SKIP LOCKED (a status callback
+//! on a claimed text waits for the pass), and the counters are added in key order (no two
+//! passes deadlock). A pass's counts and its texts' marks commit together, so a crash loses or
+//! doubles nothing.
+use crate::bulk_operation::segments::{segments, COST_PER_MMS, COST_PER_SEGMENT};
+use crate::error::AppResult;
+use crate::messaging::entity as message;
+use crate::reports::entity as report_daily;
+use crate::server::AppState;
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use sea_orm::sea_query::{Expr, LockBehavior, LockType, OnConflict};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// Texts a pass counts, at most.
+pub const BATCH: u64 = 2000;
+/// How often the background passes look for new texts.
+const EVERY: Duration = Duration::from_secs(2);
+
+/// The metrics kept.
+pub mod metric {
+    pub const IN: &str = "in";
+    pub const OUT: &str = "out";
+    /// SMS segments of the texts out without pictures.
+    pub const SEGMENTS: &str = "segments";
+    /// Texts out with pictures (each one MMS).
+    pub const MMS: &str = "mms";
+    /// The estimated cost of the texts out, in millionths of a dollar.
+    pub const COST_MICROS: &str = "cost_micros";
+    pub const DELIVERED: &str = "delivered";
+    pub const UNDELIVERED: &str = "undelivered";
+    pub const FAILED: &str = "failed";
+    /// `fail:<carrier code>` per undelivered or failed text; `fail:herald` for one the send
+    /// ledger gave up on, `fail:none` for a carrier failure without a code.
+    pub const FAIL_PREFIX: &str = "fail:";
+}
+
+type Key = (Uuid, String, Uuid, String);
+
+/// The day of `at` in `zone`, as stored.
+pub fn day_of(at: DateTime<Utc>, zone: Tz) -> String {
+    at.with_timezone(&zone).format("%Y-%m-%d").to_string()
+}
+
+fn zone_of(name: &str) -> Tz {
+    name.parse().unwrap_or(chrono_tz::UTC)
+}
+
+/// The cost of one text out, in millionths of a dollar.
+fn cost_micros(body: &str, pictures: bool) -> (i64, i64) {
+    if pictures {
+        return (0, (COST_PER_MMS * 1e6).round() as i64);
+    }
+    let n = segments(body).count.max(1) as i64;
+    (n, (n as f64 * COST_PER_SEGMENT * 1e6).round() as i64)
+}
+
+/// Adds `counts` to the counters, in key order.
+async fn add<C: ConnectionTrait>(db: &C, counts: BTreeMap<Key, i64>) -> AppResult<()> {
+    let rows: Vec<report_daily::ActiveModel> = counts
+        .into_iter()
+        .filter(|(_, n)| *n != 0)
+        .map(
+            |((org, day, number, metric), n)| report_daily::ActiveModel {
+                organization_id: Set(org),
+                day: Set(day),
+                phone_number_id: Set(number),
+                metric: Set(metric),
+                value: Set(n),
+            },
+        )
+        .collect();
+    for part in rows.chunks(200) {
+        report_daily::Entity::insert_many(part.to_vec())
+            .on_conflict(
+                OnConflict::columns([
+                    report_daily::Column::OrganizationId,
+                    report_daily::Column::Day,
+                    report_daily::Column::PhoneNumberId,
+                    report_daily::Column::Metric,
+                ])
+                .value(
+                    report_daily::Column::Value,
+                    Expr::cust("report_daily.value + excluded.value"),
+                )
+                .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Texts claimed by a pass: what counting needs of each.
+type Row = (
+    Uuid,
+    Uuid,
+    Uuid,
+    String,
+    String,
+    i32,
+    DateTime<Utc>,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+/// Claims up to `BATCH` texts matching `pending` (raw SQL, the partial index's own words).
+async fn claim<C: ConnectionTrait>(txn: &C, pending: &'static str) -> AppResult<Vec<Row>> {
+    let mut q = message::Entity::find()
+        .select_only()
+        .columns([
+            message::Column::Id,
+            message::Column::OrganizationId,
+            message::Column::PhoneNumberId,
+            message::Column::Direction,
+            message::Column::Body,
+            message::Column::MediaCount,
+            message::Column::CreatedAt,
+            message::Column::Status,
+            message::Column::SendState,
+            message::Column::ProviderSid,
+        ])
+        .filter(Expr::cust(pending))
+        .order_by_asc(message::Column::Seq)
+        .limit(BATCH);
+    if txn.get_database_backend() == DbBackend::Postgres {
+        q = q.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+    }
+    Ok(q.into_tuple().all(txn).await?)
+}
+
+/// The carrier's code of each failed text among `ids`, from its latest status with one.
+async fn codes<C: ConnectionTrait>(db: &C, ids: Vec<Uuid>) -> AppResult<HashMap<Uuid, String>> {
+    use crate::messaging::entity::status_event;
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<(Uuid, Option<String>)> = status_event::Entity::find()
+        .select_only()
+        .column(status_event::Column::MessageId)
+        .column(status_event::Column::ErrorCode)
+        .filter(status_event::Column::MessageId.is_in(ids))
+        .filter(status_event::Column::ErrorCode.is_not_null())
+        .order_by_asc(status_event::Column::At)
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, c)| Some((id, c?)))
+        .collect())
+}
+
+/// Counts up to `BATCH` arrivals and `BATCH` outcomes not yet counted; answers how many.
+pub async fn pass(state: &AppState) -> AppResult<usize> {
+    use migration::m20261128_000051_report_rollups::OUTCOME_PENDING;
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    let arrivals = claim(&txn, "rolled_up = false").await?;
+    let outcomes = claim(&txn, OUTCOME_PENDING).await?;
+    if arrivals.is_empty() && outcomes.is_empty() {
+        return Ok(0);
+    }
+    let failed: Vec<Uuid> = outcomes
+        .iter()
+        .filter(|r| r.7 != "delivered")
+        .map(|r| r.0)
+        .collect();
+    let codes = codes(&txn, failed).await?;
+    let mut zones: HashMap<Uuid, Tz> = HashMap::new();
+    let mut counts: BTreeMap<Key, i64> = BTreeMap::new();
+    for (outcome, rows) in [(false, &arrivals), (true, &outcomes)] {
+        for (id, org, number, direction, body, media, at, status, send_state, sid) in rows {
+            let zone = match zones.get(org) {
+                Some(z) => *z,
+                None => {
+                    let z = zone_of(&crate::messaging::quiet::org_zone(&txn, *org).await?);
+                    zones.insert(*org, z);
+                    z
+                }
+            };
+            let day = day_of(*at, zone);
+            let mut bump = |m: String, n: i64| {
+                *counts.entry((*org, day.clone(), *number, m)).or_default() += n;
+            };
+            if outcome {
+                bump(status.clone(), 1);
+                if status != metric::DELIVERED {
+                    let gave_up = send_state.as_deref() == Some("failed") && sid.is_none();
+                    let code = match (gave_up, codes.get(id)) {
+                        (true, _) => "herald".to_owned(),
+                        (false, Some(c)) => c.trim().chars().take(8).collect(),
+                        (false, None) => "none".to_owned(),
+                    };
+                    bump(format!("{}{code}", metric::FAIL_PREFIX), 1);
+                }
+            } else if direction == "inbound" {
+                bump(metric::IN.into(), 1);
+            } else {
+                let (segs, cost) = cost_micros(body, *media > 0);
+                bump(metric::OUT.into(), 1);
+                bump(metric::SEGMENTS.into(), segs);
+                bump(metric::MMS.into(), (*media > 0) as i64);
+                bump(metric::COST_MICROS.into(), cost);
+            }
+        }
+    }
+    add(&txn, counts).await?;
+    for (col, rows) in [
+        (message::Column::RolledUp, &arrivals),
+        (message::Column::OutcomeRolled, &outcomes),
+    ] {
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.0).collect();
+        for part in ids.chunks(500) {
+            message::Entity::update_many()
+                .col_expr(col, Expr::value(true))
+                .filter(message::Column::Id.is_in(part.iter().copied()))
+                .exec(&txn)
+                .await?;
+        }
+    }
+    txn.commit().await?;
+    Ok(arrivals.len() + outcomes.len())
+}
+
+/// Passes until every text stored so far is counted (or `max_passes` ran); answers how many.
+pub async fn catch_up(state: &AppState, max_passes: usize) -> AppResult<usize> {
+    let mut n = 0;
+    for _ in 0..max_passes {
+        match pass(state).await? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Runs passes in the background until shutdown.
+pub fn start(state: &AppState) {
+    let bg = state.clone();
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = catch_up(&bg, 50).await {
+                tracing::error!(error = %e, "report rollup pass failed");
+            }
+            tokio::select! {
+                _ = bg.shutdown.cancelled() => return,
+                _ = tokio::time::sleep(EVERY) => {}
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn a_text_counts_on_its_day_in_the_organisations_zone() {
+        let at = Utc.with_ymd_and_hms(2026, 3, 2, 5, 30, 0).unwrap();
+        assert_eq!(day_of(at, chrono_tz::UTC), "2026-03-02");
+        assert_eq!(day_of(at, chrono_tz::America::Los_Angeles), "2026-03-01");
+        assert_eq!(zone_of("not a zone"), chrono_tz::UTC);
+    }
+
+    #[test]
+    fn a_text_costs_its_segments_or_one_mms() {
+        assert_eq!(cost_micros("Hi", false), (1, 7900));
+        assert_eq!(cost_micros(&"a".repeat(161), false), (2, 15800));
+        assert_eq!(cost_micros("Hi", true), (0, 20000));
+    }
+}
