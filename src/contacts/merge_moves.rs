@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
-    QueryFilter, Set,
+    QueryFilter, QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -57,6 +57,7 @@ pub(super) async fn move_rows<C: ConnectionTrait>(
         .exec(db)
         .await?;
     move_plan_audiences(db, dup, keep).await?;
+    move_tracked_links(db, org, dup, keep).await?;
     // One text agent per contact: the kept contact's wins.
     let kept_has_agent = contact_text_agent::Entity::find()
         .filter(contact_text_agent::Column::ContactId.eq(keep))
@@ -97,6 +98,52 @@ pub(super) async fn move_rows<C: ConnectionTrait>(
 
 /// Plan audiences are keyed by (plan, generation, contact): the duplicate's rows move unless the
 /// kept contact is already in that generation, where they are dropped.
+/// The duplicate's short links keep working, their clicks now the kept contact's. A link the
+/// kept contact also has (the same campaign or saved reply, the same address) moves under a scope
+/// of its own, so the next text reuses the kept contact's.
+async fn move_tracked_links<C: ConnectionTrait>(
+    db: &C,
+    org: Uuid,
+    dup: Uuid,
+    keep: Uuid,
+) -> AppResult<()> {
+    use crate::links::entity as link;
+    let kept: Vec<(String, String)> = link::Entity::find()
+        .select_only()
+        .column(link::Column::Scope)
+        .column(link::Column::UrlHash)
+        .filter(link::Column::ContactId.eq(keep))
+        .into_tuple()
+        .all(db)
+        .await?;
+    if !kept.is_empty() {
+        let theirs = link::Entity::find()
+            .filter(link::Column::ContactId.eq(dup))
+            .all(db)
+            .await?;
+        for l in theirs
+            .into_iter()
+            .filter(|l| kept.contains(&(l.scope.clone(), l.url_hash.clone())))
+        {
+            link::Entity::update_many()
+                .col_expr(
+                    link::Column::Scope,
+                    Expr::value(format!("merged:{}", Uuid::new_v4().simple())),
+                )
+                .filter(link::Column::Id.eq(l.id))
+                .exec(db)
+                .await?;
+        }
+    }
+    link::Entity::update_many()
+        .col_expr(link::Column::ContactId, Expr::value(keep))
+        .filter(link::Column::OrganizationId.eq(org))
+        .filter(link::Column::ContactId.eq(dup))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
 async fn move_plan_audiences<C: ConnectionTrait>(db: &C, dup: Uuid, keep: Uuid) -> AppResult<()> {
     let pa = Alias::new("plan_audience");
     let k = Alias::new("k");

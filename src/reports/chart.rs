@@ -11,6 +11,8 @@ const BOTTOM: f64 = 28.0;
 const TOP: f64 = 10.0;
 /// Dates written under the axis, at most.
 const LABELS: usize = 6;
+/// Gridlines above the baseline.
+const STEPS: usize = 5;
 
 /// One series: its name (in the legend and tooltips) and its CSS class (its colour).
 pub struct Series<'a> {
@@ -32,27 +34,30 @@ fn round_up(n: f64) -> f64 {
 }
 
 /// A bar chart of `days` (each day's value per series, in the series' order); `fmt` writes a
-/// value for the axis and the tooltips.
+/// value for the axis and the tooltips. Gridlines fall on round values at least `unit` apart
+/// (1 for counts: no axis says 0, 1, 1, 2).
 pub fn bars(
     label: &str,
     series: &[Series],
     days: &[(NaiveDate, Vec<f64>)],
+    unit: f64,
     fmt: impl Fn(f64) -> String,
 ) -> String {
     let max = days
         .iter()
         .flat_map(|(_, v)| v.iter().copied())
         .fold(0.0, f64::max);
-    let top = round_up(max);
+    let step = round_up(max / STEPS as f64).max(unit);
+    let top = step * STEPS as f64;
     let (pw, ph) = (W - LEFT - 8.0, H - TOP - BOTTOM);
     let mut s = String::new();
     let _ = write!(
         s,
         r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{label}" xmlns="http://www.w3.org/2000/svg">"#
     );
-    for i in 0..=4 {
-        let v = top * i as f64 / 4.0;
-        let y = TOP + ph - ph * i as f64 / 4.0;
+    for i in 0..=STEPS {
+        let v = step * i as f64;
+        let y = TOP + ph - ph * i as f64 / STEPS as f64;
         let _ = write!(
             s,
             r#"<line class="grid" x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="axis" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
@@ -122,11 +127,19 @@ mod tests {
                 class: "out",
             },
         ];
-        let svg = bars("Texts", &series, &[(d, vec![4.0, 10.0])], |v| {
-            format!("{v:.0}")
-        });
+        let count = |v: f64| format!("{v:.0}");
+        let svg = bars("Texts", &series, &[(d, vec![4.0, 9.0])], 1.0, count);
         assert_eq!(svg.matches("<rect").count(), 2);
-        assert!(svg.contains("<title>Nov 3: 10 out</title>"), "{svg}");
-        assert!(svg.contains(">10</text>"), "the axis tops at 10: {svg}");
+        assert!(svg.contains("<title>Nov 3: 9 out</title>"), "{svg}");
+        assert!(
+            svg.contains(">10</text>") && svg.contains(">2</text>"),
+            "0, 2 … 10: {svg}"
+        );
+        // Few texts: whole numbers on the axis.
+        let svg = bars("Texts", &series, &[(d, vec![1.0, 2.0])], 1.0, count);
+        assert!(
+            svg.contains(">5</text>") && svg.contains(">1</text>"),
+            "0, 1 … 5: {svg}"
+        );
     }
 }

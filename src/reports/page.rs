@@ -164,6 +164,7 @@ fn page(
             .iter()
             .map(|(d, f)| (*d, vec![f.texts_in as f64, f.texts_out as f64]))
             .collect::<Vec<_>>(),
+        1.0,
         |v| crate::components::grouped(v.round() as u64),
     );
     let cost = bars(
@@ -176,6 +177,7 @@ fn page(
             .iter()
             .map(|(d, f)| (*d, vec![f.cost_micros as f64 / 1e6]))
             .collect::<Vec<_>>(),
+        0.01,
         |v| format!("${v:.2}"),
     );
     let query = Asked::default().query(&r);

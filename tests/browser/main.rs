@@ -20,6 +20,7 @@ mod phone;
 mod plan_stop;
 mod plans;
 mod received_picture;
+mod reports;
 mod saved_replies;
 mod scale;
 mod scheduled;

@@ -2,7 +2,7 @@
 //! contact; a click redirects (302) and is counted (not a link preview's fetch, not a HEAD); an
 //! unknown code is a bare 404; clicks show on the campaign's card and the contact's page. Turning
 //! shortening off is part of what an approval covers. A saved reply's links are shortened per
-//! contact too, the same link each time.
+//! contact too, the same link each time; a merge keeps a duplicate's links working.
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
@@ -253,4 +253,26 @@ async fn saved_reply_links_are_tracked(backend: Backend) {
         )
         .await;
     assert_eq!(profile["link_clicks"], 1, "{profile}");
+
+    // Linus merged into Katherine: his link (the same reply, the same address) still works, and
+    // its clicks are hers now; her next fill keeps her own link.
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/contacts/merge",
+            json!({"keep": c.katherine, "duplicate": c.linus, "apply": true}),
+        )
+        .await;
+    let path = other.trim_start_matches(app.state.config.public_url.trim_end_matches('/'));
+    let res = no_redirects().get(app.url(path)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::FOUND, "a merged contact's link");
+    let profile: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/contacts/profile",
+            json!({"id": c.katherine}),
+        )
+        .await;
+    assert_eq!(profile["link_clicks"], 2, "{profile}");
+    assert_eq!(fill(c.katherine).await, first);
 }

@@ -1,0 +1,47 @@
+//! In Chromium, on a desktop and a phone: the Reports page (issue 30 §5) opens from the
+//! navigation, draws its charts (SVG the server laid out), shows the totals and the failures,
+//! keeps a typed range after "Show", and fits a phone's width.
+use crate::harness::*;
+use crate::helpers::Backend;
+
+async fn the_reports_page(backend: Backend, screen: Screen, tag: &str) {
+    let Some((server, b)) = signed_in(backend, screen).await else {
+        return;
+    };
+    b.open(&format!("{}/messaging", server.base)).await;
+    if matches!(screen, Screen::Phone { .. }) {
+        b.click("#menu-button").await;
+        b.wait_for("#sidebar.open").await;
+        // The drawer slides in: tap the link once it is there.
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    b.click("#nav-reports").await;
+    b.wait_for_text("h1", "Reports").await;
+    b.wait_for("#report-texts svg.chart rect").await;
+    b.wait_for("#report-cost svg.chart").await;
+    b.wait_for("#total-out").await;
+    b.wait_for_text("#report-failures h2", "Why texts failed")
+        .await;
+    b.wait_for_text("#report-daily", "Download as CSV").await;
+    // Show the same range again: the query is in the address, the figures as they were.
+    let out = b.wait_for("#total-out").await.text().await.unwrap();
+    b.click("#report-range button").await;
+    b.wait_for("#report-texts svg.chart").await;
+    let url = b.client.current_url().await.unwrap();
+    assert!(url.query().unwrap_or_default().contains("from="), "{url}");
+    assert_eq!(b.wait_for("#total-out").await.text().await.unwrap(), out);
+    b.assert_fits_width("the Reports page").await;
+    let db = format!("{backend:?}").to_lowercase();
+    b.shot(&format!("{db}-{tag}-reports")).await;
+    b.client.clone().close().await.unwrap();
+}
+
+async fn reports_on_a_desktop(backend: Backend) {
+    the_reports_page(backend, Screen::Desktop, "desktop").await;
+}
+
+async fn reports_on_a_phone(backend: Backend) {
+    the_reports_page(backend, Screen::PHONE, "phone").await;
+}
+
+crate::on_both_databases!(reports_on_a_desktop, reports_on_a_phone);
