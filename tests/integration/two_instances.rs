@@ -1,7 +1,8 @@
 //! Two Herald processes on one PostgreSQL database, started at the same moment (migrations take
 //! turns under an advisory lock). A 2,000-text campaign is drafted and sent by both, exactly once
 //! in total, paced per number across both; one instance is killed mid-send and the other
-//! finishes its work. SQLite is Herald's single-instance default, so this runs on PostgreSQL.
+//! finishes its work; the reports' rollup, passing on both, counts every text once. SQLite is
+//! Herald's single-instance default, so this runs on PostgreSQL.
 use crate::binary::{call, eventually, free_port, healthy, start, Server};
 use crate::helpers::*;
 use serde_json::json;
@@ -172,4 +173,38 @@ async fn two_instances_send_a_campaign_exactly_once() {
         state_split.len() >= 2 && state_split.iter().all(|(_, n)| *n > 0),
         "both instances sent: {state_split:?}"
     );
+
+    // The reports' rollup ran on both (one killed mid-pass, perhaps): every text counted once.
+    let one = |sql: &'static str| {
+        let conn = conn.clone();
+        async move {
+            use sea_orm::ConnectionTrait;
+            conn.query_one_raw(sea_orm::Statement::from_string(
+                sea_orm::DbBackend::Postgres,
+                sql,
+            ))
+            .await
+            .unwrap()
+            .unwrap()
+            .try_get_by_index::<i64>(0)
+            .unwrap()
+        }
+    };
+    eventually(60, "the rollup's passes", || async {
+        (one("SELECT count(*) FROM message WHERE rolled_up = false").await == 0).then_some(())
+    })
+    .await;
+    for dir in ["inbound", "outbound"] {
+        let (texts, counted) = match dir {
+            "inbound" => (
+                one("SELECT count(*) FROM message WHERE direction = 'inbound'").await,
+                one("SELECT CAST(COALESCE(SUM(value), 0) AS BIGINT) FROM report_daily WHERE metric = 'in'").await,
+            ),
+            _ => (
+                one("SELECT count(*) FROM message WHERE direction = 'outbound'").await,
+                one("SELECT CAST(COALESCE(SUM(value), 0) AS BIGINT) FROM report_daily WHERE metric = 'out'").await,
+            ),
+        };
+        assert_eq!(counted, texts, "{dir} texts counted once");
+    }
 }
