@@ -20,7 +20,7 @@ use uuid::Uuid;
 
 /// The organisation's operations this member may see: those of another member's Assistant
 /// are hidden from them, as its plans are (`plans::access`).
-fn visible_to(m: &Member) -> Condition {
+pub fn visible_to(m: &Member) -> Condition {
     let org = Condition::all().add(operation::Column::OrganizationId.eq(m.organization_id));
     match m.role {
         Role::Owner => org,

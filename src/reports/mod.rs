@@ -4,5 +4,6 @@
 pub mod chart;
 pub mod entity;
 pub mod figures;
+pub mod funnel;
 pub mod page;
 pub mod rollup;

@@ -25,6 +25,8 @@ use uuid::Uuid;
 
 /// Numbers offered in the picker, at most (the page says when there are more).
 const NUMBERS_SHOWN: u64 = 200;
+/// Campaigns listed with their funnels, newest first; the page says how many began in all.
+const CAMPAIGNS_SHOWN: u64 = 10;
 /// Rollup passes a page read runs at most before reading (each counts up to `rollup::BATCH`).
 const CATCH_UP_PASSES: usize = 20;
 
@@ -33,6 +35,7 @@ pub fn routes(state: AppState) -> Router {
         .route("/reports", get(show))
         .route("/reports/daily.csv", get(daily_csv))
         .route("/reports/failures.csv", get(failures_csv))
+        .route("/reports/campaigns.csv", get(campaigns_csv))
         .with_state(state)
 }
 
@@ -93,6 +96,69 @@ async fn report(state: &AppState, m: &Member, r: Range) -> AppResult<Report> {
     read(&state.db, m.organization_id, r).await
 }
 
+/// The newest campaigns (at most `CAMPAIGNS_SHOWN`) the member may see that began in the range
+/// (on the organisation's days) from the range's number, each with its funnel; and how many
+/// began in all.
+async fn campaigns(state: &AppState, m: &Member, r: Range) -> AppResult<(Vec<Campaign>, u64)> {
+    use crate::bulk_operation::entity::operation;
+    use sea_orm::PaginatorTrait;
+    let zone: chrono_tz::Tz = crate::messaging::quiet::org_zone(&state.db, m.organization_id)
+        .await?
+        .parse()
+        .unwrap_or(chrono_tz::UTC);
+    let start = |d: chrono::NaiveDate| {
+        use chrono::TimeZone;
+        zone.from_local_datetime(&d.and_hms_opt(0, 0, 0).unwrap_or_default())
+            .earliest()
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .unwrap_or_default()
+    };
+    let mut q = operation::Entity::find()
+        .filter(crate::bulk_operation::review::visible_to(m))
+        .filter(operation::Column::CreatedAt.gte(start(r.from)))
+        .filter(operation::Column::CreatedAt.lt(start(r.to + Duration::days(1))));
+    if let Some(n) = r.number {
+        q = q.filter(operation::Column::PhoneNumberId.eq(n));
+    }
+    let total = q.clone().count(&state.db).await?;
+    let ops = q
+        .order_by_desc(operation::Column::CreatedAt)
+        .limit(CAMPAIGNS_SHOWN)
+        .all(&state.db)
+        .await?;
+    let mut out = Vec::with_capacity(ops.len());
+    for op in ops {
+        let funnel = crate::reports::funnel::of(&state.db, &op).await?;
+        out.push(Campaign {
+            id: op.id,
+            title: op
+                .message_concept
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(80)
+                .collect(),
+            at: op
+                .created_at
+                .with_timezone(&zone)
+                .format("%Y-%m-%d")
+                .to_string(),
+            funnel,
+        });
+    }
+    Ok((out, total))
+}
+
+/// One campaign's row.
+#[derive(Clone, Debug, PartialEq)]
+struct Campaign {
+    id: Uuid,
+    title: String,
+    at: String,
+    funnel: crate::reports::funnel::Funnel,
+}
+
 fn dollars(micros: i64) -> String {
     format!("${:.2}", micros as f64 / 1e6)
 }
@@ -133,10 +199,21 @@ async fn show(
         Ok(rep) => rep,
         Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e),
     };
+    let camps = match campaigns(&state, &m, r).await {
+        Ok(c) => c,
+        Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e),
+    };
     let status = refused
         .as_ref()
         .map_or(axum::http::StatusCode::OK, status_of);
-    let body = page(&q, r, &rep, &numbers, refused.map(|e| e.to_string()));
+    let body = page(
+        &q,
+        r,
+        &rep,
+        &camps,
+        &numbers,
+        refused.map(|e| e.to_string()),
+    );
     (status, Html(document(&state, "Reports", body))).into_response()
 }
 
@@ -144,6 +221,7 @@ fn page(
     q: &Asked,
     r: Range,
     rep: &Report,
+    (camps, camps_total): &(Vec<Campaign>, u64),
     numbers: &[(Uuid, String)],
     error: Option<String>,
 ) -> Element {
@@ -240,6 +318,33 @@ fn page(
                 h2 { "Cost per day" }
                 p { class: "muted small", "Estimated at the carriers' list price a segment or an MMS; your provider's invoice is the final word." }
                 div { class: "chart-box", dangerous_inner_html: "{cost}" }
+            }
+            section { class: "card", id: "report-campaigns",
+                h2 { "Campaigns" }
+                if camps.is_empty() {
+                    p { class: "muted", "No campaign began in these days." }
+                } else {
+                    p { class: "muted small",
+                        if (camps.len() as u64) < *camps_total { "The newest {camps.len()} of {g(*camps_total as i64)} that began in these days; narrow the range for older ones." } else { "Replies and opt-outs count within 72 hours of each text." }
+                    }
+                    div { class: "table-scroll",
+                        table { class: "table",
+                            thead { tr { th { "Campaign" } th { class: "num", "Audience" } th { class: "num", "Drafted" } th { class: "num", "Approved" } th { class: "num", "Sent" } th { class: "num", "Delivered" } th { class: "num", "Clicked" } th { class: "num", "Replied" } th { class: "num", "Opted out" } } }
+                            tbody {
+                                for c in camps.iter() {
+                                    tr { class: "campaign-row",
+                                        td { a { href: "/operations/{c.id}", "{c.title}" } span { class: "muted small", " {c.at}" } }
+                                        td { class: "num", "{g(c.funnel.audience)}" } td { class: "num", "{g(c.funnel.drafted)}" }
+                                        td { class: "num", "{g(c.funnel.approved)}" } td { class: "num", "{g(c.funnel.sent)}" }
+                                        td { class: "num", "{g(c.funnel.delivered)}" } td { class: "num", "{g(c.funnel.clicked)}" }
+                                        td { class: "num", "{g(c.funnel.replied)}" } td { class: "num", "{g(c.funnel.opted_out)}" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                p { class: "small", a { href: "/reports/campaigns.csv?{query}", id: "campaigns-csv", "Download as CSV" } }
             }
             section { class: "card", id: "report-daily",
                 h2 { "Day by day" }
@@ -342,4 +447,49 @@ async fn failures_csv(
         rows.push(vec![words, code, n.to_string()]);
     }
     csv_response(&format!("failures-{}-{}.csv", r.from, r.to), rows)
+}
+
+async fn campaigns_csv(
+    State(state): State<AppState>,
+    Viewer(m): Viewer,
+    Query(q): Query<Asked>,
+) -> Response {
+    let r = match range(&state, &m, &q).await {
+        Ok(r) => r,
+        Err(e) => return (status_of(&e), e.to_string()).into_response(),
+    };
+    let (camps, _) = match campaigns(&state, &m, r).await {
+        Ok(c) => c,
+        Err(e) => return (status_of(&e), e.to_string()).into_response(),
+    };
+    let mut rows = vec![[
+        "campaign",
+        "began",
+        "audience",
+        "drafted",
+        "approved",
+        "sent",
+        "delivered",
+        "clicked",
+        "replied_72h",
+        "opted_out_72h",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for c in camps {
+        let f = c.funnel;
+        rows.push(vec![
+            c.title,
+            c.at,
+            f.audience.to_string(),
+            f.drafted.to_string(),
+            f.approved.to_string(),
+            f.sent.to_string(),
+            f.delivered.to_string(),
+            f.clicked.to_string(),
+            f.replied.to_string(),
+            f.opted_out.to_string(),
+        ]);
+    }
+    csv_response(&format!("campaigns-{}-{}.csv", r.from, r.to), rows)
 }

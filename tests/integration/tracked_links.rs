@@ -203,6 +203,78 @@ async fn campaign_links_are_tracked_per_contact(backend: Backend) {
         .await;
     assert_eq!(linus["link_clicks"], 0, "{linus}");
     assert!(linus["last_click_at"].is_null());
+
+    // The campaign's funnel on the Reports page: Katherine's text is delivered and she replies;
+    // Linus opts out.
+    let sid = {
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        herald::messaging::entity::Entity::find()
+            .filter(herald::messaging::entity::Column::ContactId.eq(c.katherine))
+            .filter(herald::messaging::entity::Column::Direction.eq("outbound"))
+            .one(&app.state.db)
+            .await
+            .unwrap()
+            .unwrap()
+            .provider_sid
+            .unwrap()
+    };
+    let res = app
+        .client
+        .post(app.url("/webhooks/twilio/status"))
+        .form(&[("MessageSid", sid.as_str()), ("MessageStatus", "delivered")])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success());
+    for (sid, from, body) in [
+        (
+            "SMfunnel00000000000000000000000001",
+            "+14155552674",
+            "Count me in!",
+        ),
+        ("SMfunnel00000000000000000000000002", "+14155552676", "STOP"),
+    ] {
+        app.post_webhook(&sms_params(sid, from, "+14155550100", body), None)
+            .await;
+    }
+    app.settle().await;
+    let csv = c
+        .org
+        .client
+        .get(app.url("/reports/campaigns.csv"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let row = csv.lines().nth(1).unwrap_or_default();
+    assert!(
+        row.ends_with(",2,2,2,2,1,1,1,1"),
+        "audience … opted out: {csv}"
+    );
+    let html = c
+        .org
+        .client
+        .get(app.url("/reports"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(html.matches("class=\"campaign-row\"").count(), 1, "{html}");
+    let theirs = other
+        .client
+        .get(app.url("/reports/campaigns.csv"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        theirs.text().await.unwrap().lines().count(),
+        1,
+        "the header alone"
+    );
 }
 
 async fn saved_reply_links_are_tracked(backend: Backend) {
