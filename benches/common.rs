@@ -318,3 +318,21 @@ pub fn arg<T: std::str::FromStr>(flag: &str, default: T) -> T {
 pub fn flag(name: &str) -> bool {
     std::env::args().any(|a| a == name)
 }
+
+/// p50 and p95 of `runs` calls of `read`, after one call to warm.
+pub async fn percentiles<F, Fut>(runs: usize, mut read: F) -> (Duration, Duration)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    read().await;
+    let mut t: Vec<Duration> = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        read().await;
+        t.push(start.elapsed());
+    }
+    t.sort();
+    let pct = |p: f64| t[((t.len() as f64 * p).ceil() as usize).clamp(1, t.len()) - 1];
+    (pct(0.5), pct(0.95))
+}

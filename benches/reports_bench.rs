@@ -17,24 +17,6 @@ use std::time::{Duration, Instant};
 
 const GOAL: Duration = Duration::from_secs(1);
 
-/// p50 and p95 of `runs` calls of `read`.
-async fn time<F, Fut>(runs: usize, mut read: F) -> (Duration, Duration)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    read().await; // warm
-    let mut t: Vec<Duration> = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        read().await;
-        t.push(start.elapsed());
-    }
-    t.sort();
-    let pct = |p: f64| t[((t.len() as f64 * p).ceil() as usize).clamp(1, t.len()) - 1];
-    (pct(0.5), pct(0.95))
-}
-
 #[tokio::main]
 async fn main() {
     let postgres = flag("--postgres");
@@ -110,7 +92,7 @@ async fn main() {
     for days in [30, 90] {
         let from = today - chrono::Duration::days(days - 1);
         let url = format!("{base}/reports?from={from}&to={today}");
-        let page = time(runs, || {
+        let page = percentiles(runs, || {
             let (client, url) = (client.clone(), url.clone());
             async move {
                 let res = client.get(url).send().await.unwrap();
@@ -130,7 +112,7 @@ async fn main() {
             "SELECT {day} AS d, direction, count(*) FROM message \
              WHERE organization_id = {p1} AND created_at >= {p2} GROUP BY d, direction"
         );
-        let old = time(runs.min(5), || {
+        let old = percentiles(runs.min(5), || {
             let (db, sql) = (state.db.clone(), sql.clone());
             async move {
                 let rows = db

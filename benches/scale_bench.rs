@@ -34,24 +34,6 @@ type Row = (
     Option<(Duration, Duration)>,
 );
 
-/// p50 and p95 of `runs` calls of `read`.
-async fn time<F, Fut>(runs: usize, mut read: F) -> (Duration, Duration)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    read().await; // warm
-    let mut t: Vec<Duration> = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        read().await;
-        t.push(start.elapsed());
-    }
-    t.sort();
-    let pct = |p: f64| t[((t.len() as f64 * p).ceil() as usize).clamp(1, t.len()) - 1];
-    (pct(0.5), pct(0.95))
-}
-
 fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)
 }
@@ -135,14 +117,14 @@ async fn main() {
             ..Default::default()
         };
         let mut rows: Vec<Row> = vec![];
-        let inbox = time(runs, || async {
+        let inbox = percentiles(runs, || async {
             conversation::inbox(db, viewer, InboxFilter::All, None)
                 .await
                 .unwrap();
         })
         .await;
         // The old inbox: the message table grouped per contact on every call.
-        let old_inbox = time(runs.min(5), || async {
+        let old_inbox = percentiles(runs.min(5), || async {
             let _: Vec<(uuid::Uuid, chrono::DateTime<chrono::Utc>)> = message::Entity::find()
                 .select_only()
                 .column(message::Column::ContactId)
@@ -161,7 +143,7 @@ async fn main() {
         let next = first.next.clone();
         rows.push((
             "inbox, next page",
-            time(runs, || async {
+            percentiles(runs, || async {
                 conversation::inbox(db, viewer, InboxFilter::All, next.clone())
                     .await
                     .unwrap();
@@ -171,7 +153,7 @@ async fn main() {
         ));
         rows.push((
             "inbox, unread view",
-            time(runs, || async {
+            percentiles(runs, || async {
                 conversation::inbox(db, viewer, InboxFilter::Unread, None)
                     .await
                     .unwrap();
@@ -181,7 +163,7 @@ async fn main() {
         ));
         rows.push((
             "inbox, open view",
-            time(runs, || async {
+            percentiles(runs, || async {
                 conversation::inbox(db, viewer, InboxFilter::Open, None)
                     .await
                     .unwrap();
@@ -191,7 +173,7 @@ async fn main() {
         ));
         rows.push((
             "inbox view counts (7 views)",
-            time(runs, || async {
+            percentiles(runs, || async {
                 herald::inbox::views::counts(db, viewer).await.unwrap();
             })
             .await,
@@ -199,7 +181,7 @@ async fn main() {
         ));
         rows.push((
             "contacts, first page",
-            time(runs, || async {
+            percentiles(runs, || async {
                 list::page(db, org, &ContactFilter::default(), now, None)
                     .await
                     .unwrap();
@@ -209,7 +191,7 @@ async fn main() {
         ));
         rows.push((
             "contacts, vip and quiet 30 days",
-            time(runs, || async {
+            percentiles(runs, || async {
                 list::page(db, org, &quiet_vips, now, None).await.unwrap();
             })
             .await,
@@ -217,20 +199,20 @@ async fn main() {
         ));
         rows.push((
             "segment count (vip, subscribed, replied in 30 days)",
-            time(runs, || async {
+            percentiles(runs, || async {
                 list::count(db, org, &segment, now).await.unwrap();
             })
             .await,
             None,
         ));
-        let counts = time(runs, || async {
+        let counts = percentiles(runs, || async {
             herald::attention::service::counts(&state, &member)
                 .await
                 .unwrap();
         })
         .await;
         // The old count: distinct contacts with an unread inbound text, from the message table.
-        let old_counts = time(runs.min(5), || async {
+        let old_counts = percentiles(runs.min(5), || async {
             message::Entity::find()
                 .select_only()
                 .column(message::Column::ContactId)
@@ -247,7 +229,7 @@ async fn main() {
         let contact = ids[n / 2];
         rows.push((
             "a conversation",
-            time(runs, || async {
+            percentiles(runs, || async {
                 herald::messaging::conversation::history(db, org, contact, None)
                     .await
                     .unwrap();
@@ -257,7 +239,7 @@ async fn main() {
         ));
         rows.push((
             "search texts (\"contact 12\"), first page",
-            time(runs, || async {
+            percentiles(runs, || async {
                 herald::messaging::search::search(db, org, "contact 12", None)
                     .await
                     .unwrap();
@@ -267,7 +249,7 @@ async fn main() {
         ));
         rows.push((
             "plans page",
-            time(runs, || async {
+            percentiles(runs, || async {
                 herald::plans::service::list(&state, &member, Default::default(), None)
                     .await
                     .unwrap();

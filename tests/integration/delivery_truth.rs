@@ -14,21 +14,6 @@ on_both_databases!(
     an_unregistered_number_raises_a_banner_for_owners
 );
 
-async fn callback(app: &TestApp, sid: &str, status: &str, code: Option<&str>) {
-    let mut form = vec![("MessageSid", sid), ("MessageStatus", status)];
-    if let Some(code) = code {
-        form.push(("ErrorCode", code));
-    }
-    let res = app
-        .client
-        .post(app.url("/webhooks/twilio/status"))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success(), "{}", res.status());
-}
-
 async fn a_texts_timeline_and_an_unreachable_number(backend: Backend) {
     let Some(app) = spawn_app(backend).await else {
         return;
@@ -56,10 +41,11 @@ async fn a_texts_timeline_and_an_unreachable_number(backend: Backend) {
             .expect("sent")
     };
     // The local outbox answers a create with `sent`; the carrier then says more.
-    callback(&app, &sid, "undelivered", Some("30003")).await;
+    app.status_callback(&sid, "undelivered", Some("30003"))
+        .await;
     // A late, older status changes nothing and adds nothing.
-    callback(&app, &sid, "sent", None).await;
-    callback(&app, &sid, "sending", None).await;
+    app.status_callback(&sid, "sent", None).await;
+    app.status_callback(&sid, "sending", None).await;
 
     let path = format!("/messages/{id}/timeline");
     let page = c.org.client.get(app.url(&path)).send().await.unwrap();
@@ -154,7 +140,8 @@ async fn an_unregistered_number_raises_a_banner_for_owners(backend: Backend) {
     assert!(banners(&app, &c.org).await.is_empty());
 
     let sid = send(&app, &c.org, number, c.katherine).await;
-    callback(&app, &sid, "undelivered", Some("30034")).await;
+    app.status_callback(&sid, "undelivered", Some("30034"))
+        .await;
     let shown = banners(&app, &c.org).await;
     assert_eq!(shown.len(), 1, "{shown:?}");
     assert!(
@@ -168,7 +155,8 @@ async fn an_unregistered_number_raises_a_banner_for_owners(backend: Backend) {
     assert!(banners(&app, &other).await.is_empty());
     // The owner is told once, however many texts the carriers refuse.
     let sid2 = send(&app, &c.org, number, c.linus).await;
-    callback(&app, &sid2, "undelivered", Some("30034")).await;
+    app.status_callback(&sid2, "undelivered", Some("30034"))
+        .await;
     let told = app
         .count_where(
             "notification",
@@ -180,6 +168,6 @@ async fn an_unregistered_number_raises_a_banner_for_owners(backend: Backend) {
 
     // A text from it delivered: its registration works, and the banner goes.
     let sid3 = send(&app, &c.org, number, c.katherine).await;
-    callback(&app, &sid3, "delivered", None).await;
+    app.status_callback(&sid3, "delivered", None).await;
     assert!(banners(&app, &c.org).await.is_empty());
 }

@@ -512,6 +512,35 @@ impl TestApp {
         req.send().await.expect("webhook request")
     }
 
+    /// An unsigned delivery status callback for `sid` (with the carrier's code, if any); the
+    /// test server does not check signatures unless told to.
+    pub async fn status_callback(&self, sid: &str, status: &str, code: Option<&str>) {
+        let mut form = vec![("MessageSid", sid), ("MessageStatus", status)];
+        if let Some(code) = code {
+            form.push(("ErrorCode", code));
+        }
+        let res = self
+            .client
+            .post(self.url("/webhooks/twilio/status"))
+            .form(&form)
+            .send()
+            .await
+            .expect("status callback");
+        assert!(res.status().is_success(), "{}", res.status());
+    }
+
+    /// The body of a page `client` opens.
+    pub async fn page_text(&self, client: &reqwest::Client, path: &str) -> String {
+        client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("page request")
+            .text()
+            .await
+            .expect("page body")
+    }
+
     /// Waits for background routing to finish.
     pub async fn settle(&self) {
         herald::server::state::wait_for_background(&self.state.tasks).await;

@@ -16,21 +16,6 @@ on_both_databases!(reports_equal_hand_counted_sql);
 
 const ZONE: chrono_tz::Tz = chrono_tz::America::Los_Angeles;
 
-async fn callback(app: &TestApp, sid: &str, status: &str, code: Option<&str>) {
-    let mut form = vec![("MessageSid", sid), ("MessageStatus", status)];
-    if let Some(code) = code {
-        form.push(("ErrorCode", code));
-    }
-    let res = app
-        .client
-        .post(app.url("/webhooks/twilio/status"))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success(), "{}", res.status());
-}
-
 /// The number inside `<… id="{id}">…</…>` of the page.
 fn figure(html: &str, id: &str) -> String {
     let at = html
@@ -130,9 +115,10 @@ async fn reports_equal_hand_counted_sql(backend: Backend) {
     for (i, b) in bodies.iter().enumerate() {
         sids.push(send(&app, &org, second, ids[i], b).await);
     }
-    callback(&app, &sids[0], "delivered", None).await;
-    callback(&app, &sids[1], "undelivered", Some("30007")).await;
-    callback(&app, &sids[2], "failed", Some("30003")).await;
+    app.status_callback(&sids[0], "delivered", None).await;
+    app.status_callback(&sids[1], "undelivered", Some("30007"))
+        .await;
+    app.status_callback(&sids[2], "failed", Some("30003")).await;
     app.post_webhook(
         &sms_params(
             "SMreport000000000000000000000000001",
@@ -229,30 +215,21 @@ async fn reports_equal_hand_counted_sql(backend: Backend) {
             "{line}"
         );
     }
-    let failures = org
-        .client
-        .get(app.url(&format!("/reports/failures.csv?from={from}&to={today}")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let failures = app
+        .page_text(
+            &org.client,
+            &format!("/reports/failures.csv?from={from}&to={today}"),
+        )
+        .await;
     assert!(
         failures.contains(",30007,1") && failures.contains(",30003,1"),
         "{failures}"
     );
 
     // One number's report.
-    let html = org
-        .client
-        .get(app.url(&format!("{q}&number={second}")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = app
+        .page_text(&org.client, &format!("{q}&number={second}"))
+        .await;
     assert_eq!(figure(&html, "total-out"), "4");
     assert_eq!(figure(&html, "total-in"), "1");
     assert_eq!(figure(&html, "delivery-rate"), "33.3 %");
@@ -285,15 +262,7 @@ async fn reports_equal_hand_counted_sql(backend: Backend) {
         StatusCode::BAD_REQUEST,
         "another organisation's number"
     );
-    let html = other
-        .client
-        .get(app.url(&q))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = app.page_text(&other.client, &q).await;
     assert_eq!(figure(&html, "total-out"), "0");
     let res = other
         .client
@@ -308,14 +277,6 @@ async fn reports_equal_hand_counted_sql(backend: Backend) {
     herald::reports::rollup::catch_up(&app.state, 5)
         .await
         .unwrap();
-    let again = org
-        .client
-        .get(app.url(&q))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let again = app.page_text(&org.client, &q).await;
     assert_eq!(figure(&again, "total-out"), g(outs));
 }

@@ -218,14 +218,7 @@ async fn campaign_links_are_tracked_per_contact(backend: Backend) {
             .provider_sid
             .unwrap()
     };
-    let res = app
-        .client
-        .post(app.url("/webhooks/twilio/status"))
-        .form(&[("MessageSid", sid.as_str()), ("MessageStatus", "delivered")])
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success());
+    app.status_callback(&sid, "delivered", None).await;
     for (sid, from, body) in [
         (
             "SMfunnel00000000000000000000000001",
@@ -238,31 +231,13 @@ async fn campaign_links_are_tracked_per_contact(backend: Backend) {
             .await;
     }
     app.settle().await;
-    let csv = c
-        .org
-        .client
-        .get(app.url("/reports/campaigns.csv"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let csv = app.page_text(&c.org.client, "/reports/campaigns.csv").await;
     let row = csv.lines().nth(1).unwrap_or_default();
     assert!(
         row.ends_with(",2,2,2,2,1,1,1,1"),
         "audience … opted out: {csv}"
     );
-    let html = c
-        .org
-        .client
-        .get(app.url("/reports"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = app.page_text(&c.org.client, "/reports").await;
     assert_eq!(html.matches("class=\"campaign-row\"").count(), 1, "{html}");
     let theirs = other
         .client
