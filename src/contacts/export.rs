@@ -50,7 +50,7 @@ pub struct ExportQuery {
 }
 
 /// Text a spreadsheet would not run: a leading `=`, `+`, `-`, `@`, tab or return gets a `'`.
-fn cell(s: &str) -> String {
+pub fn cell(s: &str) -> String {
     match s.chars().next() {
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
         _ => s.to_owned(),

@@ -268,6 +268,7 @@ fn page(
     let g = |n: i64| crate::components::grouped(n.max(0) as u64);
     rsx! {
         main { class: "page reports",
+            p { a { href: "/messaging", id: "reports-back", "← Inbox" } }
             header { class: "page-head", h1 { "Reports" } }
             form { method: "get", action: "/reports", class: "row report-range", id: "report-range",
                 label { "From " input { r#type: "date", name: "from", id: "report-from", value: "{from}" } }
@@ -369,7 +370,8 @@ fn page(
 fn csv_response(name: &str, rows: Vec<Vec<String>>) -> Response {
     let mut w = csv::Writer::from_writer(Vec::new());
     for row in rows {
-        let _ = w.write_record(row);
+        // A campaign's title is anyone's words: never a formula in a spreadsheet.
+        let _ = w.write_record(row.iter().map(|c| crate::contacts::export::cell(c)));
     }
     let bytes = w.into_inner().unwrap_or_default();
     (

@@ -13,7 +13,7 @@ async fn counts_what_waits_within_the_organisation(backend: Backend) {
     };
     let c = crm(&app).await;
     let other = app.new_org("Bravo").await;
-    let zero = json!({"unread_conversations": 0, "plans_awaiting_approval": 0, "steps_waiting": 0, "unread_notifications": 0, "possible_opt_outs": 0, "mine": 0, "unassigned": 0});
+    let zero = json!({"unread_conversations": 0, "plans_awaiting_approval": 0, "steps_waiting": 0, "unread_notifications": 0, "possible_opt_outs": 0, "mine": 0, "unassigned": 0, "banners": []});
     let counts = |client: reqwest::Client| {
         let app = &app;
         async move {

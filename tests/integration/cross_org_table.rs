@@ -632,6 +632,12 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Member,
         ),
         row(
+            "/api/operations/track_links",
+            json!({"id": a.op, "on": false}),
+            NotFound,
+            Member,
+        ),
+        row(
             "/api/operations/resume",
             json!({"id": a.op}),
             NotFound,
