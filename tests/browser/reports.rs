@@ -12,8 +12,18 @@ async fn the_reports_page(backend: Backend, screen: Screen, tag: &str) {
     if matches!(screen, Screen::Phone { .. }) {
         b.click("#menu-button").await;
         b.wait_for("#sidebar.open").await;
-        // The drawer slides in: tap the link once it is there.
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        // The drawer slides in: tap the link once it has stopped, on the screen.
+        let settled = "const s = document.getElementById('sidebar'); \
+            const r = document.getElementById('nav-reports').getBoundingClientRect(); \
+            return getComputedStyle(s).transform === 'none' && r.left >= 0 && r.width > 0;";
+        for _ in 0..50 {
+            let v = b.client.execute(settled, vec![]).await.unwrap();
+            if v.as_bool() == Some(true) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     b.click("#nav-reports").await;
     b.wait_for_text("h1", "Reports").await;
@@ -26,9 +36,17 @@ async fn the_reports_page(backend: Backend, screen: Screen, tag: &str) {
     // Show the same range again: the query is in the address, the figures as they were.
     let out = b.wait_for("#total-out").await.text().await.unwrap();
     b.click("#report-range button").await;
-    b.wait_for("#report-texts svg.chart").await;
-    let url = b.client.current_url().await.unwrap();
+    // The form's GET loads the page again, the range in its address.
+    let mut url = b.client.current_url().await.unwrap();
+    for _ in 0..100 {
+        if url.query().unwrap_or_default().contains("from=") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        url = b.client.current_url().await.unwrap();
+    }
     assert!(url.query().unwrap_or_default().contains("from="), "{url}");
+    b.wait_for("#report-texts svg.chart").await;
     assert_eq!(b.wait_for("#total-out").await.text().await.unwrap(), out);
     b.assert_fits_width("the Reports page").await;
     let db = format!("{backend:?}").to_lowercase();
