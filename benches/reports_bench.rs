@@ -3,7 +3,8 @@
 //! says how far the rollup's background passes fell behind the bulk seed (and times the rest),
 //! then times the page as a
 //! person opens it (`GET /reports`, signed in: the rollup's catch-up, the read and the HTML with
-//! its two SVG charts) for 30 and 90 days, p50 and p95 beside the goal (ready within 1 s) and,
+//! its two SVG charts, the median first response over the range's answered texts and the AI's
+//! share) for 30 and 90 days, p50 and p95 beside the goal (ready within 1 s) and,
 //! in the same run, beside the old way: grouping the message table by day for the same range.
 //!
 //! `cargo run --release --features server --bin reports_bench -- [--contacts 100000] [--runs 20] [--postgres]`
@@ -99,6 +100,7 @@ async fn main() {
                 assert!(res.status().is_success());
                 let html = res.text().await.unwrap();
                 assert!(html.contains("id=\"total-out\""));
+                assert!(html.contains("id=\"response-median\""));
             }
         })
         .await;

@@ -134,6 +134,12 @@ pub mod text_agent_suggestion {
         pub created_at: DateTimeUtc,
         /// Unique when set: the turn's (thread, tool call) that wrote it.
         pub source_key: Option<String>,
+        /// The first text sent from the set, and whether "as_written" or "edited"
+        /// (migration 52); the reports' marks for its offer and its use.
+        pub used_by: Option<Uuid>,
+        pub used_as: Option<String>,
+        pub rolled_up: bool,
+        pub use_rolled: bool,
     }
     no_relations!();
 }

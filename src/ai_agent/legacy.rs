@@ -117,6 +117,10 @@ pub async fn suggest_replies(
             .collect::<Vec<_>>())),
         created_at: Set(state.clock.now()),
         source_key: Set(Some(source_key)),
+        used_by: Set(None),
+        used_as: Set(None),
+        rolled_up: Set(false),
+        use_rolled: Set(false),
     }
     .insert(&state.db)
     .await?;
@@ -135,14 +139,14 @@ pub async fn suggest_replies(
                 "auto_reply"
             };
             let key = crate::ai_agent::tools::EffectKey::named(format!("legacy-reply:{}", msg.id));
-            crate::messaging::outbound::send_sms_keyed(
+            crate::messaging::outbound::send_sms_by_agent(
                 state,
                 msg.organization_id,
                 msg.contact_id,
                 msg.phone_number_id,
                 best,
-                Some(origin),
-                Some(key.uuid()),
+                (origin, agent.id),
+                key.uuid(),
                 crate::compliance::model::Purpose::Reply,
             )
             .await?;

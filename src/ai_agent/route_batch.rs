@@ -262,6 +262,7 @@ mod tests {
                 seq: None,
                 rolled_up: false,
                 outcome_rolled: false,
+                agent_id: None,
             },
             number: crate::phone_numbers::entity::Model {
                 id: Uuid::nil(),

@@ -34,6 +34,11 @@ pub mod organization {
         pub pause_filtered_pct: i32,
         /// … or past this share (%) of undelivered ones.
         pub pause_undelivered_pct: i32,
+        /// Business hours (migration 52), in which response times count: ISO weekdays
+        /// ("12345": Monday to Friday), and the opening and closing minute of the local day.
+        pub business_days: String,
+        pub business_open: i32,
+        pub business_close: i32,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

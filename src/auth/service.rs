@@ -81,6 +81,9 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         ai_pause_minutes: Set(crate::organization::model::AI_PAUSE_HOURS_DEFAULT as i32 * 60),
         pause_filtered_pct: Set(crate::bulk_operation::delivery_alarm::FILTERED_PCT_DEFAULT),
         pause_undelivered_pct: Set(crate::bulk_operation::delivery_alarm::UNDELIVERED_PCT_DEFAULT),
+        business_days: Set(crate::reports::hours::DAYS_DEFAULT.into()),
+        business_open: Set(crate::reports::hours::OPEN_DEFAULT),
+        business_close: Set(crate::reports::hours::CLOSE_DEFAULT),
     }
     .insert(txn)
     .await?;

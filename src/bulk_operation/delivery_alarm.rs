@@ -351,6 +351,7 @@ async fn pause(state: &AppState, op: &operation::Model, why: &str, w: &Window) -
         notify(
             state,
             Notice {
+                agent_id: None,
                 organization_id: op.organization_id,
                 user_id,
                 kind: "operation",

@@ -428,6 +428,7 @@ async fn finish_drafting(state: &AppState, op: &operation::Model) -> AppResult<(
             crate::notifications::service::notify(
                 state,
                 crate::notifications::service::Notice {
+                    agent_id: None,
                     organization_id: op.organization_id,
                     user_id,
                     kind: "operation",

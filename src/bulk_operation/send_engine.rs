@@ -365,7 +365,7 @@ async fn send_one(
         c.id,
         op.phone_number_id,
         &body,
-        Some("campaign"),
+        (Some("campaign"), None),
         Some(it.idempotency_key),
         crate::compliance::model::Purpose::Outreach,
         pictures,

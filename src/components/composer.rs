@@ -23,14 +23,15 @@ pub fn Composer(
 ) -> Element {
     let mut body = use_signal(String::new);
     let mut from = use_signal(|| default_number_id);
-    let mut origin = use_signal(|| None::<String>);
+    // The suggestion set the text came from, if it did.
+    let mut origin = use_signal(|| None::<Uuid>);
     let mut prefill = prefill;
     // A picked suggestion fills the composer and answers from the number it came to.
     use_effect(move || {
         if let Some(p) = prefill() {
             body.set(p.body);
             from.set(Some(p.phone_number_id));
-            origin.set(Some("suggestion".into()));
+            origin.set(Some(p.suggestion_id));
             prefill.set(None);
         }
     });
@@ -83,7 +84,8 @@ pub fn Composer(
             contact_id,
             phone_number_id: number,
             body: body(),
-            ai_origin: origin(),
+            ai_origin: None,
+            suggestion_id: origin(),
             media_ids,
         })
         .await

@@ -11,6 +11,8 @@ use uuid::Uuid;
 pub struct Prefill {
     pub body: String,
     pub phone_number_id: Uuid,
+    /// The suggestion set it came from: the reports count its use, as written or edited.
+    pub suggestion_id: Uuid,
 }
 
 #[component]
@@ -47,7 +49,7 @@ pub fn SuggestionsPanel(
                                         span { class: "confidence", "{(option.confidence * 100.0).round()}% confident" }
                                         button {
                                             class: "use-reply secondary",
-                                            onclick: move |_| on_use.call(Prefill { body: option.body.clone(), phone_number_id }),
+                                            onclick: move |_| on_use.call(Prefill { body: option.body.clone(), phone_number_id, suggestion_id: set.id }),
                                             "Use this reply"
                                         }
                                     }

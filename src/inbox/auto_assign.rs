@@ -141,6 +141,7 @@ async fn told(state: &AppState, org: Uuid, contact_id: Uuid, to: Uuid) -> AppRes
     notify(
         state,
         Notice {
+            agent_id: None,
             organization_id: org,
             user_id: to,
             kind: "conversation_assigned",

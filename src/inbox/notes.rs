@@ -140,6 +140,7 @@ pub async fn add(
         notify(
             state,
             Notice {
+                agent_id: None,
                 organization_id: m.organization_id,
                 user_id: *to,
                 kind: "note_mention",

@@ -158,6 +158,7 @@ pub async fn assign(
         notify(
             state,
             Notice {
+                agent_id: None,
                 organization_id: m.organization_id,
                 user_id: to,
                 kind: "conversation_assigned",
@@ -262,6 +263,7 @@ pub async fn wake_snoozed(state: &AppState) -> AppResult<u64> {
             notify(
                 state,
                 Notice {
+                    agent_id: None,
                     organization_id: r.organization_id,
                     user_id: to,
                     kind: "conversation_woke",

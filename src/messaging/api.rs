@@ -58,7 +58,20 @@ server_fn! {
     #[post("/api/messages/send")]
     pub async fn send_message(request: SendSmsRequest) -> Result<MessageView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
+        let suggestion = match request.suggestion_id {
+            Some(id) => Some(
+                crate::reports::ai_share::suggestion_for(
+                    &state.db,
+                    m.organization_id,
+                    request.contact_id,
+                    id,
+                )
+                .await?,
+            ),
+            None => None,
+        };
         let origin = match request.ai_origin.as_deref() {
+            None if suggestion.is_some() => Some("suggestion"),
             None => None,
             Some("suggestion") => Some("suggestion"),
             Some(other) => {
@@ -72,8 +85,18 @@ server_fn! {
         crate::contacts::service::view(&state, m.organization_id, request.contact_id).await?;
         crate::inbox::handoff::pause(&state, m.organization_id, request.contact_id, m.user_id)
             .await?;
-        if !request.media_ids.is_empty() {
-            return crate::messaging::outbound::send_mms(
+        let sent = if request.media_ids.is_empty() {
+            crate::messaging::outbound::send_sms(
+                &state,
+                m.organization_id,
+                request.contact_id,
+                request.phone_number_id,
+                &request.body,
+                origin,
+            )
+            .await?
+        } else {
+            crate::messaging::outbound::send_mms(
                 &state,
                 m.organization_id,
                 request.contact_id,
@@ -81,17 +104,12 @@ server_fn! {
                 &request.body,
                 &request.media_ids,
             )
-            .await;
+            .await?
+        };
+        if let Some(set) = &suggestion {
+            crate::reports::ai_share::mark_used(&state.db, set, sent.id, &request.body).await?;
         }
-        crate::messaging::outbound::send_sms(
-            &state,
-            m.organization_id,
-            request.contact_id,
-            request.phone_number_id,
-            &request.body,
-            origin,
-        )
-        .await
+        Ok(sent)
     }
 }
 

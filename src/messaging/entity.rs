@@ -46,6 +46,8 @@ pub struct Model {
     /// (migration 51).
     pub rolled_up: bool,
     pub outcome_rolled: bool,
+    /// Outbound: the agent that wrote and sent it itself, an autonomous reply (migration 52).
+    pub agent_id: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -178,6 +178,10 @@ pub struct SendSmsRequest {
     /// Pictures uploaded for it (`/api/media/upload`): the text goes as one MMS.
     #[serde(default)]
     pub media_ids: Vec<Uuid>,
+    /// The suggestion set the body came from (the person may have edited it): the text is
+    /// marked as from a suggestion, and the reports count the set as used.
+    #[serde(default)]
+    pub suggestion_id: Option<Uuid>,
 }
 
 /// A person's decision on a text Herald cannot tell was sent.

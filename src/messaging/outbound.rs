@@ -95,6 +95,7 @@ pub fn queued_row(
         seq: NotSet,
         rolled_up: NotSet,
         outcome_rolled: NotSet,
+        agent_id: NotSet,
     }
 }
 
@@ -120,8 +121,34 @@ pub async fn send_sms_keyed(
         contact_id,
         phone_number_id,
         body,
-        ai_origin,
+        (ai_origin, None),
         key,
+        purpose,
+        &[],
+    )
+    .await
+}
+
+/// `send_sms_keyed` for an agent's own reply: the text records the agent that wrote it.
+#[allow(clippy::too_many_arguments)]
+pub async fn send_sms_by_agent(
+    state: &AppState,
+    org_id: Uuid,
+    contact_id: Uuid,
+    phone_number_id: Uuid,
+    body: &str,
+    (ai_origin, agent): (&str, Uuid),
+    key: Uuid,
+    purpose: Purpose,
+) -> AppResult<MessageView> {
+    send_keyed_with_pictures(
+        state,
+        org_id,
+        contact_id,
+        phone_number_id,
+        body,
+        (Some(ai_origin), Some(agent)),
+        Some(key),
         purpose,
         &[],
     )
@@ -138,7 +165,7 @@ pub async fn send_keyed_with_pictures(
     contact_id: Uuid,
     phone_number_id: Uuid,
     body: &str,
-    ai_origin: Option<&str>,
+    (ai_origin, agent): (Option<&str>, Option<Uuid>),
     key: Option<Uuid>,
     purpose: Purpose,
     pictures: &[crate::media::entity::upload::Model],
@@ -168,7 +195,7 @@ pub async fn send_keyed_with_pictures(
     )
     .await?;
     let id = Uuid::new_v4();
-    let row = queued_row(
+    let mut row = queued_row(
         id,
         org_id,
         contact_id,
@@ -179,6 +206,7 @@ pub async fn send_keyed_with_pictures(
         purpose,
         state.clock.now(),
     );
+    row.agent_id = Set(agent);
     write_with_pictures(state, (org_id, id), row, pictures, false).await?;
     announce_and_deliver(state, org_id, contact_id, id).await
 }

@@ -18,6 +18,10 @@ pub struct Model {
     /// Unique when set: the effect that raised it (a turn's tool call), so a re-run never
     /// notifies twice.
     pub source_key: Option<String>,
+    /// The agent that raised it (an escalation), and whether the reports counted it
+    /// (migration 52).
+    pub agent_id: Option<Uuid>,
+    pub rolled_up: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

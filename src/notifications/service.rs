@@ -21,6 +21,8 @@ pub struct Notice {
     pub link: Option<String>,
     /// When set, a second notice with the same key is the same notice (answers the first id).
     pub source_key: Option<String>,
+    /// The agent that raised it (an escalation), for the reports.
+    pub agent_id: Option<Uuid>,
 }
 
 /// Adds a notification for one member; with a `source_key`, at most once.
@@ -42,6 +44,8 @@ pub async fn notify(state: &AppState, n: Notice) -> AppResult<Uuid> {
         read_at: Set(None),
         created_at: Set(state.clock.now()),
         source_key: Set(n.source_key.clone()),
+        agent_id: Set(n.agent_id),
+        rolled_up: Set(false),
     }
     .insert(&state.db)
     .await;

@@ -44,6 +44,7 @@ pub async fn refused(
         notify(
             state,
             Notice {
+                agent_id: None,
                 organization_id: org,
                 user_id,
                 kind: "number",

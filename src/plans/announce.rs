@@ -29,6 +29,7 @@ pub async fn presented(
             notify(
                 state,
                 Notice {
+                    agent_id: None,
                     organization_id: p.organization_id,
                     user_id,
                     kind: "plan_awaiting",

@@ -78,6 +78,7 @@ async fn tell_owner(state: &AppState, p: &plan::Model, waiting: &[String]) -> Ap
     notify(
         state,
         Notice {
+            agent_id: None,
             organization_id: p.organization_id,
             user_id,
             kind: "plan_steps_waiting",

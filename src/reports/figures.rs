@@ -56,6 +56,8 @@ impl Range {
 pub struct Day {
     pub texts_in: i64,
     pub texts_out: i64,
+    /// Texts out that answered the contact.
+    pub replies: i64,
     pub segments: i64,
     pub mms: i64,
     pub cost_micros: i64,
@@ -69,6 +71,7 @@ impl Day {
         let slot = match metric {
             metric::IN => &mut self.texts_in,
             metric::OUT => &mut self.texts_out,
+            metric::REPLIES => &mut self.replies,
             metric::SEGMENTS => &mut self.segments,
             metric::MMS => &mut self.mms,
             metric::COST_MICROS => &mut self.cost_micros,

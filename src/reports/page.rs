@@ -9,13 +9,14 @@
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
+use crate::reports::answers::{is_owner, sections, Answers, HoursForm};
 use crate::reports::chart::{bars, Series};
+use crate::reports::exports;
 use crate::reports::figures::{read, Range, Report};
 use crate::server::AppState;
-use crate::server_page::{document, error_page, status_of, Viewer};
-use axum::extract::{Query, State};
-use axum::http::header;
-use axum::response::{Html, IntoResponse, Response};
+use crate::server_page::{document, error_page, status_of, Poster, Viewer};
+use axum::extract::{Form, Query, State};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::Router;
 use chrono::Duration;
@@ -33,9 +34,11 @@ const CATCH_UP_PASSES: usize = 20;
 pub fn routes(state: AppState) -> Router {
     Router::new()
         .route("/reports", get(show))
-        .route("/reports/daily.csv", get(daily_csv))
-        .route("/reports/failures.csv", get(failures_csv))
-        .route("/reports/campaigns.csv", get(campaigns_csv))
+        .route("/reports/hours", axum::routing::post(save_hours))
+        .route("/reports/daily.csv", get(exports::daily))
+        .route("/reports/failures.csv", get(exports::failures))
+        .route("/reports/campaigns.csv", get(exports::campaigns))
+        .route("/reports/agents.csv", get(exports::agents))
         .with_state(state)
 }
 
@@ -51,7 +54,7 @@ pub struct Asked {
 }
 
 impl Asked {
-    fn query(&self, r: &Range) -> String {
+    pub(crate) fn query(&self, r: &Range) -> String {
         let number = r.number.map(|n| n.to_string()).unwrap_or_default();
         format!("from={}&to={}&number={number}", r.from, r.to)
     }
@@ -59,7 +62,7 @@ impl Asked {
 
 /// The range asked for, with the defaults filled in (the last 30 days to today, in the
 /// organisation's zone), or why not.
-async fn range(state: &AppState, m: &Member, q: &Asked) -> AppResult<Range> {
+pub(crate) async fn range(state: &AppState, m: &Member, q: &Asked) -> AppResult<Range> {
     let zone: chrono_tz::Tz = crate::messaging::quiet::org_zone(&state.db, m.organization_id)
         .await?
         .parse()
@@ -91,7 +94,7 @@ async fn range(state: &AppState, m: &Member, q: &Asked) -> AppResult<Range> {
 }
 
 /// The report for the range, after counting what arrived since the last pass.
-async fn report(state: &AppState, m: &Member, r: Range) -> AppResult<Report> {
+pub(crate) async fn report(state: &AppState, m: &Member, r: Range) -> AppResult<Report> {
     crate::reports::rollup::catch_up(state, CATCH_UP_PASSES).await?;
     read(&state.db, m.organization_id, r).await
 }
@@ -99,7 +102,11 @@ async fn report(state: &AppState, m: &Member, r: Range) -> AppResult<Report> {
 /// The newest campaigns (at most `CAMPAIGNS_SHOWN`) the member may see that began in the range
 /// (on the organisation's days) from the range's number, each with its funnel; and how many
 /// began in all.
-async fn campaigns(state: &AppState, m: &Member, r: Range) -> AppResult<(Vec<Campaign>, u64)> {
+pub(crate) async fn campaigns(
+    state: &AppState,
+    m: &Member,
+    r: Range,
+) -> AppResult<(Vec<Campaign>, u64)> {
     use crate::bulk_operation::entity::operation;
     use sea_orm::PaginatorTrait;
     let zone: chrono_tz::Tz = crate::messaging::quiet::org_zone(&state.db, m.organization_id)
@@ -152,11 +159,11 @@ async fn campaigns(state: &AppState, m: &Member, r: Range) -> AppResult<(Vec<Cam
 
 /// One campaign's row.
 #[derive(Clone, Debug, PartialEq)]
-struct Campaign {
+pub(crate) struct Campaign {
     id: Uuid,
-    title: String,
-    at: String,
-    funnel: crate::reports::funnel::Funnel,
+    pub(crate) title: String,
+    pub(crate) at: String,
+    pub(crate) funnel: crate::reports::funnel::Funnel,
 }
 
 fn dollars(micros: i64) -> String {
@@ -172,6 +179,48 @@ async fn show(
     Viewer(m): Viewer,
     Query(q): Query<Asked>,
 ) -> Response {
+    render(&state, &m, &q, None).await
+}
+
+/// Sets the business hours (owners); a refusal shows the page again with why and the form as
+/// typed.
+async fn save_hours(
+    State(state): State<AppState>,
+    Poster(m): Poster,
+    Form(f): Form<HoursForm>,
+) -> Response {
+    let saved = match f.hours() {
+        Ok(h) => crate::reports::hours::save(&state, &m, h).await,
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(()) => Redirect::to("/reports#report-answers").into_response(),
+        Err(e) => render(&state, &m, &Asked::default(), Some((e, f))).await,
+    }
+}
+
+/// The answers and AI sections' figures for the range.
+pub(crate) async fn answers(state: &AppState, m: &Member, r: Range) -> AppResult<Answers> {
+    let responses = crate::reports::replies::read(&state.db, m.organization_id, r).await?;
+    let hours = crate::reports::hours::of(&state.db, m.organization_id).await?;
+    let (agents, total) = crate::reports::ai_share::read(&state.db, m.organization_id, r).await?;
+    Ok(Answers {
+        responses,
+        hours,
+        agents,
+        total,
+        owner: is_owner(m.role),
+        ..Default::default()
+    })
+}
+
+async fn render(
+    state: &AppState,
+    m: &Member,
+    q: &Asked,
+    hours_refused: Option<(AppError, HoursForm)>,
+) -> Response {
+    let (state, m) = (state.clone(), m.clone());
     let numbers: Vec<(Uuid, String)> = match phone_number::Entity::find()
         .select_only()
         .column(phone_number::Column::Id)
@@ -203,13 +252,20 @@ async fn show(
         Ok(c) => c,
         Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e),
     };
+    let mut ans = match answers(&state, &m, r).await {
+        Ok(a) => a,
+        Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e),
+    };
+    ans.replies = rep.total.replies;
     let status = refused
         .as_ref()
+        .or(hours_refused.as_ref().map(|(e, _)| e))
         .map_or(axum::http::StatusCode::OK, status_of);
+    ans.refused = hours_refused.map(|(e, f)| (e.to_string(), f));
     let body = page(
-        &q,
+        q,
         r,
-        &rep,
+        (&rep, &ans),
         &camps,
         &numbers,
         refused.map(|e| e.to_string()),
@@ -220,7 +276,7 @@ async fn show(
 fn page(
     q: &Asked,
     r: Range,
-    rep: &Report,
+    (rep, ans): (&Report, &Answers),
     (camps, camps_total): &(Vec<Campaign>, u64),
     numbers: &[(Uuid, String)],
     error: Option<String>,
@@ -299,6 +355,7 @@ fn page(
                 p { class: "legend small", span { class: "swatch bar-in" } " in " span { class: "swatch bar-out" } " out" }
                 div { class: "chart-box", dangerous_inner_html: "{texts}" }
             }
+            {sections(ans, &query)}
             section { class: "card", id: "report-failures",
                 h2 { "Why texts failed" }
                 if rep.failures.is_empty() {
@@ -365,133 +422,4 @@ fn page(
             }
         }
     }
-}
-
-fn csv_response(name: &str, rows: Vec<Vec<String>>) -> Response {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        // A campaign's title is anyone's words: never a formula in a spreadsheet.
-        let _ = w.write_record(row.iter().map(|c| crate::contacts::export::cell(c)));
-    }
-    let bytes = w.into_inner().unwrap_or_default();
-    (
-        [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}\""),
-            ),
-        ],
-        bytes,
-    )
-        .into_response()
-}
-
-async fn csv_report(state: &AppState, m: &Member, q: &Asked) -> Result<(Range, Report), Response> {
-    let r = range(state, m, q)
-        .await
-        .map_err(|e| (status_of(&e), e.to_string()).into_response())?;
-    let rep = report(state, m, r)
-        .await
-        .map_err(|e| (status_of(&e), e.to_string()).into_response())?;
-    Ok((r, rep))
-}
-
-async fn daily_csv(
-    State(state): State<AppState>,
-    Viewer(m): Viewer,
-    Query(q): Query<Asked>,
-) -> Response {
-    let (r, rep) = match csv_report(&state, &m, &q).await {
-        Ok(x) => x,
-        Err(res) => return res,
-    };
-    let mut rows = vec![[
-        "day",
-        "texts_in",
-        "texts_out",
-        "segments",
-        "mms",
-        "delivered",
-        "undelivered",
-        "failed",
-        "cost_usd",
-    ]
-    .map(String::from)
-    .to_vec()];
-    for (d, f) in &rep.days {
-        rows.push(vec![
-            d.to_string(),
-            f.texts_in.to_string(),
-            f.texts_out.to_string(),
-            f.segments.to_string(),
-            f.mms.to_string(),
-            f.delivered.to_string(),
-            f.undelivered.to_string(),
-            f.failed.to_string(),
-            format!("{:.4}", f.cost_micros as f64 / 1e6),
-        ]);
-    }
-    csv_response(&format!("texts-{}-{}.csv", r.from, r.to), rows)
-}
-
-async fn failures_csv(
-    State(state): State<AppState>,
-    Viewer(m): Viewer,
-    Query(q): Query<Asked>,
-) -> Response {
-    let (r, rep) = match csv_report(&state, &m, &q).await {
-        Ok(x) => x,
-        Err(res) => return res,
-    };
-    let mut rows = vec![vec!["reason".into(), "code".into(), "texts".into()]];
-    for (words, code, n) in rep.failures {
-        rows.push(vec![words, code, n.to_string()]);
-    }
-    csv_response(&format!("failures-{}-{}.csv", r.from, r.to), rows)
-}
-
-async fn campaigns_csv(
-    State(state): State<AppState>,
-    Viewer(m): Viewer,
-    Query(q): Query<Asked>,
-) -> Response {
-    let r = match range(&state, &m, &q).await {
-        Ok(r) => r,
-        Err(e) => return (status_of(&e), e.to_string()).into_response(),
-    };
-    let (camps, _) = match campaigns(&state, &m, r).await {
-        Ok(c) => c,
-        Err(e) => return (status_of(&e), e.to_string()).into_response(),
-    };
-    let mut rows = vec![[
-        "campaign",
-        "began",
-        "audience",
-        "drafted",
-        "approved",
-        "sent",
-        "delivered",
-        "clicked",
-        "replied_72h",
-        "opted_out_72h",
-    ]
-    .map(String::from)
-    .to_vec()];
-    for c in camps {
-        let f = c.funnel;
-        rows.push(vec![
-            c.title,
-            c.at,
-            f.audience.to_string(),
-            f.drafted.to_string(),
-            f.approved.to_string(),
-            f.sent.to_string(),
-            f.delivered.to_string(),
-            f.clicked.to_string(),
-            f.replied.to_string(),
-            f.opted_out.to_string(),
-        ]);
-    }
-    csv_response(&format!("campaigns-{}-{}.csv", r.from, r.to), rows)
 }

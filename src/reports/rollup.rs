@@ -14,16 +14,21 @@
 //! on a claimed text waits for the pass), and the counters are added in key order (no two
 //! passes deadlock). A pass's counts and its texts' marks commit together, so a crash loses or
 //! doubles nothing.
+use crate::auth::entity::organization;
 use crate::bulk_operation::segments::{segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::error::AppResult;
 use crate::messaging::entity as message;
+use crate::reports::ai_share::Counts;
 use crate::reports::entity as report_daily;
+use crate::reports::hours::Hours;
+use crate::reports::replies::Reply;
 use crate::server::AppState;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use sea_orm::sea_query::{Expr, LockBehavior, LockType, OnConflict};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, QueryOrder,
+    QuerySelect, Set,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -38,6 +43,8 @@ const EVERY: Duration = Duration::from_secs(2);
 pub mod metric {
     pub const IN: &str = "in";
     pub const OUT: &str = "out";
+    /// Texts out that answered the contact (`purpose` "reply"), by anyone.
+    pub const REPLIES: &str = "replies";
     /// SMS segments of the texts out without pictures.
     pub const SEGMENTS: &str = "segments";
     /// Texts out with pictures (each one MMS).
@@ -61,6 +68,31 @@ pub fn day_of(at: DateTime<Utc>, zone: Tz) -> String {
 
 fn zone_of(name: &str) -> Tz {
     name.parse().unwrap_or(chrono_tz::UTC)
+}
+
+/// Each organisation's zone and business hours, read once a pass.
+#[derive(Default)]
+pub struct Zones(HashMap<Uuid, (Tz, Hours)>);
+
+impl Zones {
+    pub async fn hours<C: ConnectionTrait>(&mut self, db: &C, org: Uuid) -> AppResult<(Tz, Hours)> {
+        if let Some(z) = self.0.get(&org) {
+            return Ok(*z);
+        }
+        let row = organization::Entity::find_by_id(org).one(db).await?;
+        let z = row.map_or((chrono_tz::UTC, Hours::default()), |o| {
+            (
+                zone_of(&o.time_zone),
+                Hours::from_row(&o.business_days, o.business_open, o.business_close),
+            )
+        });
+        self.0.insert(org, z);
+        Ok(z)
+    }
+
+    pub async fn of<C: ConnectionTrait>(&mut self, db: &C, org: Uuid) -> AppResult<Tz> {
+        Ok(self.hours(db, org).await?.0)
+    }
 }
 
 /// The cost of one text out, in millionths of a dollar.
@@ -108,19 +140,25 @@ async fn add<C: ConnectionTrait>(db: &C, counts: BTreeMap<Key, i64>) -> AppResul
     Ok(())
 }
 
-/// Texts claimed by a pass: what counting needs of each.
-type Row = (
-    Uuid,
-    Uuid,
-    Uuid,
-    String,
-    String,
-    i32,
-    DateTime<Utc>,
-    String,
-    Option<String>,
-    Option<String>,
-);
+/// A text claimed by a pass: what counting needs of it.
+#[derive(Debug, FromQueryResult)]
+struct Row {
+    id: Uuid,
+    organization_id: Uuid,
+    contact_id: Uuid,
+    phone_number_id: Uuid,
+    direction: String,
+    body: String,
+    media_count: i32,
+    created_at: DateTime<Utc>,
+    status: String,
+    send_state: Option<String>,
+    provider_sid: Option<String>,
+    purpose: Option<String>,
+    ai_origin: Option<String>,
+    agent_id: Option<Uuid>,
+    seq: Option<i64>,
+}
 
 /// Claims up to `BATCH` texts matching `pending` (raw SQL, the partial index's own words).
 async fn claim<C: ConnectionTrait>(txn: &C, pending: &'static str) -> AppResult<Vec<Row>> {
@@ -129,6 +167,7 @@ async fn claim<C: ConnectionTrait>(txn: &C, pending: &'static str) -> AppResult<
         .columns([
             message::Column::Id,
             message::Column::OrganizationId,
+            message::Column::ContactId,
             message::Column::PhoneNumberId,
             message::Column::Direction,
             message::Column::Body,
@@ -137,6 +176,10 @@ async fn claim<C: ConnectionTrait>(txn: &C, pending: &'static str) -> AppResult<
             message::Column::Status,
             message::Column::SendState,
             message::Column::ProviderSid,
+            message::Column::Purpose,
+            message::Column::AiOrigin,
+            message::Column::AgentId,
+            message::Column::Seq,
         ])
         .filter(Expr::cust(pending))
         .order_by_asc(message::Column::Seq)
@@ -144,7 +187,7 @@ async fn claim<C: ConnectionTrait>(txn: &C, pending: &'static str) -> AppResult<
     if txn.get_database_backend() == DbBackend::Postgres {
         q = q.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
     }
-    Ok(q.into_tuple().all(txn).await?)
+    Ok(q.into_model::<Row>().all(txn).await?)
 }
 
 /// The carrier's code of each failed text among `ids`, from its latest status with one.
@@ -175,59 +218,73 @@ pub async fn pass(state: &AppState) -> AppResult<usize> {
     let txn = crate::server::db::begin_write(&state.db).await?;
     let arrivals = claim(&txn, "rolled_up = false").await?;
     let outcomes = claim(&txn, OUTCOME_PENDING).await?;
+    let mut zones = Zones::default();
+    let ai = crate::reports::ai_share::pass(&txn, &mut zones, BATCH).await?;
     if arrivals.is_empty() && outcomes.is_empty() {
-        return Ok(0);
+        txn.commit().await?;
+        return Ok(ai);
     }
     let failed: Vec<Uuid> = outcomes
         .iter()
-        .filter(|r| r.7 != "delivered")
-        .map(|r| r.0)
+        .filter(|r| r.status != "delivered")
+        .map(|r| r.id)
         .collect();
     let codes = codes(&txn, failed).await?;
-    let mut zones: HashMap<Uuid, Tz> = HashMap::new();
     let mut counts: BTreeMap<Key, i64> = BTreeMap::new();
+    let mut replies = Vec::new();
     for (outcome, rows) in [(false, &arrivals), (true, &outcomes)] {
-        for (id, org, number, direction, body, media, at, status, send_state, sid) in rows {
-            let zone = match zones.get(org) {
-                Some(z) => *z,
-                None => {
-                    let z = zone_of(&crate::messaging::quiet::org_zone(&txn, *org).await?);
-                    zones.insert(*org, z);
-                    z
-                }
-            };
-            let day = day_of(*at, zone);
+        for row in rows {
+            let (org, number) = (row.organization_id, row.phone_number_id);
+            let day = day_of(row.created_at, zones.of(&txn, org).await?);
             let mut bump = |m: String, n: i64| {
-                *counts.entry((*org, day.clone(), *number, m)).or_default() += n;
+                *counts.entry((org, day.clone(), number, m)).or_default() += n;
             };
+            let status = &row.status;
             if outcome {
                 bump(status.clone(), 1);
                 if status != metric::DELIVERED {
-                    let gave_up = send_state.as_deref() == Some("failed") && sid.is_none();
-                    let code = match (gave_up, codes.get(id)) {
+                    let gave_up =
+                        row.send_state.as_deref() == Some("failed") && row.provider_sid.is_none();
+                    let code = match (gave_up, codes.get(&row.id)) {
                         (true, _) => "herald".to_owned(),
                         (false, Some(c)) => c.trim().chars().take(8).collect(),
                         (false, None) => "none".to_owned(),
                     };
                     bump(format!("{}{code}", metric::FAIL_PREFIX), 1);
                 }
-            } else if direction == "inbound" {
+            } else if row.direction == "inbound" {
                 bump(metric::IN.into(), 1);
             } else {
-                let (segs, cost) = cost_micros(body, *media > 0);
+                let pictures = row.media_count > 0;
+                let (segs, cost) = cost_micros(&row.body, pictures);
                 bump(metric::OUT.into(), 1);
                 bump(metric::SEGMENTS.into(), segs);
-                bump(metric::MMS.into(), (*media > 0) as i64);
+                bump(metric::MMS.into(), pictures as i64);
                 bump(metric::COST_MICROS.into(), cost);
+                if row.purpose.as_deref() == Some("reply") {
+                    bump(metric::REPLIES.into(), 1);
+                    replies.push(Reply {
+                        org,
+                        contact: row.contact_id,
+                        number,
+                        seq: row.seq.unwrap_or(i64::MAX),
+                        at: row.created_at,
+                        ai_origin: row.ai_origin.clone(),
+                        agent: row.agent_id,
+                    });
+                }
             }
         }
     }
     add(&txn, counts).await?;
+    let mut agents = Counts::default();
+    crate::reports::replies::count(&txn, &mut zones, &replies, &mut agents).await?;
+    agents.add(&txn).await?;
     for (col, rows) in [
         (message::Column::RolledUp, &arrivals),
         (message::Column::OutcomeRolled, &outcomes),
     ] {
-        let ids: Vec<Uuid> = rows.iter().map(|r| r.0).collect();
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         for part in ids.chunks(500) {
             message::Entity::update_many()
                 .col_expr(col, Expr::value(true))
@@ -237,7 +294,7 @@ pub async fn pass(state: &AppState) -> AppResult<usize> {
         }
     }
     txn.commit().await?;
-    Ok(arrivals.len() + outcomes.len())
+    Ok(arrivals.len() + outcomes.len() + ai)
 }
 
 /// Passes until every text stored so far is counted (or `max_passes` ran); answers how many.

@@ -115,6 +115,7 @@ pub async fn seed<C: ConnectionTrait>(
                 seq: NotSet,
                 rolled_up: NotSet,
                 outcome_rolled: NotSet,
+                agent_id: NotSet,
             });
             if batch.len() == CHUNK {
                 message::Entity::insert_many(std::mem::take(&mut batch))

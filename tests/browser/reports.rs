@@ -1,6 +1,7 @@
 //! In Chromium, on a desktop and a phone: the Reports page (issue 30 §5) opens from the
 //! navigation, draws its charts (SVG the server laid out), shows the totals and the failures,
-//! keeps a typed range after "Show", and fits a phone's width.
+//! keeps a typed range after "Show", shows how fast texts were answered and the AI's share,
+//! lets the owner open the business-hours form, and fits a phone's width.
 use crate::harness::*;
 use crate::helpers::Backend;
 
@@ -51,6 +52,24 @@ async fn the_reports_page(backend: Backend, screen: Screen, tag: &str) {
     b.assert_fits_width("the Reports page").await;
     let db = format!("{backend:?}").to_lowercase();
     b.shot(&format!("{db}-{tag}-reports")).await;
+    // How fast texts were answered, in business hours, and the AI's share by agent.
+    b.wait_for_text("#report-answers h2", "How fast texts were answered")
+        .await;
+    b.wait_for("#response-median").await;
+    b.wait_for_text("#business-hours", "09:00–17:00").await;
+    b.wait_for_text("#report-ai h2", "The AI's share").await;
+    b.wait_for_text("#ai-share", "replies").await;
+    b.click("#report-answers summary").await;
+    b.wait_for("#hours-open").await;
+    b.client
+        .execute(
+            "document.getElementById('report-answers').scrollIntoView()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    b.assert_fits_width("the answers and the AI's share").await;
+    b.shot(&format!("{db}-{tag}-reports-answers")).await;
     b.client.clone().close().await.unwrap();
 }
 

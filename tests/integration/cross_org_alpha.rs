@@ -88,6 +88,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     let notice = herald::notifications::service::notify(
         &app.state,
         herald::notifications::service::Notice {
+            agent_id: None,
             organization_id: a.org_id,
             user_id: me["user_id"].as_str().unwrap().parse().unwrap(),
             kind: "escalation",

@@ -85,6 +85,7 @@ mod public_api;
 mod public_api_scale;
 mod public_api_scopes;
 mod reply_pacing;
+mod report_answers;
 mod reports;
 mod roles;
 mod saved_replies;

@@ -204,6 +204,8 @@ async fn notifications_page_through_every_notification(backend: Backend) {
         read_at: Set(None),
         created_at: Set(test_daytime() - chrono::Duration::minutes(i / 2)),
         source_key: Set(None),
+        agent_id: Set(None),
+        rolled_up: Set(false),
     });
     notification::Entity::insert_many(rows)
         .exec(&app.state.db)

@@ -289,6 +289,7 @@ async fn a_tag_plan_over_a_segment_is_resolved_rechecked_and_run(backend: Backen
         seq: NotSet,
         rolled_up: NotSet,
         outcome_rolled: NotSet,
+        agent_id: NotSet,
     })
     .exec(&app.state.db)
     .await

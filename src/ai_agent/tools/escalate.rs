@@ -31,6 +31,7 @@ pub async fn escalate_to_owner(
     let id = crate::notifications::service::notify(
         state,
         crate::notifications::service::Notice {
+            agent_id: Some(agent.id),
             organization_id,
             user_id,
             kind: "escalation",

@@ -118,6 +118,10 @@ impl AgentTool for ProposeSmsReplies {
                 .collect::<Vec<_>>())),
             created_at: Set(ctx.state.clock.now()),
             source_key: Set(Some(key.as_str().to_owned())),
+            used_by: Set(None),
+            used_as: Set(None),
+            rolled_up: Set(false),
+            use_rolled: Set(false),
         }
         .insert(&ctx.state.db)
         .await
@@ -208,6 +212,7 @@ async fn notify_owner(
     crate::notifications::service::roll_up(
         &ctx.state,
         crate::notifications::service::Notice {
+            agent_id: None,
             organization_id: ctx.organization_id,
             user_id,
             kind: "drafts",

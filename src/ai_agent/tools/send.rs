@@ -7,7 +7,7 @@ use crate::ai_agent::llm::ToolDef;
 use crate::compliance::model::Purpose;
 use crate::contacts::entity::contact;
 use crate::messaging::entity as message;
-use crate::messaging::outbound::{check_sendable, send_sms_keyed, Sendable};
+use crate::messaging::outbound::{check_sendable, send_sms_by_agent, Sendable};
 use crate::messaging::quiet;
 use crate::phone_numbers::service as numbers;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -164,14 +164,14 @@ impl AgentTool for SendSms {
             None => Purpose::Outreach,
         };
         let body = disclosed(ctx, ok.contact.id, number_id, &ok.body).await?;
-        let sent = send_sms_keyed(
+        let sent = send_sms_by_agent(
             &ctx.state,
             ctx.organization_id,
             ok.contact.id,
             number_id,
             &body,
-            Some(origin),
-            Some(key.uuid()),
+            (origin, ctx.agent.id),
+            key.uuid(),
             purpose,
         )
         .await?;
