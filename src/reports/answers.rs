@@ -109,9 +109,9 @@ pub fn sections(a: &Answers, query: &str) -> Element {
             if a.owner {
                 details { open: a.refused.is_some(),
                     summary { "Change business hours" }
-                    form { method: "post", action: "/reports/hours", class: "row", id: "hours-form",
+                    form { method: "post", action: "/reports/hours", class: "row wrap hours-form", id: "hours-form",
                         for (i, name) in names.iter().enumerate() {
-                            label { class: "small", input { r#type: "checkbox", name: "d{i + 1}", checked: ticked[i] } " {name}" }
+                            label { class: "check", input { r#type: "checkbox", name: "d{i + 1}", checked: ticked[i] } "{name}" }
                         }
                         label { "Open " input { r#type: "time", name: "open", id: "hours-open", value: "{form.open}" } }
                         label { "Close " input { r#type: "time", name: "close", id: "hours-close", value: "{form.close}" } }
@@ -124,8 +124,12 @@ pub fn sections(a: &Answers, query: &str) -> Element {
         }
         section { class: "card", id: "report-ai",
             h2 { "The AI's share" }
-            p { id: "ai-share",
-                "Agents wrote {pct(ai_pct)} of the {g(a.replies)} replies: {g(t.auto_replies)} sent on their own, {g(t.as_written + t.edited)} suggested and sent by a person."
+            if a.replies > 0 {
+                p { id: "ai-share",
+                    "Agents wrote {pct(ai_pct)} of the {g(a.replies)} replies: {g(t.auto_replies)} sent on their own, {g(t.as_written + t.edited)} suggested and sent by a person."
+                }
+            } else {
+                p { id: "ai-share", "No text was answered in these days." }
             }
             if a.agents.is_empty() {
                 p { class: "muted", "No agent suggested, replied or escalated in these days." }
@@ -136,11 +140,10 @@ pub fn sections(a: &Answers, query: &str) -> Element {
                         tbody {
                             for row in a.agents.iter().chain(std::iter::once(t)) {
                                 tr { class: if row.agent.is_none() { "agent-row total" } else { "agent-row" },
-                                    td { "{row.name}" }
-                                    td { class: "num", "{g(row.offered)}" } td { class: "num", "{g(row.as_written)}" }
-                                    td { class: "num", "{g(row.edited)}" } td { class: "num", "{g(row.not_used())}" }
-                                    td { class: "num", "{g(row.auto_replies)}" } td { class: "num", "{g(row.escalations)}" }
-                                    td { class: "num", "{g(row.handoffs)}" }
+                                    td { class: "cell-title", "{row.name}" }
+                                    {num_cells(&[("Offered", row.offered), ("As written", row.as_written), ("Edited", row.edited),
+                                        ("Not used", row.not_used()), ("Own replies", row.auto_replies),
+                                        ("Escalations", row.escalations), ("Handoffs", row.handoffs)])}
                                 }
                             }
                         }
@@ -149,6 +152,16 @@ pub fn sections(a: &Answers, query: &str) -> Element {
                 p { class: "muted small", "A handoff is a person's reply right after an agent's own. Escalations belong to no number: with one number chosen they are not shown." }
             }
             p { class: "small", a { href: "/reports/agents.csv?{query}", id: "agents-csv", "Download as CSV" } }
+        }
+    }
+}
+
+/// A table row's figures, each labelled for a phone's stacked rows.
+pub fn num_cells(cells: &[(&'static str, i64)]) -> Element {
+    let g = |n: i64| crate::components::grouped(n.max(0) as u64);
+    rsx! {
+        for (label, n) in cells.iter() {
+            td { class: "num", "data-label": *label, "{g(*n)}" }
         }
     }
 }

@@ -9,7 +9,7 @@
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
-use crate::reports::answers::{is_owner, sections, Answers, HoursForm};
+use crate::reports::answers::{is_owner, num_cells, sections, Answers, HoursForm};
 use crate::reports::chart::{bars, Series};
 use crate::reports::exports;
 use crate::reports::figures::{read, Range, Report};
@@ -365,7 +365,7 @@ fn page(
                         thead { tr { th { "Reason" } th { "Code" } th { class: "num", "Texts" } } }
                         tbody {
                             for (words, code, n) in rep.failures.iter() {
-                                tr { td { "{words}" } td { "{code}" } td { class: "num", "{g(*n)}" } }
+                                tr { td { class: "cell-title", "{words}" } td { "data-label": "Code", "{code}" } td { class: "num", "data-label": "Texts", "{g(*n)}" } }
                             }
                         }
                     }
@@ -391,11 +391,11 @@ fn page(
                             tbody {
                                 for c in camps.iter() {
                                     tr { class: "campaign-row",
-                                        td { a { href: "/operations/{c.id}", "{c.title}" } span { class: "muted small", " {c.at}" } }
-                                        td { class: "num", "{g(c.funnel.audience)}" } td { class: "num", "{g(c.funnel.drafted)}" }
-                                        td { class: "num", "{g(c.funnel.approved)}" } td { class: "num", "{g(c.funnel.sent)}" }
-                                        td { class: "num", "{g(c.funnel.delivered)}" } td { class: "num", "{g(c.funnel.clicked)}" }
-                                        td { class: "num", "{g(c.funnel.replied)}" } td { class: "num", "{g(c.funnel.opted_out)}" }
+                                        td { class: "cell-title", a { href: "/operations/{c.id}", "{c.title}" } span { class: "muted small", " {c.at}" } }
+                                        {num_cells(&[("Audience", c.funnel.audience), ("Drafted", c.funnel.drafted),
+                                            ("Approved", c.funnel.approved), ("Sent", c.funnel.sent),
+                                            ("Delivered", c.funnel.delivered), ("Clicked", c.funnel.clicked),
+                                            ("Replied", c.funnel.replied), ("Opted out", c.funnel.opted_out)])}
                                     }
                                 }
                             }
@@ -411,9 +411,10 @@ fn page(
                         thead { tr { th { "Day" } th { class: "num", "In" } th { class: "num", "Out" } th { class: "num", "Delivered" } th { class: "num", "Failed" } th { class: "num", "Cost" } } }
                         tbody {
                             for (d, f) in rep.days.iter().rev() {
-                                tr { td { "{d}" } td { class: "num", "{g(f.texts_in)}" } td { class: "num", "{g(f.texts_out)}" }
-                                    td { class: "num", "{g(f.delivered)}" } td { class: "num", "{g(f.undelivered + f.failed)}" }
-                                    td { class: "num", "{dollars(f.cost_micros)}" } }
+                                tr { td { class: "cell-title", "{d}" }
+                                    {num_cells(&[("In", f.texts_in), ("Out", f.texts_out), ("Delivered", f.delivered),
+                                        ("Failed", f.undelivered + f.failed)])}
+                                    td { class: "num", "data-label": "Cost", "{dollars(f.cost_micros)}" } }
                             }
                         }
                     }
