@@ -235,7 +235,7 @@ async fn render(
         Ok(n) => n,
         Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e.into()),
     };
-    let asked = range(&state, &m, &q).await;
+    let asked = range(&state, &m, q).await;
     let (r, refused) = match asked {
         Ok(r) => (r, None),
         // What was typed stays in the form; the default range shows meanwhile.
