@@ -51,7 +51,8 @@ pub async fn count<C: ConnectionTrait>(
                 message::Column::AgentId,
                 message::Column::AiOrigin,
             ])
-            .filter(message::Column::OrganizationId.eq(r.org))
+            // A contact is one organisation's: its id alone scopes the lookup, and leads the
+            // planner to (contact_id, seq), never a walk back through the organisation's texts.
             .filter(message::Column::ContactId.eq(r.contact))
             .filter(message::Column::Direction.eq("outbound"))
             .filter(message::Column::Purpose.eq("reply"))
@@ -68,7 +69,8 @@ pub async fn count<C: ConnectionTrait>(
                 message::Column::CreatedAt,
                 message::Column::PhoneNumberId,
             ])
-            .filter(message::Column::OrganizationId.eq(r.org))
+            // A contact is one organisation's: its id alone scopes the lookup, and leads the
+            // planner to (contact_id, seq), never a walk back through the organisation's texts.
             .filter(message::Column::ContactId.eq(r.contact))
             .filter(message::Column::Direction.eq("inbound"))
             .filter(message::Column::Keyword.is_null())

@@ -35,7 +35,8 @@ use std::time::Duration;
 use uuid::Uuid;
 
 /// Texts a pass counts, at most.
-pub const BATCH: u64 = 2000;
+/// (A pass holds SQLite's one write lock: a thousand keeps it short while a history is counted.)
+pub const BATCH: u64 = 1000;
 /// How often the background passes look for new texts.
 const EVERY: Duration = Duration::from_secs(2);
 
