@@ -46,18 +46,25 @@ async fn asked(state: &AppState, m: &Member, q: &Asked) -> Result<Range, Respons
     range(state, m, q).await.map_err(refused)
 }
 
+/// The range asked for and its report, after the rollup counted what arrived; or the refusal.
+async fn counted(
+    state: &AppState,
+    m: &Member,
+    q: &Asked,
+) -> Result<(Range, crate::reports::figures::Report), Response> {
+    let r = asked(state, m, q).await?;
+    let rep = report(state, m, r).await.map_err(refused)?;
+    Ok((r, rep))
+}
+
 pub async fn daily(
     State(state): State<AppState>,
     Viewer(m): Viewer,
     Query(q): Query<Asked>,
 ) -> Response {
-    let r = match asked(&state, &m, &q).await {
-        Ok(r) => r,
+    let (r, rep) = match counted(&state, &m, &q).await {
+        Ok(x) => x,
         Err(res) => return res,
-    };
-    let rep = match report(&state, &m, r).await {
-        Ok(rep) => rep,
-        Err(e) => return refused(e),
     };
     let mut rows = head(&[
         "day",
@@ -93,13 +100,9 @@ pub async fn failures(
     Viewer(m): Viewer,
     Query(q): Query<Asked>,
 ) -> Response {
-    let r = match asked(&state, &m, &q).await {
-        Ok(r) => r,
+    let (r, rep) = match counted(&state, &m, &q).await {
+        Ok(x) => x,
         Err(res) => return res,
-    };
-    let rep = match report(&state, &m, r).await {
-        Ok(rep) => rep,
-        Err(e) => return refused(e),
     };
     let mut rows = head(&["reason", "code", "texts"]);
     for (words, code, n) in rep.failures {
@@ -156,13 +159,10 @@ pub async fn agents(
     Viewer(m): Viewer,
     Query(q): Query<Asked>,
 ) -> Response {
-    let r = match asked(&state, &m, &q).await {
-        Ok(r) => r,
+    let (r, _) = match counted(&state, &m, &q).await {
+        Ok(x) => x,
         Err(res) => return res,
     };
-    if let Err(e) = report(&state, &m, r).await {
-        return refused(e);
-    }
     match answers(&state, &m, r).await {
         Ok(a) => csv(
             "agents",
