@@ -39,6 +39,10 @@ use uuid::Uuid;
 pub const BATCH: u64 = 1000;
 /// How often the background passes look for new texts.
 const EVERY: Duration = Duration::from_secs(2);
+/// Passes the background runs in a row before it looks again after `EVERY`.
+const BACKGROUND_PASSES: usize = 50;
+/// The shortest rest between two background passes.
+const MIN_REST: Duration = Duration::from_millis(20);
 
 /// The metrics kept.
 pub mod metric {
@@ -311,12 +315,29 @@ pub async fn catch_up(state: &AppState, max_passes: usize) -> AppResult<usize> {
 }
 
 /// Runs passes in the background until shutdown.
+///
+/// Between two passes it rests at least as long as the last pass took: a pass holds SQLite's one
+/// write lock, and passes back to back left another writer only microseconds to take it (a bulk
+/// import waiting behind a history being counted gave up with "database is locked"). So counting
+/// a backlog takes at most half the writer's time, and the rest of the app writes in between.
 pub fn start(state: &AppState) {
     let bg = state.clone();
     tokio::spawn(async move {
         loop {
-            if let Err(e) = catch_up(&bg, 50).await {
-                tracing::error!(error = %e, "report rollup pass failed");
+            for _ in 0..BACKGROUND_PASSES {
+                let began = std::time::Instant::now();
+                match pass(&bg).await {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::error!(error = %e, "report rollup pass failed");
+                        break;
+                    }
+                }
+                tokio::select! {
+                    _ = bg.shutdown.cancelled() => return,
+                    _ = tokio::time::sleep(began.elapsed().max(MIN_REST)) => {}
+                }
             }
             tokio::select! {
                 _ = bg.shutdown.cancelled() => return,

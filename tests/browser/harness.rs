@@ -38,6 +38,16 @@ pub struct WebServer {
     _db: DbGuard,
 }
 
+impl WebServer {
+    /// A connection to the server's database that waits for SQLite's writer as the server's own
+    /// connections do (polling, up to `BUSY_TIMEOUT`), so a test's writes are not starved while
+    /// the server's background passes write.
+    pub async fn db(&self) -> sea_orm::DatabaseConnection {
+        use herald::server::db::{connect, Role};
+        connect(&self.db_url, 2, Role::Background).await.unwrap()
+    }
+}
+
 pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
     let (url, guard) = fresh_database(backend).await?;
     let (base, proc) = start_web_server_at(&url, true, &format!("{backend:?}")).await;

@@ -48,7 +48,7 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
         return;
     };
     let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
-    let db = sea_orm::Database::connect(&server.db_url).await.unwrap();
+    let db = server.db().await;
     let org = organization::Entity::find()
         .one(&db)
         .await

@@ -3,7 +3,7 @@
 use crate::harness::*;
 use crate::helpers::Backend;
 use herald::messaging::scheduled::entity as scheduled;
-use sea_orm::{ActiveModelTrait, ColumnTrait, Database, EntityTrait, QueryFilter, Set};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 
 async fn a_scheduled_text_shows_and_is_cancelled(backend: Backend) {
     a_scheduled_text_on(backend, Screen::Desktop).await
@@ -18,7 +18,7 @@ async fn a_scheduled_text_on(backend: Backend, screen: Screen) {
     b.sign_in_demo(&server.base).await;
     b.wait_for("#nav-assistant").await;
     // A text the demo's assistant scheduled for Katherine, two days from now.
-    let db = Database::connect(&server.db_url).await.unwrap();
+    let db = server.db().await;
     use herald::contacts::entity::contact;
     let kat = contact::Entity::find()
         .filter(contact::Column::Name.eq("Katherine Johnson"))

@@ -10,7 +10,7 @@ use crate::helpers::{test_daytime, Backend};
 use fantoccini::Locator;
 use herald::messaging::entity::conversation;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, Database, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
 async fn pick(b: &Browser, css: &str, label: &str) {
     for _ in 0..20 {
@@ -95,7 +95,7 @@ async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
 
     // The hour passes (in the database, as the clock would move it): the server's waker opens
     // it again and the page shows it without a reload.
-    let db = Database::connect(&server.db_url).await.unwrap();
+    let db = server.db().await;
     // The server's clock started at the test's daytime and runs on: a minute before it is past.
     let past = test_daytime() - chrono::Duration::minutes(1);
     let woke = conversation::Entity::update_many()
