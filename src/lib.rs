@@ -23,6 +23,7 @@ pub mod phone_numbers;
 pub mod plans;
 pub mod provider_accounts;
 pub mod saved_replies;
+pub mod sender_profiles;
 pub mod views;
 
 #[cfg(feature = "server")]

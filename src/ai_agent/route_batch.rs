@@ -277,6 +277,7 @@ mod tests {
                 assigned_last: None,
                 unregistered_at: None,
                 unregistered_code: None,
+                sender_profile_id: None,
             },
             sender: Some("+14155550199".into()),
         }

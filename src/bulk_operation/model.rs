@@ -93,8 +93,21 @@ pub struct OperationView {
     /// How many of its contacts clicked one of its links.
     #[serde(default)]
     pub clicked: i32,
+    /// When it should finish, and what holds it back (while it is still to send).
+    #[serde(default)]
+    pub finish: Option<FinishEstimate>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A campaign's estimated finish, from its sender profile, its recipients' quiet hours and the
+/// brand's daily cap (`sender_profiles::estimate`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FinishEstimate {
+    /// For the card: when, in the organisation's zone, and what holds it back.
+    pub words: String,
+    /// "rate", "quiet_hours" or "daily_cap".
+    pub held_by: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

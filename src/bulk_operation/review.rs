@@ -51,14 +51,16 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
         .await?
         .map(|n| n.number)
         .unwrap_or_default();
+    // A campaign its stopped plan paused waits in review, marked by what it was doing.
+    let status = match op.paused_from {
+        Some(_) => OperationStatus::Paused,
+        None => OperationStatus::parse(&op.status),
+    };
+    let finish = crate::sender_profiles::estimate::for_operation(state, &op, status).await?;
     Ok(OperationView {
         id: op.id,
         plan_id: op.plan_id,
-        // A campaign its stopped plan paused waits in review, marked by what it was doing.
-        status: match op.paused_from {
-            Some(_) => OperationStatus::Paused,
-            None => OperationStatus::parse(&op.status),
-        },
+        status,
         message_concept: op.message_concept,
         from_number: from,
         total: op.total,
@@ -91,6 +93,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
             .track_links
             .then(|| crate::links::service::prefix(&state.config.public_url)),
         clicked: crate::links::service::clicked_contacts(&state.db, op.id).await? as i32,
+        finish,
         created_at: op.created_at,
         updated_at: op.updated_at,
     })

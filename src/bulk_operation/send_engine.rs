@@ -1,6 +1,7 @@
 //! The send engine: approved drafts go out only 08:00–21:00 in the recipient's time zone, with
-//! opt-outs checked again at send time, paced per number across every instance (a shared
-//! `next_send_ms` per number, advanced atomically). Items are claimed one at a time (FOR UPDATE
+//! opt-outs checked again at send time, paced by the number's sender profile across every
+//! instance (`sender_profiles::pacing`: one shared slot queue per profile, or per lone number,
+//! and a 10DLC brand's daily cap). Items are claimed one at a time (FOR UPDATE
 //! SKIP LOCKED on PostgreSQL), so any number of instances split one campaign; each text goes
 //! through the send ledger under the item's key, so a crash never sends twice.
 use crate::bulk_operation::entity::{item, operation};
@@ -11,6 +12,7 @@ use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::ledger::send_state;
 use crate::messaging::quiet::next_allowed_for;
+use crate::sender_profiles::pacing::{reserve, Slot};
 use crate::server::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
@@ -46,33 +48,6 @@ async fn set_item(
     }
     u.filter(item::Column::Id.eq(id)).exec(&state.db).await?;
     Ok(())
-}
-
-/// Reserves the number's next send slot, shared by every instance: answers when this send may
-/// go. The row's atomic update orders concurrent reservations.
-pub async fn reserve_slot(
-    state: &AppState,
-    number_id: Uuid,
-    gap: Duration,
-) -> AppResult<DateTime<Utc>> {
-    let now_ms = state.clock.now().timestamp_millis();
-    let gap_ms = gap.as_millis() as i64;
-    let backend = state.db.get_database_backend();
-    let sql = match backend {
-        DbBackend::Postgres => "UPDATE phone_number SET next_send_ms = GREATEST(COALESCE(next_send_ms, 0), $1) + $2 WHERE id = $3 RETURNING next_send_ms",
-        _ => "UPDATE phone_number SET next_send_ms = MAX(COALESCE(next_send_ms, 0), ?) + ? WHERE id = ? RETURNING next_send_ms",
-    };
-    let row = state
-        .db
-        .query_one_raw(Statement::from_sql_and_values(
-            backend,
-            sql,
-            [now_ms.into(), gap_ms.into(), number_id.into()],
-        ))
-        .await?
-        .ok_or_else(|| crate::error::AppError::not_found("Phone number"))?;
-    let next: i64 = row.try_get("", "next_send_ms")?;
-    Ok(DateTime::from_timestamp_millis(next - gap_ms).unwrap_or_else(|| state.clock.now()))
 }
 
 /// Claims one of `candidates` (in position order) for this instance; None if others took them.
@@ -173,11 +148,21 @@ pub async fn sync_items(state: &AppState, op_id: Uuid, stale_after: Duration) ->
     Ok(())
 }
 
-/// Runs `send_concurrency` workers on the operation here; the shared pacing keeps their total
-/// rate, and item claims keep them (and other instances' workers) apart.
+/// Runs `send_concurrency` workers on the operation here (more for a fast sender profile,
+/// `pacing::workers_for`); the shared pacing keeps their total rate, and item claims keep them
+/// (and other instances' workers) apart.
 #[tracing::instrument(skip(state))]
 pub async fn run_send_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
-    let workers = (0..state.engine.send_concurrency.max(1)).map(|_| send_worker(state, op_id));
+    let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
+        return Ok(());
+    };
+    let n = crate::sender_profiles::pacing::workers_for(
+        state,
+        op.phone_number_id,
+        state.engine.send_concurrency,
+    )
+    .await?;
+    let workers = (0..n).map(|_| send_worker(state, op_id));
     futures::future::try_join_all(workers).await?;
     Ok(())
 }
@@ -323,7 +308,19 @@ async fn send_one(
         )
         .await;
     }
-    let slot = reserve_slot(state, op.phone_number_id, gap).await?;
+    let slot = match reserve(state, op.phone_number_id, gap).await? {
+        Slot::At(at) => at,
+        Slot::CapReached { until, cap } => {
+            // The brand's daily cap is spent: the text waits in Herald (not in Twilio's queue,
+            // which drops a text after 10 hours) for the next Pacific day; quiet hours are
+            // checked again then, in the recipient's zone.
+            put_back(state, it.id).await?;
+            let wait = (until - state.clock.now()).to_std().unwrap_or_default();
+            tracing::info!(?wait, cap, "daily cap spent: waiting for midnight Pacific");
+            state.clock.sleep(wait.max(Duration::from_millis(1))).await;
+            return Ok(());
+        }
+    };
     let wait = (slot - state.clock.now()).to_std().unwrap_or_default();
     if !wait.is_zero() {
         state.clock.sleep(wait).await;
@@ -334,13 +331,7 @@ async fn send_one(
     // … and whether the campaign still sends: a pause (its plan stopped, or its delivery alarm)
     // or a cancel during the wait sends nothing more.
     if next_allowed_for(now, c, org_zone) > now || !still_sending(state, op.id).await? {
-        item::Entity::update_many()
-            .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
-            .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
-            .filter(item::Column::Id.eq(it.id))
-            .exec(&state.db)
-            .await?;
-        return Ok(());
+        return put_back(state, it.id).await;
     }
     // Its links become this contact's short links (the same ones if this send is retried).
     let draft = it.draft.as_deref().unwrap_or_default();
@@ -395,6 +386,17 @@ async fn send_one(
             set_item(state, it.id, item_status::FAILED, Some(e.to_string())).await?
         }
     }
+    Ok(())
+}
+
+/// A claimed item goes back to the queue, unsent.
+async fn put_back(state: &AppState, id: Uuid) -> AppResult<()> {
+    item::Entity::update_many()
+        .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
+        .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
+        .filter(item::Column::Id.eq(id))
+        .exec(&state.db)
+        .await?;
     Ok(())
 }
 

@@ -66,6 +66,9 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
                         }
                     }
                     div { class: "muted small", "From {o.from_number}" }
+                    if let Some(f) = &o.finish {
+                        div { class: "small op-estimate", "data-held-by": "{f.held_by}", "{f.words}" }
+                    }
                     if o.status == OperationStatus::Paused {
                         div { class: "notice op-paused", role: "status",
                             "{o.paused_reason.clone().unwrap_or_default()}"

@@ -70,11 +70,13 @@ impl Recipient {
 
 /// The recipient's zone, state and window.
 pub fn recipient(c: &contact::Model, org_zone: &str) -> Recipient {
-    let area = c
-        .phone
-        .as_deref()
-        .and_then(crate::compliance::area_codes::lookup);
-    let own = c.time_zone.as_deref().and_then(|z| z.parse::<Tz>().ok());
+    recipient_of(c.phone.as_deref(), c.time_zone.as_deref(), org_zone)
+}
+
+/// The same from a contact's phone number and own zone (as stored).
+pub fn recipient_of(phone: Option<&str>, time_zone: Option<&str>, org_zone: &str) -> Recipient {
+    let area = phone.and_then(crate::compliance::area_codes::lookup);
+    let own = time_zone.and_then(|z| z.parse::<Tz>().ok());
     let inferred = area.and_then(|a| a.zone.parse::<Tz>().ok());
     let (tz, source) = match (own, inferred) {
         (Some(tz), _) => (tz, ZoneSource::Own),

@@ -1,6 +1,7 @@
-//! Settings → Sending, `/settings/sending`: when a campaign pauses itself (issue 30 §3), as
-//! shares of its last 100 texts filtered by carriers (30007) or undelivered, and each number's
-//! carrier-filtered texts. Everyone in the organisation reads it; owners change the thresholds.
+//! Settings → Sending, `/settings/sending`: the sender profiles numbers send under (issue 30
+//! §2, `sender_profiles::page`); when a campaign pauses itself (§3), as shares of its last 100
+//! texts filtered by carriers (30007) or undelivered; and each number's carrier-filtered texts.
+//! Everyone in the organisation reads it; owners change it.
 //! Rendered by the server (`server_page`): the app's first-load budget is spent.
 // A handler's early exit is a whole response; boxing it would only move the size elsewhere.
 #![allow(clippy::result_large_err)]
@@ -8,6 +9,7 @@ use crate::auth::session::Member;
 use crate::bulk_operation::delivery_alarm::{
     filtered_by_number, set_thresholds, thresholds, MIN_OUTCOMES, WINDOW,
 };
+use crate::error::AppError;
 use crate::server::AppState;
 use crate::server_page::{document, error_page, status_of, Poster, Viewer};
 use axum::extract::{Form, State};
@@ -27,7 +29,7 @@ pub fn routes(state: AppState) -> Router {
 }
 
 #[derive(serde::Deserialize)]
-struct Thresholds {
+pub struct Thresholds {
     filtered_pct: String,
     undelivered_pct: String,
 }
@@ -37,12 +39,27 @@ struct Shown {
     saved: Option<String>,
 }
 
+/// What was refused, shown again with why (and any form as it was typed).
+pub enum Trouble {
+    Thresholds(AppError, Thresholds),
+    Profile(AppError, crate::sender_profiles::page::ProfileForm),
+    Numbers(AppError),
+}
+
+impl Trouble {
+    fn error(&self) -> &AppError {
+        match self {
+            Trouble::Thresholds(e, _) | Trouble::Profile(e, _) | Trouble::Numbers(e) => e,
+        }
+    }
+}
+
 async fn show(
     State(state): State<AppState>,
     Viewer(m): Viewer,
     axum::extract::Query(q): axum::extract::Query<Shown>,
 ) -> Response {
-    page(&state, &m, None, None, q.saved.is_some()).await
+    page(&state, &m, None, q.saved).await
 }
 
 async fn save(
@@ -52,19 +69,20 @@ async fn save(
 ) -> Response {
     match set_thresholds(&state, &m, &f.filtered_pct, &f.undelivered_pct).await {
         Ok(_) => Redirect::to("/settings/sending?saved=1").into_response(),
-        Err(e) => page(&state, &m, Some(e), Some(f), false).await,
+        Err(e) => page(&state, &m, Some(Trouble::Thresholds(e, f)), None).await,
     }
 }
 
 /// The page; after a refusal, with why and the values as they were typed (nothing is lost).
-async fn page(
+pub async fn page(
     state: &AppState,
     m: &Member,
-    refused: Option<crate::error::AppError>,
-    typed: Option<Thresholds>,
-    saved: bool,
+    trouble: Option<Trouble>,
+    saved: Option<String>,
 ) -> Response {
-    let status = refused.as_ref().map_or(StatusCode::OK, status_of);
+    let status = trouble
+        .as_ref()
+        .map_or(StatusCode::OK, |t| status_of(t.error()));
     let org = m.organization_id;
     let (t, numbers) = match (
         thresholds(state, org).await,
@@ -75,11 +93,28 @@ async fn page(
             return error_page(state, "Sending", ("/settings", "Settings"), &e)
         }
     };
+    let (mut error, mut typed, mut profile, mut numbers_error) = (None, None, None, None);
+    match trouble {
+        Some(Trouble::Thresholds(e, f)) => (error, typed) = (Some(e.to_string()), Some(f)),
+        Some(Trouble::Profile(e, f)) => profile = Some((e.to_string(), f)),
+        Some(Trouble::Numbers(e)) => numbers_error = Some(e.to_string()),
+        None => {}
+    }
+    let profiles =
+        match crate::sender_profiles::page::sections(state, m, profile, numbers_error).await {
+            Ok(p) => p,
+            Err(e) => return error_page(state, "Sending", ("/settings", "Settings"), &e),
+        };
     let (filtered, undelivered) = match typed {
         Some(f) => (f.filtered_pct, f.undelivered_pct),
         None => (t.filtered_pct.to_string(), t.undelivered_pct.to_string()),
     };
-    let error = refused.map(|e| e.to_string());
+    let saved_words = saved.map(|s| match s.as_str() {
+        "profile" => "The sender profile is saved.",
+        "removed" => "The sender profile is removed; its numbers send on their own.",
+        "number" => "The number's sender profile is saved.",
+        _ => "Saved.",
+    });
     let owner = m.require_owner().is_ok();
     let (rows, all) = numbers;
     let more = all.saturating_sub(rows.len() as u64);
@@ -87,11 +122,12 @@ async fn page(
         main { class: "page sending-settings",
             p { a { href: "/settings", "← Settings" } }
             header { class: "page-head", h1 { "Sending" } }
+            if let Some(w) = saved_words { p { class: "notice", role: "status", id: "sending-saved", "{w}" } }
+            {profiles}
             section { class: "card", id: "campaign-alarm",
                 h2 { "When a campaign pauses itself" }
                 p { "Carriers filter texts they take for spam (error 30007), and a list with many dead numbers goes undelivered. A campaign watches its last {WINDOW} texts and pauses itself past these shares, once at least {MIN_OUTCOMES} have a delivery outcome. Owners are told, with the errors, and resume or cancel it." }
                 if let Some(e) = &error { p { class: "error", role: "alert", id: "sending-error", "{e}" } }
-                if saved { p { class: "notice", role: "status", id: "sending-saved", "Saved." } }
                 form { method: "post", action: "/settings/sending", class: "stack",
                     label { "Carrier-filtered share (%)"
                         input { name: "filtered_pct", id: "filtered-pct", inputmode: "numeric", value: "{filtered}", disabled: !owner }

@@ -22,6 +22,9 @@ pub struct Model {
     /// a banner until a text from it is delivered again.
     pub unregistered_at: Option<DateTimeUtc>,
     pub unregistered_code: Option<String>,
+    /// The sender profile it sends under (migration 53); none: an unregistered long code paced
+    /// on its own.
+    pub sender_profile_id: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -123,6 +123,7 @@ pub async fn create(
         assigned_last: Set(None),
         unregistered_at: Set(None),
         unregistered_code: Set(None),
+        sender_profile_id: Set(None),
     }
     .insert(&state.db)
     .await

@@ -17,6 +17,7 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::developers::routes(state.clone()))
         .merge(crate::contacts::erase_page::routes(state.clone()))
         .merge(crate::organization::sending_page::routes(state.clone()))
+        .merge(crate::sender_profiles::page::routes(state.clone()))
         .merge(crate::messaging::timeline_page::routes(state.clone()))
         .merge(crate::contacts::reachability::routes(state.clone()))
         .merge(crate::audit::page::routes(state.clone()))

@@ -33,6 +33,9 @@ async fn campaign_from_plan_to_sent_on(backend: Backend, screen: Screen) {
     b.shot(&format!("{tag}-31-drafting-progress")).await;
     b.wait_for(".operation-card[data-status='awaiting_approval']")
         .await;
+    // Before approval, when it should finish and what holds it back (issue 30 §2).
+    b.wait_for_text(".operation-card .op-estimate", "Estimated to finish")
+        .await;
     b.click(".review-link").await;
     b.wait_for("#draft-sheet .draft-row").await;
     b.wait_for_text(".segments", "GSM-7").await;

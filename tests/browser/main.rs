@@ -25,6 +25,7 @@ mod saved_replies;
 mod scale;
 mod scheduled;
 mod security;
+mod sender_profiles;
 mod step_plans;
 mod suggesters;
 mod suggestions;

@@ -165,7 +165,7 @@ async fn restart_mid_drafting(backend: Backend) {
 
 /// A server on a manual clock with `n` New York contacts in an approved campaign, drafted and
 /// waiting for the review sheet.
-async fn new_york_campaign(
+pub(crate) async fn new_york_campaign(
     backend: Backend,
     start: chrono::DateTime<chrono::Utc>,
     n: usize,
@@ -302,20 +302,8 @@ async fn quiet_hours_close_at_nine(backend: Backend) {
         .await;
     app.settle().await;
     assert_eq!(outbox.sent().len(), 4, "everyone is texted in the end");
-    let items =
-        herald::bulk_operation::create::items_of(&app.state, op.as_str().unwrap().parse().unwrap())
-            .await
-            .unwrap();
-    let local: Vec<chrono::NaiveDateTime> = items
-        .iter()
-        .map(|i| i.sent_at.expect("sent").with_timezone(&ny).naive_local())
-        .collect();
-    let at = |d, h, m, s| {
-        chrono::NaiveDate::from_ymd_opt(2026, 1, d)
-            .unwrap()
-            .and_hms_opt(h, m, s)
-            .unwrap()
-    };
+    let local = sent_local(&app, &op, ny).await;
+    let at = january;
     assert_eq!(
         local,
         vec![

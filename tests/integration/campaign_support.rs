@@ -182,3 +182,29 @@ pub async fn approve_and_draft(app: &TestApp, org: &Org, plan_id: &Value) -> Val
         .await["executed_ref"]
         .clone()
 }
+
+/// When each of the operation's texts went, as wall-clock times in `tz`, earliest first.
+pub async fn sent_local(
+    app: &TestApp,
+    op: &Value,
+    tz: chrono_tz::Tz,
+) -> Vec<chrono::NaiveDateTime> {
+    let id = op.as_str().unwrap().parse().unwrap();
+    let items = herald::bulk_operation::create::items_of(&app.state, id)
+        .await
+        .unwrap();
+    let mut local: Vec<chrono::NaiveDateTime> = items
+        .iter()
+        .map(|i| i.sent_at.expect("sent").with_timezone(&tz).naive_local())
+        .collect();
+    local.sort();
+    local
+}
+
+/// 2026-01-`d` at `h`:`m`:`s`, wall-clock.
+pub fn january(d: u32, h: u32, m: u32, s: u32) -> chrono::NaiveDateTime {
+    chrono::NaiveDate::from_ymd_opt(2026, 1, d)
+        .unwrap()
+        .and_hms_opt(h, m, s)
+        .unwrap()
+}

@@ -52,6 +52,8 @@ macro_rules! on_both_databases {
 
 pub struct TestApp {
     pub base: String,
+    /// Its database, for a second instance on it (`Options::database`).
+    pub db_url: String,
     pub state: AppState,
     pub client: reqwest::Client,
     _db: DbGuard,
@@ -174,6 +176,8 @@ pub struct Options {
     pub reply_quiet: std::time::Duration,
     /// Automated replies per contact a day before the agent escalates instead.
     pub replies_per_contact_day: u32,
+    /// Another instance on this database (another test app's `db_url`), not a fresh one.
+    pub database: Option<String>,
 }
 
 impl Default for Options {
@@ -202,6 +206,7 @@ impl Default for Options {
             twilio: false,
             reply_quiet: std::time::Duration::ZERO,
             replies_per_contact_day: 10,
+            database: None,
         }
     }
 }
@@ -218,8 +223,17 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
         )
         .with_test_writer()
         .try_init();
-    let (url, guard) = fresh_database(backend).await?;
-    let mut config = Config::for_database(url);
+    let (url, guard) = match opts.database.clone() {
+        Some(url) => (
+            url,
+            DbGuard {
+                pg_name: None,
+                sqlite_path: None,
+            },
+        ),
+        None => fresh_database(backend).await?,
+    };
+    let mut config = Config::for_database(url.clone());
     config.webhook_auth_token = opts.webhook_auth_token;
     if let Some(w) = opts.webhooks {
         config.webhooks = w;
@@ -268,6 +282,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     let running = start_with(config, services).await.expect("server starts");
     Some(TestApp {
         base: format!("http://{}", running.addr),
+        db_url: url,
         state: running.state,
         client: new_client(),
 
@@ -568,7 +583,26 @@ impl TestApp {
 
     /// Every row of every table, as text, sorted: two snapshots are equal only if nothing was
     /// written in between.
+    /// Every table's rows, once the reports' rollup has counted everything stored: the
+    /// background passes derive report rows from texts, and one landing between two snapshots
+    /// is no change a test made. Read until two readings agree (no pass was in flight).
     pub async fn snapshot(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        let mut last = None;
+        for _ in 0..20 {
+            herald::reports::rollup::catch_up(&self.state, 1000)
+                .await
+                .unwrap();
+            let now = self.read_tables().await;
+            if last.as_ref() == Some(&now) {
+                return now;
+            }
+            last = Some(now);
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the tables never stopped changing");
+    }
+
+    async fn read_tables(&self) -> std::collections::BTreeMap<String, Vec<String>> {
         use sea_orm::{ConnectionTrait, DbBackend, Statement};
         let db = &self.state.db;
         let backend = db.get_database_backend();

@@ -91,6 +91,7 @@ mod roles;
 mod saved_replies;
 mod scheduled_texts;
 mod segments;
+mod sender_profiles;
 mod step_campaign;
 mod step_continuity;
 mod step_crash;
