@@ -13,7 +13,7 @@ use crate::sender_profiles::pacing::{next_pacific_midnight, pacific_day};
 use crate::server::AppState;
 use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
-use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, Statement};
+use sea_orm::{ConnectionTrait, DbBackend, Statement};
 
 /// How far ahead the estimate looks; a campaign that would take longer says so.
 pub const HORIZON_DAYS: i64 = 90;
@@ -215,17 +215,7 @@ async fn groups(state: &AppState, op: &operation::Model, org_zone: &str) -> AppR
 
 /// The pace of the campaign's number, and its profile's rate and kind in words.
 async fn pace_of(state: &AppState, op: &operation::Model) -> AppResult<(Pace, String)> {
-    let number = crate::phone_numbers::entity::Entity::find_by_id(op.phone_number_id)
-        .one(&state.db)
-        .await?;
-    let profile = match number.and_then(|n| n.sender_profile_id) {
-        Some(id) => {
-            crate::sender_profiles::entity::Entity::find_by_id(id)
-                .one(&state.db)
-                .await?
-        }
-        None => None,
-    };
+    let profile = crate::sender_profiles::service::of_number(state, op.phone_number_id).await?;
     Ok(match profile {
         Some(p) => (
             Pace {

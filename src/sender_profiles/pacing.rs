@@ -126,17 +126,7 @@ const SEND_BUDGET_SECS: f64 = 0.5;
 /// and enough for its profile's rate when each send takes up to half a second (a short code's
 /// 100 a second needs 50 texts in flight; four workers would send 8 a second).
 pub async fn workers_for(state: &AppState, number_id: Uuid, base: usize) -> AppResult<usize> {
-    let number = crate::phone_numbers::entity::Entity::find_by_id(number_id)
-        .one(&state.db)
-        .await?;
-    let profile = match number.and_then(|n| n.sender_profile_id) {
-        Some(id) => {
-            crate::sender_profiles::entity::Entity::find_by_id(id)
-                .one(&state.db)
-                .await?
-        }
-        None => None,
-    };
+    let profile = crate::sender_profiles::service::of_number(state, number_id).await?;
     let needed = profile.map_or(0, |p| {
         (p.rate().per_second() * SEND_BUDGET_SECS).ceil() as usize
     });

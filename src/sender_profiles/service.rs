@@ -64,6 +64,17 @@ pub async fn find(state: &AppState, org: Uuid, id: Uuid) -> AppResult<profile::M
         .ok_or_else(|| AppError::not_found("Sender profile"))
 }
 
+/// The profile a number sends under, if any.
+pub async fn of_number(state: &AppState, number_id: Uuid) -> AppResult<Option<profile::Model>> {
+    let number = phone_number::Entity::find_by_id(number_id)
+        .one(&state.db)
+        .await?;
+    Ok(match number.and_then(|n| n.sender_profile_id) {
+        Some(id) => profile::Entity::find_by_id(id).one(&state.db).await?,
+        None => None,
+    })
+}
+
 /// Adds a profile (`id` None) or changes one; answers it. Names are unique in an organisation.
 pub async fn save(
     state: &AppState,

@@ -293,14 +293,7 @@ async fn quiet_hours_close_at_nine(backend: Backend) {
     let Some((app, c, clock, outbox, op)) = new_york_campaign(backend, start, 4).await else {
         return;
     };
-    let _: Value = app
-        .ok_as(
-            &c.org.client,
-            "/api/operations/approve",
-            app.approve_body(&c.org.client, &json!(op)).await,
-        )
-        .await;
-    app.settle().await;
+    approve_and_settle(&app, &c.org, &json!(op)).await;
     assert_eq!(outbox.sent().len(), 4, "everyone is texted in the end");
     let local = sent_local(&app, &op, ny).await;
     let at = january;

@@ -208,3 +208,15 @@ pub fn january(d: u32, h: u32, m: u32, s: u32) -> chrono::NaiveDateTime {
         .and_hms_opt(h, m, s)
         .unwrap()
 }
+
+/// The owner approves the operation's drafts as shown, and everything it sets going settles.
+pub async fn approve_and_settle(app: &TestApp, org: &Org, op: &Value) {
+    let _: Value = app
+        .ok_as(
+            &org.client,
+            "/api/operations/approve",
+            app.approve_body(&org.client, op).await,
+        )
+        .await;
+    app.settle().await;
+}

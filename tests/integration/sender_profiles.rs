@@ -4,7 +4,7 @@
 //! Pacific on an injected clock, the texts over it going at 08:00 in the recipient's zone, as
 //! the campaign card's estimate said before approval.
 use crate::campaign_engine::new_york_campaign;
-use crate::campaign_support::{january, sent_local};
+use crate::campaign_support::{approve_and_settle, january, sent_local};
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::sender_profiles::pacing::{reserve, Slot};
@@ -404,14 +404,7 @@ async fn the_daily_cap_rolls_over_at_midnight_pacific(backend: Backend) {
         "{words}"
     );
 
-    let _: Value = app
-        .ok_as(
-            &c.org.client,
-            "/api/operations/approve",
-            app.approve_body(&c.org.client, &json!(op)).await,
-        )
-        .await;
-    app.settle().await;
+    approve_and_settle(&app, &c.org, &json!(op)).await;
     assert_eq!(outbox.sent().len(), 4, "everyone is texted in the end");
     let local = sent_local(&app, &op, ny).await;
     let at = january;
