@@ -54,6 +54,7 @@ mod m20261128_000050_tracked_links;
 pub mod m20261128_000051_report_rollups;
 pub mod m20261128_000052_ai_and_response_reports;
 mod m20261129_000053_sender_profiles;
+pub mod m20261129_000054_campaign_funnels;
 mod platform_agent;
 
 pub struct Migrator;
@@ -115,6 +116,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000051_report_rollups::Migration),
             Box::new(m20261128_000052_ai_and_response_reports::Migration),
             Box::new(m20261129_000053_sender_profiles::Migration),
+            Box::new(m20261129_000054_campaign_funnels::Migration),
         ]
     }
 }

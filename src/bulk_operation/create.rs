@@ -188,6 +188,9 @@ pub async fn create_bulk_operation(
             created_at: Set(now),
             updated_at: Set(now),
             sent_by: Set(None),
+            replied_at: Set(None),
+            opted_out_at: Set(None),
+            clicked_at: Set(None),
         });
     // Many rows a statement, within both databases' limits on bound values.
     let items: Vec<item::ActiveModel> = items.collect();

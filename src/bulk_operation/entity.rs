@@ -1,4 +1,5 @@
-//! The `assistant_operation` and `assistant_operation_item` tables.
+//! The `assistant_operation` and `assistant_operation_item` tables, and each campaign's
+//! `campaign_funnel` counters.
 pub mod operation {
     use sea_orm::entity::prelude::*;
 
@@ -77,9 +78,38 @@ pub mod item {
         pub updated_at: DateTimeUtc,
         /// The instance that sent it.
         pub sent_by: Option<String>,
+        /// When its contact first answered, opted out or clicked within the funnel's window
+        /// (migration 54): each item counts once in its campaign's funnel.
+        pub replied_at: Option<DateTimeUtc>,
+        pub opted_out_at: Option<DateTimeUtc>,
+        pub clicked_at: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
     pub enum Relation {}
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// The `campaign_funnel` table (migration 54): a campaign's funnel counters, kept as approvals,
+/// deliveries, replies, opt-outs and clicks arrive.
+pub mod campaign_funnel {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+    #[sea_orm(table_name = "campaign_funnel")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub operation_id: Uuid,
+        pub organization_id: Uuid,
+        pub approved: i64,
+        pub delivered: i64,
+        pub replied: i64,
+        pub opted_out: i64,
+        pub clicked: i64,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
     impl ActiveModelBehavior for ActiveModel {}
 }

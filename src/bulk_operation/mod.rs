@@ -19,6 +19,8 @@ pub mod engines;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod funnel;
+#[cfg(feature = "server")]
 pub mod link_tracking;
 #[cfg(feature = "server")]
 pub mod pictures;

@@ -336,7 +336,7 @@ pub async fn approve_all(
     id: Uuid,
     digest: &str,
 ) -> AppResult<ReviewSheet> {
-    find_visible(state, m, id).await?;
+    let op = find_visible(state, m, id).await?;
     // Sending a campaign texts many people from the business's numbers: an owner decides.
     m.require_owner()?;
     let txn = crate::server::db::begin_write(&state.db).await?;
@@ -362,6 +362,7 @@ pub async fn approve_all(
             "The drafts changed since this sheet was loaded; review again.".into(),
         ));
     }
+    crate::bulk_operation::funnel::approved(&txn, id, op.organization_id).await?;
     txn.commit().await?;
     crate::bulk_operation::engines::start(state, id, crate::bulk_operation::engines::Engine::Send);
     crate::plans::campaign_outcome::approved(state, m, id).await?;

@@ -54,6 +54,8 @@ pub mod suppression {
         /// The inbound text that opted out, if one did.
         pub message_id: Option<Uuid>,
         pub created_at: DateTimeUtc,
+        /// Counted in the campaign funnels (migration 54).
+        pub funnel_rolled: bool,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

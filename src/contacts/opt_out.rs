@@ -98,6 +98,7 @@ pub async fn suppress<C: ConnectionTrait>(
         reason: Set(why.reason.clone()),
         message_id: Set(why.message_id),
         created_at: Set(now),
+        funnel_rolled: Set(false),
     }
     .insert(db)
     .await;

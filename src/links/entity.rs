@@ -21,6 +21,8 @@ pub struct Model {
     pub first_click_at: Option<DateTimeUtc>,
     pub last_click_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
+    /// Its first click is counted in the campaign funnels (migration 54).
+    pub funnel_rolled: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -127,6 +127,7 @@ async fn code_for<C: ConnectionTrait>(
             first_click_at: Set(None),
             last_click_at: Set(None),
             created_at: Set(now),
+            funnel_rolled: Set(false),
         };
         let inserted = tracked_link::Entity::insert(row)
             .on_conflict(

@@ -5,7 +5,7 @@
 use crate::auth::session::Member;
 use crate::error::AppError;
 use crate::reports::figures::Range;
-use crate::reports::page::{answers, campaigns as newest, range, report, Asked};
+use crate::reports::page::{answers, campaigns as newest, range, report, Asked, CATCH_UP_PASSES};
 use crate::server::AppState;
 use crate::server_page::{status_of, Viewer};
 use axum::extract::{Query, State};
@@ -120,6 +120,10 @@ pub async fn campaigns(
         Ok(r) => r,
         Err(res) => return res,
     };
+    // The funnels are counters the passes keep: count what arrived since the last one first.
+    if let Err(e) = crate::reports::rollup::catch_up(&state, CATCH_UP_PASSES).await {
+        return refused(e);
+    }
     let (camps, _) = match newest(&state, &m, r).await {
         Ok(c) => c,
         Err(e) => return refused(e),

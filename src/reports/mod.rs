@@ -7,7 +7,7 @@ pub mod chart;
 pub mod entity;
 pub mod exports;
 pub mod figures;
-pub mod funnel;
+pub mod funnel_pass;
 pub mod hours;
 pub mod page;
 pub mod replies;

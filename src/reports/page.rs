@@ -29,7 +29,7 @@ const NUMBERS_SHOWN: u64 = 200;
 /// Campaigns listed with their funnels, newest first; the page says how many began in all.
 const CAMPAIGNS_SHOWN: u64 = 10;
 /// Rollup passes a page read runs at most before reading (each counts up to `rollup::BATCH`).
-const CATCH_UP_PASSES: usize = 20;
+pub(crate) const CATCH_UP_PASSES: usize = 20;
 
 pub fn routes(state: AppState) -> Router {
     Router::new()
@@ -135,7 +135,7 @@ pub(crate) async fn campaigns(
         .await?;
     let mut out = Vec::with_capacity(ops.len());
     for op in ops {
-        let funnel = crate::reports::funnel::of(&state.db, &op).await?;
+        let funnel = crate::bulk_operation::funnel::of(&state.db, &op).await?;
         out.push(Campaign {
             id: op.id,
             title: op
@@ -163,7 +163,7 @@ pub(crate) struct Campaign {
     id: Uuid,
     pub(crate) title: String,
     pub(crate) at: String,
-    pub(crate) funnel: crate::reports::funnel::Funnel,
+    pub(crate) funnel: crate::bulk_operation::funnel::Funnel,
 }
 
 fn dollars(micros: i64) -> String {

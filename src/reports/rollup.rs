@@ -4,7 +4,8 @@
 //! - arrivals (`message.rolled_up` false): texts in and out, segments, pictures and cost;
 //! - outcomes (`message.outcome_rolled` false and a final status): delivered, undelivered or
 //!   failed, with the carrier's code for a failure, or "herald" for a text the send ledger gave
-//!   up on before any provider took it.
+//!   up on before any provider took it;
+//! - and with them the campaign funnels (`funnel_pass`): deliveries, answers, opt-outs, clicks.
 //!
 //! Two partial indexes hold just what is still to count, so a pass costs what it counts, not
 //! the table. Texts stored before the rollups existed are counted by the first passes.
@@ -20,6 +21,7 @@ use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::reports::ai_share::Counts;
 use crate::reports::entity as report_daily;
+use crate::reports::funnel_pass::Answer;
 use crate::reports::hours::Hours;
 use crate::reports::replies::Reply;
 use crate::server::AppState;
@@ -163,6 +165,7 @@ struct Row {
     ai_origin: Option<String>,
     agent_id: Option<Uuid>,
     seq: Option<i64>,
+    keyword: Option<String>,
 }
 
 /// Claims up to `BATCH` texts matching `pending` (raw SQL, the partial index's own words).
@@ -185,6 +188,7 @@ async fn claim<C: ConnectionTrait>(txn: &C, pending: &'static str) -> AppResult<
             message::Column::AiOrigin,
             message::Column::AgentId,
             message::Column::Seq,
+            message::Column::Keyword,
         ])
         .filter(Expr::cust(pending))
         .order_by_asc(message::Column::Seq)
@@ -225,9 +229,10 @@ pub async fn pass(state: &AppState) -> AppResult<usize> {
     let outcomes = claim(&txn, OUTCOME_PENDING).await?;
     let mut zones = Zones::default();
     let ai = crate::reports::ai_share::pass(&txn, &mut zones, BATCH).await?;
+    let marks = crate::reports::funnel_pass::pass(&txn, BATCH).await?;
     if arrivals.is_empty() && outcomes.is_empty() {
         txn.commit().await?;
-        return Ok(ai);
+        return Ok(ai + marks);
     }
     let failed: Vec<Uuid> = outcomes
         .iter()
@@ -282,6 +287,21 @@ pub async fn pass(state: &AppState) -> AppResult<usize> {
         }
     }
     add(&txn, counts).await?;
+    let answers: Vec<Answer> = arrivals
+        .iter()
+        .filter(|r| r.direction == "inbound" && r.keyword.is_none())
+        .map(|r| Answer {
+            org: r.organization_id,
+            contact: r.contact_id,
+            at: r.created_at,
+        })
+        .collect();
+    let delivered: Vec<Uuid> = outcomes
+        .iter()
+        .filter(|r| r.status == metric::DELIVERED)
+        .map(|r| r.id)
+        .collect();
+    crate::reports::funnel_pass::count(&txn, &answers, &delivered).await?;
     let mut agents = Counts::default();
     crate::reports::replies::count(&txn, &mut zones, &replies, &mut agents).await?;
     agents.add(&txn).await?;
@@ -299,7 +319,7 @@ pub async fn pass(state: &AppState) -> AppResult<usize> {
         }
     }
     txn.commit().await?;
-    Ok(arrivals.len() + outcomes.len() + ai)
+    Ok(arrivals.len() + outcomes.len() + ai + marks)
 }
 
 /// Passes until every text stored so far is counted (or `max_passes` ran); answers how many.

@@ -89,6 +89,7 @@ async fn the_assistant_counts_what_sql_counts(backend: Backend) {
             reason: Set(None),
             message_id: Set(None),
             created_at: Set(test_daytime()),
+            funnel_rolled: Set(false),
         });
     suppression::Entity::insert_many(outs)
         .exec(db)

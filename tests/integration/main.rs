@@ -31,6 +31,7 @@ mod auth;
 mod auto_assign;
 mod campaign_alarm;
 mod campaign_engine;
+mod campaign_funnel;
 mod campaign_pictures;
 mod campaign_plan_outcome;
 mod campaign_support;
