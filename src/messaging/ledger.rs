@@ -89,6 +89,15 @@ pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
         Ok(sent) => {
             record_sent(state, id, &attempt, &sent.provider_sid, &sent.status).await?;
             state.metrics.outbound_messages.inc();
+            // A campaign's texts were counted against the brand's day as their slots were
+            // reserved; every other text counts as it leaves.
+            if row.ai_origin.as_deref() != Some("campaign") {
+                if let Err(e) =
+                    crate::sender_profiles::pacing::count_sent(state, row.phone_number_id).await
+                {
+                    tracing::warn!(%id, error = %e, "a text was not counted against its daily cap");
+                }
+            }
         }
         Err(TransportError::Rejected(e)) => settle_failed(state, id, &attempt, &e).await?,
         Err(TransportError::NotSent(e)) => {

@@ -3,7 +3,8 @@
 //! atomic update), so the profile's numbers together never pass its rate, however many
 //! instances send. A 10DLC profile with a daily cap also counts the Pacific day's sends in the
 //! same update; past the cap there is no slot until midnight Pacific, when T-Mobile's count
-//! starts again. A number in no profile is paced on its own, as before profiles.
+//! starts again. A number in no profile is paced on its own, as before profiles. Texts sent
+//! outside campaigns count against the day as they leave (`count_sent`), without waiting.
 use crate::error::AppResult;
 use crate::server::AppState;
 use chrono::{DateTime, Days, NaiveTime, TimeZone, Utc};
@@ -63,6 +64,35 @@ pub async fn reserve(state: &AppState, number_id: Uuid, default_gap: Duration) -
     reserve_number(state, number_id, default_gap)
         .await
         .map(Slot::At)
+}
+
+/// Counts a text sent from `number_id` outside a campaign against its profile's Pacific day.
+/// T-Mobile's cap counts every text of the brand: a conversation's texts are never held by it
+/// (an answer waits for no one), but they use the day's allowance, so campaigns get what is left.
+pub async fn count_sent(state: &AppState, number_id: Uuid) -> AppResult<()> {
+    let backend = state.db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => {
+            "UPDATE sender_profile SET \
+             cap_used = CASE WHEN cap_day = $1 THEN cap_used + 1 ELSE 1 END, cap_day = $1 \
+             WHERE id = (SELECT sender_profile_id FROM phone_number WHERE id = $2)"
+        }
+        _ => {
+            "UPDATE sender_profile SET \
+             cap_used = CASE WHEN cap_day = ?1 THEN cap_used + 1 ELSE 1 END, cap_day = ?1 \
+             WHERE id = (SELECT sender_profile_id FROM phone_number WHERE id = ?2)"
+        }
+    };
+    let today = pacific_day(state.clock.now());
+    state
+        .db
+        .execute_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [today.into(), number_id.into()],
+        ))
+        .await?;
+    Ok(())
 }
 
 /// A slot in profile `id`'s queue; None if the profile is gone (the number sends on its own).

@@ -2,7 +2,8 @@
 //! them, scoped to their organisation; each kind paces at its rate across two instances on one
 //! database (measured within 10 %); and a 10DLC brand's daily cap rolls over at midnight
 //! Pacific on an injected clock, the texts over it going at 08:00 in the recipient's zone, as
-//! the campaign card's estimate said before approval.
+//! the campaign card's estimate said before approval; a conversation's texts count against the
+//! day without waiting for it.
 use crate::campaign_engine::new_york_campaign;
 use crate::campaign_support::{approve_and_settle, january, sent_local};
 use crate::helpers::*;
@@ -19,6 +20,7 @@ on_both_databases!(
     owners_keep_sender_profiles,
     each_kind_paces_at_its_rate_across_two_instances,
     the_daily_cap_rolls_over_at_midnight_pacific,
+    conversations_count_against_the_daily_cap,
 );
 
 fn profile_form<'a>(
@@ -363,20 +365,28 @@ async fn each_kind_paces_at_its_rate_across_two_instances(backend: Backend) {
     }
 }
 
-/// A 10DLC profile at 60 a minute with a daily cap of 2, and a four-text New York campaign
-/// approved at 15:00 New York (12:00 Pacific) on a manual clock: two go at once, the cap is
-/// spent, and the other two wait for midnight Pacific and then for 08:00 in New York.
-async fn the_daily_cap_rolls_over_at_midnight_pacific(backend: Backend) {
+/// A four-text New York campaign awaiting approval at 15:00 New York (12:00 Pacific) on a
+/// manual clock, its number under a 10DLC profile at 60 a minute with a daily cap of `cap`.
+async fn capped_campaign(
+    backend: Backend,
+    cap: &str,
+) -> Option<(
+    TestApp,
+    crate::campaign_support::Crm,
+    Arc<herald::clock::ManualClock>,
+    Arc<herald::messaging::transport::outbox::OutboxTransport>,
+    Value,
+    uuid::Uuid,
+    uuid::Uuid,
+)> {
     use chrono::TimeZone;
     let ny: chrono_tz::Tz = "America/New_York".parse().unwrap();
     let start = ny
         .with_ymd_and_hms(2026, 1, 15, 15, 0, 0)
         .unwrap()
         .with_timezone(&chrono::Utc);
-    let Some((app, c, clock, outbox, op)) = new_york_campaign(backend, start, 4).await else {
-        return;
-    };
-    let profile = add_profile(&app, &c.org, "Winter brand", "10dlc", "60", "minute", "2").await;
+    let (app, c, clock, outbox, op) = new_york_campaign(backend, start, 4).await?;
+    let profile = add_profile(&app, &c.org, "Winter brand", "10dlc", "60", "minute", cap).await;
     let number = {
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
         herald::phone_numbers::entity::Entity::find()
@@ -393,6 +403,17 @@ async fn the_daily_cap_rolls_over_at_midnight_pacific(backend: Backend) {
             .status(),
         StatusCode::OK
     );
+    Some((app, c, clock, outbox, op, profile, number))
+}
+
+/// A 10DLC profile at 60 a minute with a daily cap of 2, and a four-text New York campaign
+/// approved at 15:00 New York (12:00 Pacific) on a manual clock: two go at once, the cap is
+/// spent, and the other two wait for midnight Pacific and then for 08:00 in New York.
+async fn the_daily_cap_rolls_over_at_midnight_pacific(backend: Backend) {
+    let ny: chrono_tz::Tz = "America/New_York".parse().unwrap();
+    let Some((app, c, clock, outbox, op, profile, _)) = capped_campaign(backend, "2").await else {
+        return;
+    };
     // Before approval, the card says when it will finish and that the cap holds it back.
     let card: Value = app
         .ok_as(&c.org.client, "/api/operations/get", json!({"id": op}))
@@ -435,4 +456,60 @@ async fn the_daily_cap_rolls_over_at_midnight_pacific(backend: Backend) {
         (Some("2026-01-16"), 2),
         "the new day's count"
     );
+}
+
+/// A conversation's texts count against the brand's day and are never held by it: with a cap of
+/// 3, two texts a person sends before approval leave one for the campaign today; a person's text
+/// once the cap is spent still goes at once.
+async fn conversations_count_against_the_daily_cap(backend: Backend) {
+    let ny: chrono_tz::Tz = "America/New_York".parse().unwrap();
+    let Some((app, c, clock, outbox, op, profile, number)) = capped_campaign(backend, "3").await
+    else {
+        return;
+    };
+    let send = |contact: uuid::Uuid, body: &'static str| {
+        let client = c.org.client.clone();
+        let app = &app;
+        async move {
+            let sent: Value = app
+                .ok_as(&client, "/api/messages/send", json!({"request": {"contact_id": contact, "phone_number_id": number, "body": body}}))
+                .await;
+            assert_eq!(sent["status"], "sent", "{sent}");
+        }
+    };
+    send(c.katherine, "Your quote is ready").await;
+    send(c.linus, "Your quote is ready too").await;
+    let used = |app: &TestApp| {
+        let (state, org) = (app.state.clone(), c.org.org_id);
+        async move {
+            let p = service::find(&state, org, profile).await.unwrap();
+            (p.cap_day, p.cap_used)
+        }
+    };
+    assert_eq!(used(&app).await, (Some("2026-01-15".into()), 2));
+    let card: Value = app
+        .ok_as(&c.org.client, "/api/operations/get", json!({"id": op}))
+        .await;
+    assert_eq!(card["finish"]["held_by"], "daily_cap", "{card}");
+
+    approve_and_settle(&app, &c.org, &json!(op)).await;
+    let at = january;
+    assert_eq!(
+        sent_local(&app, &op, ny).await,
+        vec![
+            at(15, 15, 0, 0),
+            at(16, 8, 0, 0),
+            at(16, 8, 0, 1),
+            at(16, 8, 0, 2)
+        ],
+        "one left today after the person's two; three the next morning"
+    );
+    assert_eq!(outbox.sent().len(), 6);
+    assert_eq!(used(&app).await, (Some("2026-01-16".into()), 3));
+    // The day's cap is spent: a person's text (at 09:00 in California) still goes at once,
+    // and counts.
+    clock.advance(chrono::Duration::hours(4));
+    send(c.katherine, "Thanks for booking!").await;
+    assert_eq!(outbox.sent().len(), 7);
+    assert_eq!(used(&app).await, (Some("2026-01-16".into()), 4));
 }
