@@ -14,7 +14,10 @@ use crate::messaging::entity as message;
 use crate::plans::access::others_assistants;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -37,15 +40,37 @@ pub async fn find_visible(state: &AppState, m: &Member, id: Uuid) -> AppResult<o
         .ok_or_else(|| AppError::not_found("Operation"))
 }
 
+/// The card's counts of an operation's items, by the database whatever its size: each skip
+/// reason with how many it skipped (in the order the reasons first appear), and the texts in
+/// doubt.
+async fn item_counts<C: ConnectionTrait>(db: &C, op: Uuid) -> AppResult<(Vec<(String, i32)>, i32)> {
+    let reasons: Vec<(String, i64, i32)> = item::Entity::find()
+        .select_only()
+        .column(item::Column::SkipReason)
+        .column_as(item::Column::Id.count(), "n")
+        .column_as(item::Column::Position.min(), "first")
+        .filter(item::Column::OperationId.eq(op))
+        .filter(item::Column::Status.eq(item_status::SKIPPED))
+        .filter(item::Column::SkipReason.is_not_null())
+        .group_by(item::Column::SkipReason)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut reasons = reasons;
+    reasons.sort_by_key(|r| r.2);
+    let unknown = item::Entity::find()
+        .filter(item::Column::OperationId.eq(op))
+        .filter(item::Column::Status.eq(item_status::UNKNOWN))
+        .count(db)
+        .await?;
+    Ok((
+        reasons.into_iter().map(|(r, n, _)| (r, n as i32)).collect(),
+        unknown as i32,
+    ))
+}
+
 pub async fn view(state: &AppState, op: operation::Model) -> AppResult<OperationView> {
-    let items = items_of(state, op.id).await?;
-    let mut reasons: Vec<(String, i32)> = Vec::new();
-    for r in items.iter().filter_map(|i| i.skip_reason.clone()) {
-        match reasons.iter_mut().find(|(x, _)| *x == r) {
-            Some((_, n)) => *n += 1,
-            None => reasons.push((r, 1)),
-        }
-    }
+    let (reasons, unknown) = item_counts(&state.db, op.id).await?;
     let from = crate::phone_numbers::entity::Entity::find_by_id(op.phone_number_id)
         .one(&state.db)
         .await?
@@ -68,10 +93,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
         sent: op.sent,
         failed: op.failed,
         skipped: op.skipped,
-        unknown: items
-            .iter()
-            .filter(|i| i.status == item_status::UNKNOWN)
-            .count() as i32,
+        unknown,
         skip_reasons: reasons,
         pictures: crate::bulk_operation::pictures::of(&state.db, op.id)
             .await?
