@@ -147,13 +147,7 @@ async fn the_funnel_is_counted_as_data_arrives(backend: Backend) {
     for it in s["items"].as_array().unwrap() {
         if ["NY 0", "NY 1", "NY 2"].contains(&it["contact_name"].as_str().unwrap()) {
             let text = format!("Hi {}! Winter sale: {LINK}", it["contact_name"]);
-            let _: Value = app
-                .ok_as(
-                    &c.org.client,
-                    "/api/operations/items/edit",
-                    json!({"item_id": it["id"], "text": text}),
-                )
-                .await;
+            edit_item(&app, &c.org, &it["id"], &text).await;
         }
     }
     approve_and_settle(&app, &c.org, &op).await;

@@ -220,3 +220,13 @@ pub async fn approve_and_settle(app: &TestApp, org: &Org, op: &Value) {
         .await;
     app.settle().await;
 }
+
+/// The owner rewrites one draft on the review sheet; answers the sheet.
+pub async fn edit_item(app: &TestApp, org: &Org, item: &Value, text: &str) -> Value {
+    app.ok_as(
+        &org.client,
+        "/api/operations/items/edit",
+        json!({"item_id": item, "text": text}),
+    )
+    .await
+}

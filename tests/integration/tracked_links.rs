@@ -64,13 +64,7 @@ async fn campaign_links_are_tracked_per_contact(backend: Backend) {
     );
     for it in s["items"].as_array().unwrap() {
         let text = format!("Hi {}! Spring sale: {LINK}. See you!", it["contact_name"]);
-        let _: Value = app
-            .ok_as(
-                &c.org.client,
-                "/api/operations/items/edit",
-                json!({"item_id": it["id"], "text": text}),
-            )
-            .await;
+        edit_item(&app, &c.org, &it["id"], &text).await;
     }
 
     // Turning it off and on changes what an approval covers: a sheet seen before is refused.
