@@ -27,7 +27,6 @@ use uuid::Uuid;
 /// A text in that may answer campaign texts.
 #[derive(Clone, Copy, Debug)]
 pub struct Answer {
-    pub org: Uuid,
     pub contact: Uuid,
     pub at: DateTime<Utc>,
 }
@@ -143,16 +142,63 @@ pub async fn count<C: ConnectionTrait>(
             tally.bump(op, org, DELIVERED, 1);
         }
     }
-    // In contact order, so that passes on two instances lock items in the same order.
-    let mut answers = answers.to_vec();
-    answers.sort_by_key(|a| (a.contact, a.at));
-    for a in answers {
-        let filter = texted_before(a.org, vec![a.contact], a.at);
-        for (op, org) in mark(db, item::Column::RepliedAt, a.at, filter).await? {
+    for (item, at) in answered(db, answers).await? {
+        let filter = vec![item::Column::Id.eq(item)];
+        for (op, org) in mark(db, item::Column::RepliedAt, at, filter).await? {
             tally.bump(op, org, REPLIED, 1);
         }
     }
     tally.add(db).await
+}
+
+/// The campaign items not yet answered that `answers` answer, each with its first answer's
+/// time: one read a 500 contacts for the items sent to them in the window, so a pass of texts
+/// from people no campaign texted costs a read, not a write a text. The items come in id order,
+/// so that passes on two instances lock them in the same order.
+async fn answered<C: ConnectionTrait>(
+    db: &C,
+    answers: &[Answer],
+) -> AppResult<Vec<(Uuid, DateTime<Utc>)>> {
+    let Some(since) = answers.iter().map(|a| a.at).min() else {
+        return Ok(Vec::new());
+    };
+    let mut by_contact: BTreeMap<Uuid, Vec<DateTime<Utc>>> = BTreeMap::new();
+    for a in answers {
+        by_contact.entry(a.contact).or_default().push(a.at);
+    }
+    let contacts: Vec<Uuid> = by_contact.keys().copied().collect();
+    let mut out = Vec::new();
+    for part in contacts.chunks(500) {
+        let sent: Vec<(Uuid, Uuid, Option<DateTime<Utc>>)> = item::Entity::find()
+            .select_only()
+            .columns([
+                item::Column::Id,
+                item::Column::ContactId,
+                item::Column::SentAt,
+            ])
+            .filter(item::Column::ContactId.is_in(part.iter().copied()))
+            .filter(item::Column::Status.eq(item_status::SENT))
+            .filter(item::Column::RepliedAt.is_null())
+            .filter(item::Column::SentAt.gte(since - WITHIN))
+            .into_tuple()
+            .all(db)
+            .await?;
+        for (id, contact, sent_at) in sent {
+            let Some(s) = sent_at else { continue };
+            let first = by_contact
+                .get(&contact)
+                .into_iter()
+                .flatten()
+                .filter(|at| **at >= s && **at <= s + WITHIN)
+                .min()
+                .copied();
+            if let Some(at) = first {
+                out.push((id, at));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// Claims up to `batch` rows matching `pending` (raw SQL, the partial index's own words).

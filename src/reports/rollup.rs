@@ -291,7 +291,6 @@ pub async fn pass(state: &AppState) -> AppResult<usize> {
         .iter()
         .filter(|r| r.direction == "inbound" && r.keyword.is_none())
         .map(|r| Answer {
-            org: r.organization_id,
             contact: r.contact_id,
             at: r.created_at,
         })
