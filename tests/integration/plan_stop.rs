@@ -284,9 +284,12 @@ async fn a_stop_mid_run_lets_nothing_new_out(backend: Backend) {
         )
         .await;
     assert_eq!(stopped["status"], "stopped");
-    // What was in flight finishes; nothing new starts.
-    let tried_at_stop = gate.tried.load(Ordering::SeqCst);
+    // What was in flight finishes; nothing new starts. While the gate stays shut no send ends,
+    // so no item's turn can come: what reaches the gate meanwhile had started before the stop
+    // (on a busy machine an item started before it may reach the gate only after the stop
+    // answered). Counted once the runner has surely seen the stop (it looks every 250 ms).
     tokio::time::sleep(Duration::from_millis(600)).await;
+    let tried_at_stop = gate.tried.load(Ordering::SeqCst);
     gate.open.store(true, Ordering::SeqCst);
     let p = until(&app, &c.org, plan.id, |p| {
         // The note needed the texts: blocked, never run.
