@@ -87,6 +87,26 @@ pub async fn call(client: &reqwest::Client, base: &str, path: &str, body: Value)
     v
 }
 
+/// Every item of an operation's review sheet, page after page.
+pub async fn sheet_items(client: &reqwest::Client, base: &str, op: &Value) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut after = Value::Null;
+    loop {
+        let page = call(
+            client,
+            base,
+            "/api/operations/sheet",
+            serde_json::json!({"id": op, "after": after}),
+        )
+        .await;
+        items.extend(page["items"].as_array().cloned().unwrap_or_default());
+        match &page["next_after"] {
+            Value::Null => return items,
+            next => after = next.clone(),
+        }
+    }
+}
+
 /// Polls `probe` every 100 ms until it answers Some, for at most `secs` seconds.
 pub async fn eventually<T, F, Fut>(secs: u64, what: &str, mut probe: F) -> T
 where

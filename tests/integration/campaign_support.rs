@@ -167,9 +167,25 @@ pub async fn first_plan(app: &TestApp, org: &Org) -> Value {
     v["items"][0].clone()
 }
 
+/// The review sheet with every item, its pages joined.
 pub async fn sheet(app: &TestApp, org: &Org, op: &Value) -> Value {
-    app.ok_as(&org.client, "/api/operations/sheet", json!({"id": op}))
-        .await
+    let mut sheet: Value = app
+        .ok_as(&org.client, "/api/operations/sheet", json!({"id": op}))
+        .await;
+    let mut next = sheet["next_after"].clone();
+    while !next.is_null() {
+        let page: Value = app
+            .ok_as(
+                &org.client,
+                "/api/operations/sheet",
+                json!({"id": op, "after": next}),
+            )
+            .await;
+        let more = page["items"].as_array().cloned().unwrap_or_default();
+        sheet["items"].as_array_mut().unwrap().extend(more);
+        next = page["next_after"].clone();
+    }
+    sheet
 }
 
 /// Approves the plan, lets its campaign draft, and answers the campaign's id.

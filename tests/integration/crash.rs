@@ -3,7 +3,7 @@
 //! text. The binary is killed with SIGKILL five times while sending (some kills land between
 //! Twilio accepting a text and Herald recording it). In the end nobody has two texts, every
 //! text is sent or surfaced as `unknown`, and none is silently lost.
-use crate::binary::{call, eventually, free_port, healthy, start, Server};
+use crate::binary::{call, eventually, free_port, healthy, sheet_items, start, Server};
 use crate::helpers::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -150,8 +150,7 @@ async fn exactly_once_through_five_kills(backend: Backend) {
         healthy(&base).await;
     }
     let done = until_status(&client, &base, &op, "done", 300).await;
-    let sheet = call(&client, &base, "/api/operations/sheet", json!({"id": op})).await;
-    let items = sheet["items"].as_array().unwrap();
+    let items = &sheet_items(&client, &base, &op).await;
     let sent_by_phone: HashMap<String, usize> =
         fake.sent
             .lock()
