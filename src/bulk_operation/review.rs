@@ -128,12 +128,15 @@ pub async fn list(state: &AppState, m: &Member, before: Option<Uuid>) -> AppResu
     let total = q.clone().count(&state.db).await?;
     if let Some(b) = before {
         let from = find_visible(state, m, b).await?;
-        q = q.filter(crate::server::db::older_than(
-            operation::Column::CreatedAt,
-            operation::Column::Id,
-            from.created_at,
-            from.id,
-        ));
+        q = q.filter(
+            Condition::any()
+                .add(operation::Column::CreatedAt.lt(from.created_at))
+                .add(
+                    Condition::all()
+                        .add(operation::Column::CreatedAt.eq(from.created_at))
+                        .add(operation::Column::Id.lt(from.id)),
+                ),
+        );
     }
     let mut rows = q
         .order_by_desc(operation::Column::CreatedAt)

@@ -10,7 +10,7 @@ use herald::bulk_operation::entity::item;
 use herald::bulk_operation::segments::segments;
 use herald::server::seed_scale::{seed, ScaleSpec};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::{json, Value};
 
 on_both_databases!(
@@ -56,7 +56,14 @@ async fn the_review_sheet_pages_through_a_large_campaign(backend: Backend) {
     seed(&app.state.db, org.org_id, number, &spec)
         .await
         .unwrap();
-    let ids = contact_ids(&app, org.org_id).await;
+    let ids: Vec<uuid::Uuid> = herald::contacts::entity::contact::Entity::find()
+        .select_only()
+        .column(herald::contacts::entity::contact::Column::Id)
+        .filter(herald::contacts::entity::contact::Column::OrganizationId.eq(org.org_id))
+        .into_tuple()
+        .all(&app.state.db)
+        .await
+        .unwrap();
     assert_eq!(ids.len(), N);
     let agent = assistant_agent(&app, org.org_id).await;
     let op = operation_for(&app, &agent, &include_all(&ids), "Winter sale").await;
