@@ -285,10 +285,9 @@ async fn cancel_and_scoping(backend: Backend) {
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {reply}");
     }
     let list: Value = app
-        .ok_as(&other.client, "/api/operations", json!({"before": null}))
+        .ok_as(&other.client, "/api/operations", Value::Null)
         .await;
-    assert!(list["items"].as_array().unwrap().is_empty());
-    assert_eq!(list["total"], 0);
+    assert!(list.as_array().unwrap().is_empty());
     let _: Value = app
         .ok_as(
             &c.org.client,

@@ -88,7 +88,6 @@ mod public_api_scopes;
 mod reply_pacing;
 mod report_answers;
 mod reports;
-mod review_sheet;
 mod roles;
 mod saved_replies;
 mod scheduled_texts;
