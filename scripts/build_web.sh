@@ -60,52 +60,72 @@ if rustup component list --toolchain nightly --installed 2>/dev/null | grep -q '
 else
   echo "build_web: no nightly rust-src; the client uses stable's prebuilt standard library" >&2
 fi
-say "${CARGO_CMD[*]} --profile wasm-release --target wasm32-unknown-unknown --features web (the client)"
-CARGO_TARGET_DIR="$WEB_CLIENT" RUSTFLAGS="$FLAGS" \
-  "${CARGO_CMD[@]}" --quiet --profile wasm-release --target wasm32-unknown-unknown \
-  --no-default-features --features web --bin herald
-WASM_IN="$WEB_CLIENT/wasm32-unknown-unknown/wasm-release/herald.wasm"
-
 STAGE="$(mktemp -d "$TARGET/.herald-web.XXXXXX")"
 trap 'rm -rf "$STAGE"' EXIT
-say "wasm-bindgen, wasm-opt -O2, esbuild"
-wasm-bindgen --target web --no-demangle --remove-name-section --remove-producers-section \
-  --keep-lld-exports --out-name herald --no-typescript --out-dir "$STAGE/wasm" "$WASM_IN"
-# -O2 measured best for the compressed transfer (see Dioxus.toml's note); the features are the ones
-# Rust's wasm32 output uses.
-wasm-opt "$STAGE/wasm/herald_bg.wasm" -O2 -o "$STAGE/herald_bg.wasm" --enable-reference-types \
-  --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
-  --enable-threads --strip-debug
-
 PUB="$STAGE/public"
 mkdir -p "$PUB/assets"
 cp -R "$ROOT/public/." "$PUB/"
-WASM_NAME="herald_bg-dxh$(hash_of "$STAGE/herald_bg.wasm").wasm"
-cp "$STAGE/herald_bg.wasm" "$PUB/assets/$WASM_NAME"
-# The loader: fetch and start the wasm as soon as the module runs.
-cat >>"$STAGE/wasm/herald.js" <<JS
 
-__wbg_init({ module_or_path: "/assets/$WASM_NAME" }).then((wasm) => {
+# One client: compiled with FEATURES, bound, optimised, its loader bundled, under hashed names in
+# public/assets. Sets CLIENT_JS to the loader's name.
+build_client() {
+  local name=$1 features=$2
+  say "${CARGO_CMD[*]} --profile wasm-release --target wasm32-unknown-unknown --features $features"
+  CARGO_TARGET_DIR="$WEB_CLIENT" RUSTFLAGS="$FLAGS" \
+    "${CARGO_CMD[@]}" --quiet --profile wasm-release --target wasm32-unknown-unknown \
+    --no-default-features --features "$features" --bin herald
+  local wasm_in="$WEB_CLIENT/wasm32-unknown-unknown/wasm-release/herald.wasm"
+  local work="$STAGE/$name"
+  say "$name: wasm-bindgen, wasm-opt -O2, esbuild"
+  wasm-bindgen --target web --no-demangle --remove-name-section --remove-producers-section \
+    --keep-lld-exports --out-name herald --no-typescript --out-dir "$work" "$wasm_in"
+  # -O2 measured best for the compressed transfer (see Dioxus.toml's note); the features are the
+  # ones Rust's wasm32 output uses.
+  wasm-opt "$work/herald_bg.wasm" -O2 -o "$work/opt.wasm" --enable-reference-types \
+    --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
+    --enable-threads --strip-debug
+  local wasm_name="${name}_bg-dxh$(hash_of "$work/opt.wasm").wasm"
+  cp "$work/opt.wasm" "$PUB/assets/$wasm_name"
+  # The loader: fetch and start the wasm as soon as the module runs.
+  cat >>"$work/herald.js" <<JS
+
+__wbg_init({ module_or_path: "/assets/$wasm_name" }).then((wasm) => {
   if (wasm.__wbindgen_start == undefined) {
     wasm.main();
   }
 });
 JS
-esbuild "$STAGE/wasm/herald.js" --outfile="$STAGE/herald.js" --log-level=warning --minify \
-  --bundle --format=esm
-JS_NAME="herald-dxh$(hash_of "$STAGE/herald.js").js"
-mv "$STAGE/herald.js" "$PUB/assets/$JS_NAME"
+  esbuild "$work/herald.js" --outfile="$work/loader.js" --log-level=warning --minify \
+    --bundle --format=esm
+  CLIENT_JS="${name}-dxh$(hash_of "$work/loader.js").js"
+  mv "$work/loader.js" "$PUB/assets/$CLIENT_JS"
+  rm -rf "$work"
+}
+
+# Two clients (src/views/full_client.rs): the first-load client, without the pages a person opens
+# seldom, which every other page loads; and the full client, which the server sends with those
+# pages' addresses. The features are the only difference; the dependencies compile once.
+build_client herald "web,first-load"
+FIRST_JS=$CLIENT_JS
+build_client herald-full web
+FULL_JS=$CLIENT_JS
+
 esbuild "$ROOT/assets/main.css" --outfile="$STAGE/main.css" --log-level=warning --minify
 CSS_NAME="main-dxh$(hash_of "$STAGE/main.css").css"
 mv "$STAGE/main.css" "$PUB/assets/$CSS_NAME"
 
-# The page template the server renders into (dioxus-server splits it at id="main"): the title,
+# The page templates the server renders into (dioxus-server splits them at id="main"): the title,
 # the stylesheet and a preload of the module in the head, the module at the end of the body.
-HEAD="<link rel=\"stylesheet\" href=\"/assets/$CSS_NAME\"><link rel=\"modulepreload\" href=\"/assets/$JS_NAME\">"
-BODY="<script type=\"module\" async src=\"/assets/$JS_NAME\"></script>"
-sed -e "s|{app_title}|Herald|" -e "s|</head>|$HEAD</head>|" -e "s|</body>|$BODY</body>|" \
-  "$ROOT/index.html" >"$PUB/index.html"
-grep -q "$JS_NAME" "$PUB/index.html" || { echo "build_web: index.html has no </body>" >&2; exit 1; }
+template() {
+  local js=$1 out=$2
+  local head="<link rel=\"stylesheet\" href=\"/assets/$CSS_NAME\"><link rel=\"modulepreload\" href=\"/assets/$js\">"
+  local body="<script type=\"module\" async src=\"/assets/$js\"></script>"
+  sed -e "s|{app_title}|Herald|" -e "s|</head>|$head</head>|" -e "s|</body>|$body</body>|" \
+    "$ROOT/index.html" >"$out"
+  grep -q "$js" "$out" || { echo "build_web: index.html has no </body>" >&2; exit 1; }
+}
+template "$FIRST_JS" "$PUB/index.html"
+template "$FULL_JS" "$PUB/index-full.html"
 
 # Brotli at its best (quality 11) beside each hashed asset; the server adds gzip at start-up.
 node -e '
@@ -127,6 +147,6 @@ mkdir -p "$(dirname "$OUT")"
 rm -rf "$OUT.old"
 [[ -d "$OUT" ]] && mv "$OUT" "$OUT.old"
 mv "$STAGE" "$OUT"
-rm -rf "$OUT/wasm" "$OUT/herald_bg.wasm" "$OUT.old"
+rm -rf "$OUT.old"
 trap - EXIT
-say "built $OUT ($(du -k "$OUT/public/assets/$WASM_NAME.br" | cut -f1) KB of brotli wasm)"
+say "built $OUT: brotli wasm $(du -k "$OUT"/public/assets/herald_bg-dxh*.wasm.br | cut -f1) KB first-load, $(du -k "$OUT"/public/assets/herald-full_bg-dxh*.wasm.br | cut -f1) KB full"

@@ -55,6 +55,31 @@ pub enum Route {
         OperationReview { operation_id: Uuid },
 }
 
+impl Route {
+    /// The pages only the full web client carries (`views::full_client`): the server answers these
+    /// addresses with it, and the first-load client, asked to show one, fetches it from there.
+    pub fn in_full_client_only(&self) -> bool {
+        matches!(
+            self,
+            Route::Account {}
+                | Route::AgentThread { .. }
+                | Route::Agents {}
+                | Route::AgentDetail { .. }
+                | Route::ContactPage { .. }
+                | Route::Join { .. }
+                | Route::Reset { .. }
+                | Route::Notifications {}
+                | Route::PhoneNumbers {}
+                | Route::Operations {}
+                | Route::OperationReview { .. }
+                | Route::Settings {}
+                | Route::SignUp {}
+                | Route::Simulator {}
+                | Route::Team {}
+        )
+    }
+}
+
 /// The desktop and mobile apps load the stylesheet from the source tree. The web build links its
 /// minified, hashed copy from index.html (scripts/build_web.sh), so neither the server nor the
 /// wasm client carries an asset record for it.
@@ -82,5 +107,66 @@ pub fn App() -> Element {
         document::Title { "Herald" }
         {stylesheet()}
         Router::<Route> {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Route;
+    use uuid::Uuid;
+
+    /// Every page, with made-up parameters.
+    fn every_route() -> Vec<Route> {
+        let (id, token) = (Uuid::nil(), "t".to_owned());
+        vec![
+            Route::SignIn {},
+            Route::SignUp {},
+            Route::Join {
+                token: token.clone(),
+            },
+            Route::Reset { token },
+            Route::Home {},
+            Route::Inbox {},
+            Route::Conversation { contact_id: id },
+            Route::Contacts {},
+            Route::ContactPage { contact_id: id },
+            Route::PhoneNumbers {},
+            Route::Simulator {},
+            Route::Team {},
+            Route::Account {},
+            Route::Settings {},
+            Route::Agents {},
+            Route::AgentDetail { agent_id: id },
+            Route::AgentThread { thread_id: id },
+            Route::Notifications {},
+            Route::Assistant {},
+            Route::Plans {},
+            Route::PlanDetail { plan_id: id },
+            Route::Operations {},
+            Route::OperationReview { operation_id: id },
+        ]
+    }
+
+    /// The server answers with the full client exactly the pages the first-load client leaves
+    /// out: a page it left out but the server did not would load itself for ever.
+    #[test]
+    fn the_server_and_the_first_load_client_agree_on_the_seldom_opened_pages() {
+        let routes = every_route();
+        use dioxus::prelude::Routable;
+        assert_eq!(
+            routes.len(),
+            Route::flatten_site_map().count(),
+            "every page is listed here"
+        );
+        for route in routes {
+            let name = format!("{route:?}");
+            let name = name.split([' ', '{']).next().unwrap();
+            assert_eq!(
+                route.in_full_client_only(),
+                crate::views::SELDOM_OPENED.contains(&name),
+                "{name}"
+            );
+            assert_eq!(route.to_string().parse::<Route>().ok(), Some(route.clone()));
+        }
     }
 }

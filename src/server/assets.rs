@@ -53,7 +53,8 @@ pub fn is_hashed(name: &str) -> bool {
     })
 }
 
-/// Every file under `public` to serve, with its route; `index.html` is the page template, and
+/// Every file under `public` to serve, with its route; `index.html` and `index-full.html` are the
+/// page templates (`full_client`), and
 /// the compressed siblings are served in place of their originals.
 pub fn files(public: &Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
@@ -69,7 +70,9 @@ pub fn files(public: &Path) -> Vec<(String, PathBuf)> {
                 continue;
             }
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if path == public.join("index.html") || ext == "br" || ext == "gz" {
+            let template = path == public.join("index.html")
+                || path == public.join(crate::server::full_client::FULL_TEMPLATE);
+            if template || ext == "br" || ext == "gz" {
                 continue;
             }
             let Ok(rel) = path.strip_prefix(public) else {
@@ -188,6 +191,7 @@ mod tests {
         std::fs::create_dir_all(p.join("assets")).unwrap();
         for f in [
             "index.html",
+            "index-full.html",
             "manifest.json",
             "assets/app-dxh1a2b.js",
             "assets/app-dxh1a2b.js.br",

@@ -9,6 +9,7 @@ pub mod config;
 pub mod db;
 pub mod exposure;
 pub mod faults;
+pub mod full_client;
 pub mod launch;
 pub mod media_config;
 pub mod origin;

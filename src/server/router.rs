@@ -74,5 +74,13 @@ fn app_router(public: Option<&std::path::Path>) -> Router {
     if let Some(public) = public {
         router = crate::server::assets::routes(router, public);
     }
-    router.serve_api_application(ServeConfig::new(), crate::app::App)
+    let app = router.serve_api_application(ServeConfig::new(), crate::app::App);
+    // The seldom-opened pages load the full web client (`server::full_client`).
+    match public.and_then(crate::server::full_client::Clients::read) {
+        Some(clients) => app.layer(axum::middleware::from_fn_with_state(
+            std::sync::Arc::new(clients),
+            crate::server::full_client::answer,
+        )),
+        None => app,
+    }
 }

@@ -1,43 +1,43 @@
-//! The pages of Herald, one module each.
-mod account;
-mod agent_thread;
-mod agents;
+//! The pages of Herald, one module each. The pages a person opens seldom are left out of the
+//! web client's first load (feature `first-load`; see `full_client`).
 mod assistant;
 mod auth;
-mod contact;
 mod contacts;
 mod conversation;
+mod full_client;
 mod inbox;
-mod join;
 mod message_search;
-mod notifications;
-mod numbers;
-mod operations;
 mod plans;
-pub(crate) mod provider;
-mod saved_replies;
 mod segment_bar;
-mod settings;
 pub(crate) mod shell;
-mod simulator;
-mod suggesters;
-mod team;
 
-pub use account::Account;
-pub use agent_thread::AgentThread;
-pub use agents::{AgentDetail, Agents};
 pub use assistant::Assistant;
-pub use auth::{SignIn, SignUp};
-pub use contact::ContactPage;
+pub use auth::SignIn;
 pub use contacts::Contacts;
 pub use conversation::Conversation;
 pub use inbox::{Home, Inbox};
-pub use join::{Join, Reset};
-pub use notifications::Notifications;
-pub use numbers::PhoneNumbers;
-pub use operations::{OperationReview, Operations};
 pub use plans::{PlanDetail, Plans};
-pub use settings::Settings;
 pub use shell::Shell;
-pub use simulator::Simulator;
-pub use team::Team;
+
+// The pages only the full client carries. The first-load client has, for each, a page of the same
+// name and props that loads it from the server, which answers it with the full client.
+full_client::seldom_opened! {
+    account: Account {};
+    agent_thread: AgentThread { thread_id: uuid::Uuid };
+    agents: Agents {}, AgentDetail { agent_id: uuid::Uuid };
+    contact: ContactPage { contact_id: uuid::Uuid };
+    join: Join { token: String }, Reset { token: String };
+    notifications: Notifications {};
+    numbers: PhoneNumbers {};
+    operations: Operations {}, OperationReview { operation_id: uuid::Uuid };
+    settings: Settings {};
+    sign_up: SignUp {};
+    simulator: Simulator {};
+    team: Team {};
+}
+#[cfg(not(feature = "first-load"))]
+pub(crate) mod provider;
+#[cfg(not(feature = "first-load"))]
+mod saved_replies;
+#[cfg(not(feature = "first-load"))]
+mod suggesters;

@@ -9,6 +9,7 @@ mod contact_page;
 mod desktop;
 mod developers;
 mod first_load;
+mod full_client;
 mod harness;
 mod learning;
 mod live_tabs;
