@@ -1,14 +1,15 @@
 //! Server functions behind the operation card, the Operations page and the draft review sheet.
-use crate::bulk_operation::model::{OperationView, ReviewSheet};
+use crate::bulk_operation::model::{OperationView, OperationsPage, ReviewSheet};
 use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 server_fn! {
-    #[get("/api/operations")]
-    pub async fn list_operations() -> Result<Vec<OperationView>, AppError> {
+    #[post("/api/operations")]
+    /// A page of operations, newest first: those older than `before` (None: the newest).
+    pub async fn list_operations(before: Option<Uuid>) -> Result<OperationsPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::list(&state, &m).await
+        crate::bulk_operation::review::list(&state, &m, before).await
     }
 }
 
@@ -23,9 +24,10 @@ server_fn! {
 
 server_fn! {
     #[post("/api/operations/sheet")]
-    pub async fn get_review_sheet(id: Uuid) -> Result<ReviewSheet, AppError> {
+    /// The sheet with the page of drafts after position `after` (None: the first page).
+    pub async fn get_review_sheet(id: Uuid, after: Option<i32>) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::sheet(&state, &m, id).await
+        crate::bulk_operation::review::sheet_page(&state, &m, id, after).await
     }
 }
 

@@ -113,6 +113,8 @@ pub struct FinishEstimate {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ItemView {
     pub id: Uuid,
+    /// Its place in the audience, from 0.
+    pub position: i32,
     pub contact_id: Uuid,
     pub contact_name: String,
     pub phone: Option<String>,
@@ -128,8 +130,37 @@ pub struct ItemView {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReviewSheet {
     pub operation: OperationView,
+    /// One page of the items, in audience order: those after position `after`, at most
+    /// `SHEET_PAGE`.
     pub items: Vec<ItemView>,
-    /// The digest of these drafts: "Approve all" sends it back, so that what is approved is
-    /// what was seen.
+    /// How many items the operation has in all.
+    pub total_items: u64,
+    /// The page began after this position (None: the first page).
+    pub after: Option<i32>,
+    /// The next page begins after this position (None: this is the last page).
+    pub next_after: Option<i32>,
+    /// The estimated cost of every text drafted for sending, sent or not, in dollars: counted on
+    /// the text as sent (each link as its short link), one MMS a text with a picture.
+    pub cost: f64,
+    /// Some draft carries a link (the sheet then offers to shorten and track them).
+    pub linked: bool,
+    /// The digest of all the drafts (not just this page): "Approve all" sends it back, so that
+    /// what is approved is what was seen.
     pub digest: String,
 }
+
+/// A page of the Operations list, newest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OperationsPage {
+    pub items: Vec<OperationView>,
+    /// How many operations the member may see in all.
+    pub total: u64,
+    /// The next (older) page begins after this operation (None: this is the last page).
+    pub next_before: Option<Uuid>,
+}
+
+/// Operations on one page of the Operations list.
+pub const OPERATIONS_PAGE: u64 = 20;
+
+/// Items on one page of the review sheet.
+pub const SHEET_PAGE: usize = 100;

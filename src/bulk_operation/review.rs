@@ -3,10 +3,10 @@
 //! private Assistant plan is seen, like the plan, by that member and by owners only.
 use crate::auth::model::Role;
 use crate::auth::session::Member;
-use crate::bulk_operation::create::items_of;
 use crate::bulk_operation::entity::{item, operation};
 use crate::bulk_operation::model::{
-    item_status, ItemView, OperationStatus, OperationView, ReviewSheet,
+    item_status, ItemView, OperationStatus, OperationView, OperationsPage, ReviewSheet,
+    OPERATIONS_PAGE, SHEET_PAGE,
 };
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
@@ -121,72 +121,188 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
     })
 }
 
-pub async fn list(state: &AppState, m: &Member) -> AppResult<Vec<OperationView>> {
-    let rows = operation::Entity::find()
-        .filter(visible_to(m))
+/// A page of the operations this member may see, newest first: those older than `before` (an
+/// operation id; None: the newest), at most `OPERATIONS_PAGE`.
+pub async fn list(state: &AppState, m: &Member, before: Option<Uuid>) -> AppResult<OperationsPage> {
+    let mut q = operation::Entity::find().filter(visible_to(m));
+    let total = q.clone().count(&state.db).await?;
+    if let Some(b) = before {
+        let from = find_visible(state, m, b).await?;
+        q = q.filter(crate::server::db::older_than(
+            operation::Column::CreatedAt,
+            operation::Column::Id,
+            from.created_at,
+            from.id,
+        ));
+    }
+    let mut rows = q
         .order_by_desc(operation::Column::CreatedAt)
+        .order_by_desc(operation::Column::Id)
+        .limit(OPERATIONS_PAGE + 1)
         .all(&state.db)
         .await?;
-    let mut out = Vec::new();
+    let next_before = (rows.len() as u64 > OPERATIONS_PAGE).then(|| {
+        rows.truncate(OPERATIONS_PAGE as usize);
+        rows.last().map_or(Uuid::nil(), |r| r.id)
+    });
+    let mut items = Vec::with_capacity(rows.len());
     for r in rows {
-        out.push(view(state, r).await?);
+        items.push(view(state, r).await?);
     }
-    Ok(out)
+    Ok(OperationsPage {
+        items,
+        total,
+        next_before,
+    })
 }
 
 pub async fn sheet(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
+    sheet_page(state, m, id, None).await
+}
+
+/// The review sheet with the page of items after position `after`: the page's contacts and
+/// their flags are read for that page only; the digest, the cost and the link check cover
+/// every draft, read as columns alone.
+pub async fn sheet_page(
+    state: &AppState,
+    m: &Member,
+    id: Uuid,
+    after: Option<i32>,
+) -> AppResult<ReviewSheet> {
     let op = find_visible(state, m, id).await?;
-    let items = items_of(state, id).await?;
-    let ids: Vec<Uuid> = items.iter().map(|i| i.contact_id).collect();
-    let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
-        .filter(contact::Column::Id.is_in(ids.clone()))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|c| (c.id, c))
-        .collect();
-    let mut views = Vec::with_capacity(items.len());
-    for i in items {
-        // A contact who texted in after their draft was written: flag it for a second look.
-        let replied = match i.drafted_at {
-            Some(at) if i.status == item_status::DRAFTED => message::Entity::find()
-                .filter(message::Column::ContactId.eq(i.contact_id))
-                .filter(message::Column::Direction.eq("inbound"))
-                .filter(message::Column::CreatedAt.gt(at))
-                .one(&state.db)
-                .await?
-                .is_some(),
-            _ => false,
-        };
-        let c = people.get(&i.contact_id);
-        views.push(ItemView {
-            id: i.id,
-            contact_id: i.contact_id,
-            contact_name: c.map(|c| c.name.clone()).unwrap_or_default(),
-            phone: c.and_then(|c| c.phone.clone()),
-            status: i.status,
-            skip_reason: i.skip_reason,
-            draft: i.draft,
-            edited: i.edited,
-            replied_since_drafting: replied,
-            error: i.error,
-        });
+    let mut q = item::Entity::find()
+        .filter(item::Column::OperationId.eq(id))
+        .order_by_asc(item::Column::Position)
+        .limit(SHEET_PAGE as u64 + 1);
+    if let Some(a) = after {
+        q = q.filter(item::Column::Position.gt(a));
     }
+    let mut items = q.all(&state.db).await?;
+    let next_after = (items.len() > SHEET_PAGE).then(|| {
+        items.truncate(SHEET_PAGE);
+        items.last().map_or(0, |i| i.position)
+    });
+    let views = item_views(&state.db, items).await?;
     let operation = view(state, op).await?;
+    let drafts = crate::bulk_operation::review_digest::drafts(&state.db, id).await?;
     let digest = crate::bulk_operation::review_digest::sealed(
         crate::bulk_operation::review_digest::digest(
-            views
+            drafts
                 .iter()
-                .map(|v| (v.id, v.status.as_str(), v.draft.as_deref())),
+                .map(|(i, s, d)| (*i, s.as_str(), d.as_deref())),
         ),
         operation.pictures.iter().map(|p| p.id),
         operation.link_prefix.is_some(),
     );
+    let (cost, linked) = cost_of(
+        &drafts,
+        !operation.pictures.is_empty(),
+        operation.link_prefix.as_deref(),
+    );
     Ok(ReviewSheet {
         operation,
         items: views,
+        total_items: drafts.len() as u64,
+        after,
+        next_after,
+        cost,
+        linked,
         digest,
     })
+}
+
+/// The estimated cost of the texts drafted for sending, sent or not, and whether any draft
+/// carries a link. With a picture each text is one MMS, whatever its length; otherwise its
+/// segments are counted on the text as sent, each link as its short link under `prefix`.
+fn cost_of(
+    drafts: &[crate::bulk_operation::review_digest::Draft],
+    mms: bool,
+    prefix: Option<&str>,
+) -> (f64, bool) {
+    use crate::bulk_operation::segments::{segments, COST_PER_MMS};
+    use crate::links::model as links;
+    let counted = [
+        item_status::DRAFTED,
+        item_status::SENDING,
+        item_status::SENT,
+    ];
+    let cost = drafts
+        .iter()
+        .filter(|(_, s, _)| counted.contains(&s.as_str()))
+        .filter_map(|(_, _, d)| d.as_deref())
+        .fold(0.0, |sum, d| {
+            sum + if mms {
+                COST_PER_MMS
+            } else {
+                segments(&links::as_sent(d, prefix)).cost()
+            }
+        });
+    let linked = drafts
+        .iter()
+        .filter_map(|(_, _, d)| d.as_deref())
+        .any(|d| !links::find(d).is_empty());
+    (cost, linked)
+}
+
+/// The sheet's rows for a page of items: two reads for the page, whatever its size.
+async fn item_views<C: ConnectionTrait>(
+    db: &C,
+    items: Vec<item::Model>,
+) -> AppResult<Vec<ItemView>> {
+    let ids: Vec<Uuid> = items.iter().map(|i| i.contact_id).collect();
+    let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
+        .filter(contact::Column::Id.is_in(ids.clone()))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c))
+        .collect();
+    // A contact who texted in after their draft was written: flag it for a second look.
+    let waiting: Vec<&item::Model> = items
+        .iter()
+        .filter(|i| i.status == item_status::DRAFTED && i.drafted_at.is_some())
+        .collect();
+    let mut latest_in: HashMap<Uuid, chrono::DateTime<chrono::Utc>> = HashMap::new();
+    if let Some(since) = waiting.iter().filter_map(|i| i.drafted_at).min() {
+        let rows: Vec<(Uuid, Option<chrono::DateTime<chrono::Utc>>)> = message::Entity::find()
+            .select_only()
+            .column(message::Column::ContactId)
+            .column_as(message::Column::CreatedAt.max(), "latest")
+            .filter(message::Column::ContactId.is_in(waiting.iter().map(|i| i.contact_id)))
+            .filter(message::Column::Direction.eq("inbound"))
+            .filter(message::Column::CreatedAt.gt(since))
+            .group_by(message::Column::ContactId)
+            .into_tuple()
+            .all(db)
+            .await?;
+        latest_in = rows
+            .into_iter()
+            .filter_map(|(c, t)| Some((c, t?)))
+            .collect();
+    }
+    Ok(items
+        .into_iter()
+        .map(|i| {
+            let replied = i.status == item_status::DRAFTED
+                && i.drafted_at
+                    .zip(latest_in.get(&i.contact_id))
+                    .is_some_and(|(at, last)| *last > at);
+            let c = people.get(&i.contact_id);
+            ItemView {
+                id: i.id,
+                position: i.position,
+                contact_id: i.contact_id,
+                contact_name: c.map(|c| c.name.clone()).unwrap_or_default(),
+                phone: c.and_then(|c| c.phone.clone()),
+                status: i.status,
+                skip_reason: i.skip_reason,
+                draft: i.draft,
+                edited: i.edited,
+                replied_since_drafting: replied,
+                error: i.error,
+            }
+        })
+        .collect())
 }
 
 async fn item_in_review(

@@ -56,9 +56,9 @@ pub fn sealed(
         .collect()
 }
 
-/// The digest of the operation's drafts, pictures and link shortening as stored now.
-pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResult<String> {
-    let rows: Vec<(Uuid, String, Option<String>)> = item::Entity::find()
+/// Each item of the operation: its id, status and draft (what a digest covers).
+pub async fn drafts<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResult<Vec<Draft>> {
+    Ok(item::Entity::find()
         .select_only()
         .column(item::Column::Id)
         .column(item::Column::Status)
@@ -67,7 +67,15 @@ pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResul
         .order_by_asc(item::Column::Id)
         .into_tuple()
         .all(db)
-        .await?;
+        .await?)
+}
+
+/// An item's id, status and draft.
+pub type Draft = (Uuid, String, Option<String>);
+
+/// The digest of the operation's drafts, pictures and link shortening as stored now.
+pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResult<String> {
+    let rows = drafts(db, operation_id).await?;
     let pictures = crate::bulk_operation::pictures::of(db, operation_id).await?;
     let track_links = operation::Entity::find_by_id(operation_id)
         .one(db)

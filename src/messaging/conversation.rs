@@ -14,8 +14,8 @@ use crate::messaging::model::{
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect,
 };
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -46,15 +46,12 @@ pub async fn inbox<C: ConnectionTrait>(
     let total = views::count(db, viewer, filter).await?;
     let mut q = conversation::Entity::find().filter(views::condition(viewer, filter));
     if let Some(c) = &after {
-        q = q.filter(
-            Condition::any()
-                .add(conversation::Column::LastAt.lt(c.last_at))
-                .add(
-                    Condition::all()
-                        .add(conversation::Column::LastAt.eq(c.last_at))
-                        .add(conversation::Column::ContactId.lt(c.contact_id)),
-                ),
-        );
+        q = q.filter(crate::server::db::older_than(
+            conversation::Column::LastAt,
+            conversation::Column::ContactId,
+            c.last_at,
+            c.contact_id,
+        ));
     }
     let mut rows = q
         .order_by_desc(conversation::Column::LastAt)

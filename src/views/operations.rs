@@ -19,9 +19,11 @@ use uuid::Uuid;
 #[component]
 pub fn Operations() -> Element {
     let live = use_live(LiveTopic::Operations);
+    // The page shown: the operations older than this one (None: the newest).
+    let mut before = use_signal(|| None::<Uuid>);
     let ops = use_resource(move || {
         let _ = live();
-        list_operations()
+        list_operations(before())
     });
     let current = ops.read().clone();
     rsx! {
@@ -30,12 +32,23 @@ pub fn Operations() -> Element {
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                Some(Ok(list)) if list.is_empty() => rsx! { p { class: "muted", "No campaigns yet. Ask your assistant to plan one." } },
-                Some(Ok(list)) => rsx! {
-                    for o in list {
+                Some(Ok(page)) if page.items.is_empty() => rsx! { p { class: "muted", "No campaigns yet. Ask your assistant to plan one." } },
+                Some(Ok(page)) => rsx! {
+                    for o in page.items.iter().cloned() {
                         div { key: "{o.id}", class: "card",
                             p { strong { "{o.message_concept}" } }
                             OperationCard { operation_id: o.id }
+                        }
+                    }
+                    if before().is_some() || page.next_before.is_some() {
+                        div { class: "row", id: "operations-pages",
+                            span { class: "muted", "{page.items.len()} shown of {page.total} campaigns" }
+                            if before().is_some() {
+                                button { class: "secondary", id: "operations-newest", onclick: move |_| before.set(None), "Newest" }
+                            }
+                            if let Some(n) = page.next_before {
+                                button { class: "secondary", id: "operations-older", onclick: move |_| before.set(Some(n)), "Older" }
+                            }
                         }
                     }
                 },
@@ -48,9 +61,11 @@ pub fn Operations() -> Element {
 pub fn OperationReview(operation_id: Uuid) -> Element {
     let is_owner = use_is_owner();
     let live = use_live(LiveTopic::Operation(operation_id));
+    // The page of drafts shown: those after this position (None: the first page).
+    let mut after = use_signal(|| None::<i32>);
     let mut sheet = use_resource(move || {
         let _ = live();
-        get_review_sheet(operation_id)
+        get_review_sheet(operation_id, after())
     });
     let mut error = use_signal(|| None::<String>);
     let mut act = move |r: Result<ReviewSheet, AppError>| match r {
@@ -76,19 +91,14 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                     let reviewing = s.operation.status == OperationStatus::AwaitingApproval;
                     let digest = s.digest.clone();
                     let active = matches!(s.operation.status, OperationStatus::Drafting | OperationStatus::AwaitingApproval | OperationStatus::Sending);
-                    // Everything drafted for sending, sent or not: the campaign's cost. With a
-                    // picture each text is one MMS, whatever its length.
+                    // The cost of everything drafted for sending, counted by the server over
+                    // every draft (one MMS a text with a picture; links as sent).
                     let mms = !s.operation.pictures.is_empty();
-                    // Counted on the text as sent: each link as its short link, when shortened.
                     let prefix = s.operation.link_prefix.clone();
-                    let p = prefix.as_deref();
-                    let linked = s.items.iter().filter_map(|i| i.draft.as_deref()).any(|d| !links::find(d).is_empty());
-                    let cost: f64 = s
-                        .items
-                        .iter()
-                        .filter(|i| [item_status::DRAFTED, item_status::SENDING, item_status::SENT].contains(&i.status.as_str()))
-                        .filter_map(|i| i.draft.as_deref())
-                        .fold(0.0, |sum, d| sum + if mms { COST_PER_MMS } else { segments(&links::as_sent(d, p)).cost() });
+                    let (linked, cost) = (s.linked, s.cost);
+                    let first = s.items.first().map_or(0, |i| i.position + 1);
+                    let last = s.items.last().map_or(0, |i| i.position + 1);
+                    let (total, next, paged) = (s.total_items, s.next_after, s.after.is_some() || s.next_after.is_some());
                     let rate = if mms { format!("${COST_PER_MMS} an MMS") } else { format!("${COST_PER_SEGMENT} a segment") };
                     rsx! {
                         OperationCard { operation_id }
@@ -118,6 +128,17 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                         div { class: "draft-sheet", id: "draft-sheet",
                             for it in s.items {
                                 DraftRow { key: "{it.id}", item: it, reviewing, mms, prefix: prefix.clone(), on_done: act }
+                            }
+                        }
+                        if paged {
+                            div { class: "row sheet-pages", id: "sheet-pages",
+                                span { class: "muted", "Drafts {first}–{last} of {total}" }
+                                if after().is_some() {
+                                    button { class: "secondary", id: "sheet-first", onclick: move |_| after.set(None), "First drafts" }
+                                }
+                                if let Some(n) = next {
+                                    button { class: "secondary", id: "sheet-next", onclick: move |_| after.set(Some(n)), "Next drafts" }
+                                }
                             }
                         }
                     }

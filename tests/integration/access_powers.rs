@@ -223,8 +223,13 @@ async fn operations_of_private_plans_are_private(backend: Backend) {
         let client = who.client.clone();
         let app = &app;
         async move {
-            let v: Vec<Value> = app.ok_as(&client, "/api/operations", Value::Null).await;
-            v.iter()
+            let v: Value = app
+                .ok_as(&client, "/api/operations", json!({"before": null}))
+                .await;
+            v["items"]
+                .as_array()
+                .unwrap()
+                .iter()
                 .map(|o| o["id"].as_str().unwrap().to_owned())
                 .collect::<Vec<_>>()
         }

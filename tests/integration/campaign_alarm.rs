@@ -11,7 +11,6 @@ use herald::bulk_operation::drafter::FixedLatencyDrafter;
 use herald::messaging::transport::twilio::TwilioTransport;
 use herald::server::config::TwilioConfig;
 use reqwest::StatusCode;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -89,14 +88,7 @@ async fn a_filtered_campaign_pauses_itself(backend: Backend) {
         filter_every: 10,
     });
     let org = crate::inbox_scale::seeded_org(&app, AUDIENCE).await;
-    let ids: Vec<uuid::Uuid> = herald::contacts::entity::contact::Entity::find()
-        .select_only()
-        .column(herald::contacts::entity::contact::Column::Id)
-        .filter(herald::contacts::entity::contact::Column::OrganizationId.eq(org.org_id))
-        .into_tuple()
-        .all(&app.state.db)
-        .await
-        .unwrap();
+    let ids = contact_ids(&app, org.org_id).await;
     assert_eq!(ids.len(), AUDIENCE);
     let agent = assistant_agent(&app, org.org_id).await;
     let plan = campaign_plan(&app, &agent, &include_all(&ids), "Spring offer").await;

@@ -246,3 +246,17 @@ pub async fn edit_item(app: &TestApp, org: &Org, item: &Value, text: &str) -> Va
     )
     .await
 }
+
+/// Every contact of the organisation, by id.
+pub async fn contact_ids(app: &TestApp, org: uuid::Uuid) -> Vec<uuid::Uuid> {
+    use herald::contacts::entity::contact;
+    use sea_orm::QuerySelect;
+    contact::Entity::find()
+        .select_only()
+        .column(contact::Column::Id)
+        .filter(contact::Column::OrganizationId.eq(org))
+        .into_tuple()
+        .all(&app.state.db)
+        .await
+        .unwrap()
+}

@@ -581,7 +581,7 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Member,
         ),
         // Campaigns (bulk operations): approving the review sheet is an owner's power.
-        row("/api/operations", Value::Null, Own, Member),
+        row("/api/operations", json!({"before": null}), Own, Member),
         row("/api/operations/get", json!({"id": a.op}), NotFound, Member),
         row(
             "/api/operations/sheet",

@@ -88,6 +88,7 @@ mod public_api_scopes;
 mod reply_pacing;
 mod report_answers;
 mod reports;
+mod review_sheet;
 mod roles;
 mod saved_replies;
 mod scheduled_texts;

@@ -338,9 +338,9 @@ async fn a_stop_mid_run_lets_nothing_new_out(backend: Backend) {
         assert_eq!(rows[0].status, "canceled");
     }
     let ops: Value = app
-        .ok_as(&c.org.client, "/api/operations", Value::Null)
+        .ok_as(&c.org.client, "/api/operations", json!({"before": null}))
         .await;
-    let op = ops
+    let op = ops["items"]
         .as_array()
         .unwrap()
         .iter()
