@@ -49,6 +49,8 @@ step "clippy (server, all targets)"
 cargo clippy --all-targets --features server,browser-tests -- -D warnings
 step "clippy (web, wasm32)"
 cargo clippy --features web --target wasm32-unknown-unknown -- -D warnings
+step "clippy (web first-load client, wasm32)"
+cargo clippy --features web,first-load --target wasm32-unknown-unknown -- -D warnings
 step "cargo check --features mobile"
 cargo check --features mobile
 

@@ -69,7 +69,20 @@ pub enum PlanningTier {
 pub const PLANNING_BLOCK: &str = "\n\n## Planning\n\
 For complex, multi-step or high-impact work (anything that changes many contacts or texts people), do not act directly. \
 Research with your read tools, then call present_plan with a typed plan: every contact in or out, with a reason. \
-Nothing changes until the plan is approved; present_plan ends your turn.";
+Nothing changes until the plan is approved; present_plan ends your turn.\n\
+\n\
+A step plan (action type \"steps\") is a list of calls to the tools a step may call. Call list_step_tools first: \
+it gives each tool's arguments and result as JSON Schema, and a step must follow them exactly. \
+A step's arguments may use an earlier step's result as {{step_id.result.path}}: \
+an argument that is exactly one reference takes the value with its type (\"{{find.result.contacts}}\" stays a list); \
+inside longer text the value is written in (\"{{find.result.count}} VIPs\"). \
+Paths go into objects and lists: {{find.result.contacts[0].id}}. \
+To call a tool once per item of a list, give the step for_each (a reference to a list, or {\"segment\": name} or {\"filter\": {...}} for contacts the server finds) \
+and use {{item.id}}, {{item.name}} in its arguments. \
+Writes wait for a person to confirm them after approval. Example, with the arguments the catalog gives: \
+[{\"id\": \"find\", \"intent\": \"Find the VIPs\", \"tool\": \"find_contacts\", \"arguments\": {\"tag\": \"vip\"}}, \
+{\"id\": \"text\", \"intent\": \"Invite each VIP\", \"tool\": \"send_sms\", \"for_each\": \"{{find.result.contacts}}\", \
+\"arguments\": {\"contact_id\": \"{{item.id}}\", \"body\": \"Hi {{item.name}}, you are invited to our VIP evening.\"}}]";
 
 pub const PLANNING_NOW: &str =
     "\n\nYou are planning now: only read tools and present_plan are available. Writes are refused.";

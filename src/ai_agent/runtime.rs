@@ -350,7 +350,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
     let mut planning =
         planning_enabled && (t.plan_mode_asked || succeeded(&steps, "enter_plan_mode") > 0);
     if planning_enabled {
-        add_planning_tools(&mut tools, planning);
+        add_planning_tools(&mut tools, planning, &scope);
         if planning {
             tools.retain(|t| t.def().name != "enter_plan_mode");
         }

@@ -25,6 +25,8 @@ pub enum Dialect {
 pub struct Seen {
     pub system: String,
     pub tools: Vec<String>,
+    /// (name, description) of each tool offered, in the order offered.
+    pub tool_defs: Vec<(String, String)>,
     /// (role, text) in order; tool results read as ("tool", content).
     pub messages: Vec<(String, String)>,
 }
@@ -473,6 +475,20 @@ fn read(dialect: Dialect, body: &Value) -> Seen {
                 .as_str()
                 .or_else(|| t["name"].as_str())
                 .map(str::to_owned)
+        })
+        .collect();
+    seen.tool_defs = tools
+        .iter()
+        .map(|t| {
+            let f = if t["function"].is_object() {
+                &t["function"]
+            } else {
+                t
+            };
+            (
+                f["name"].as_str().unwrap_or_default().to_owned(),
+                f["description"].as_str().unwrap_or_default().to_owned(),
+            )
         })
         .collect();
     let msgs = body["messages"].as_array().cloned().unwrap_or_default();

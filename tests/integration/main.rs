@@ -36,6 +36,7 @@ mod campaign_pictures;
 mod campaign_plan_outcome;
 mod campaign_support;
 mod campaigns;
+mod catalog_planner;
 mod compliance_paths;
 mod compliance_rules;
 mod compliance_support;

@@ -47,7 +47,7 @@ pub fn step_catalog(tools: &Toolset) -> ToolCatalog {
         .collect()
 }
 
-fn strict(mut schema: Value) -> Value {
+pub(super) fn strict(mut schema: Value) -> Value {
     if let Some(o) = schema.as_object_mut() {
         if o.contains_key("properties") && !o.contains_key("additionalProperties") {
             o.insert("additionalProperties".into(), Value::Bool(false));

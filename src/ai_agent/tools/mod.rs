@@ -5,6 +5,7 @@ mod catalog;
 pub mod effect;
 mod escalate;
 mod find;
+mod list_step_tools;
 pub mod output;
 pub mod plan;
 pub mod propose;
@@ -18,6 +19,7 @@ pub use campaign::StartCampaign;
 pub use catalog::{step_catalog, step_tools};
 pub use escalate::{escalate_to_owner, EscalateToUser, Escalation};
 pub use find::FindContacts;
+pub use list_step_tools::{step_catalog_view, ListStepTools, LIST_STEP_TOOLS};
 pub use plan::{EnterPlanMode, PresentPlan, PLAN_SUBMITTED};
 pub use propose::ProposeSmsReplies;
 pub use read::{CheckOptOut, FindQuietContacts, GetContact, RecentMessages, SearchContacts};
@@ -236,9 +238,13 @@ pub fn build_domain_tools_for_agent(
 }
 
 /// With planning enabled, the agent can plan: `present_plan`, and `enter_plan_mode` outside a
-/// planning turn. High-impact actions exist only as plan actions, never as direct tools.
-pub fn add_planning_tools(tools: &mut Toolset, planning: bool) {
+/// planning turn. High-impact actions exist only as plan actions, never as direct tools. A turn
+/// that reads the organisation also gets the step catalog (`list_step_tools`) to write step plans.
+pub fn add_planning_tools(tools: &mut Toolset, planning: bool, scope: &TurnScope) {
     tools.push(Box::new(PresentPlan));
+    if scope.reads_org_wide() {
+        tools.push(Box::new(ListStepTools));
+    }
     if !planning {
         tools.push(Box::new(EnterPlanMode));
     }
