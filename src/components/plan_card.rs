@@ -85,7 +85,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             Err(e) => error.set(Some(e.to_string())),
         }
     };
-    let groups = plan.exclusions_by_reason();
+    let groups = plan.exclusions_by_kind();
     rsx! {
         div { class: "plan-card card", "data-plan-id": "{plan.id}", "data-status": "{plan.status.as_str()}",
             div { class: "plan-head",

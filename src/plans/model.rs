@@ -509,27 +509,46 @@ impl PlanView {
     pub fn excluded(&self) -> usize {
         self.contacts.len() - self.included()
     }
-    /// Excluded contacts grouped by reason, largest group first.
-    pub fn exclusions_by_reason(&self) -> Vec<(String, Vec<String>)> {
-        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-        // A campaign leaves out everyone without written consent, whatever the plan says.
-        const NO_CONSENT: &str = "no marketing consent on record (left out when sending)";
-        for c in &self.contacts {
-            let why = if !c.change.include {
-                c.change.reason.as_str()
-            } else if c.no_marketing_consent {
-                NO_CONSENT
-            } else {
-                continue;
-            };
-            match groups.iter_mut().find(|(r, _)| r == why) {
-                Some((_, names)) => names.push(c.name.clone()),
-                None => groups.push((why.to_owned(), vec![c.name.clone()])),
-            }
-        }
-        groups.sort_by_key(|g| std::cmp::Reverse(g.1.len()));
-        groups
+    /// Excluded contacts grouped by the decision's `kind`, largest group first. A model words
+    /// each reason its own way, so grouping by reason split one kind into many one-name groups;
+    /// the reasons now show inside the group, beside each name, where they differ from its label.
+    /// A decision without a kind is grouped by its reason.
+    pub fn exclusions_by_kind(&self) -> Vec<(String, Vec<String>)> {
+        exclusions_by_kind(&self.contacts)
     }
+}
+
+/// `PlanView::exclusions_by_kind`, over the card's contacts.
+pub fn exclusions_by_kind(contacts: &[PlanContact]) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    // A campaign leaves out everyone without written consent, whatever the plan says.
+    const NO_CONSENT: &str = "no marketing consent on record (left out when sending)";
+    for c in contacts {
+        let (label, reason) = if !c.change.include {
+            let kind = c.change.kind.trim().replace('_', " ");
+            let reason = c.change.reason.trim();
+            if kind.is_empty() {
+                (reason.to_owned(), reason)
+            } else {
+                (kind, reason)
+            }
+        } else if c.no_marketing_consent {
+            (NO_CONSENT.to_owned(), NO_CONSENT)
+        } else {
+            continue;
+        };
+        let entry = if reason.is_empty() || reason == label {
+            c.name.clone()
+        } else {
+            format!("{} ({reason})", c.name)
+        };
+        match groups.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, names)) => names.push(entry),
+            None => groups.push((label, vec![entry])),
+        }
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1.len()));
+    groups
 }
 
 /// Where the next page of plans starts: after this one, newest first.
@@ -567,6 +586,54 @@ pub struct PlanEdit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exclusions_group_by_kind_with_each_reason_inside() {
+        let out = |name: &str, reason: &str, kind: &str| PlanContact {
+            change: ContactChange {
+                contact_id: Uuid::new_v4(),
+                include: false,
+                reason: reason.into(),
+                add_tags: vec![],
+                remove_tags: vec![],
+                kind: kind.into(),
+            },
+            name: name.into(),
+            opted_out: false,
+            no_marketing_consent: false,
+        };
+        let mut kept = out("Ada", "", "");
+        kept.change.include = true;
+        kept.no_marketing_consent = true;
+        let contacts = [
+            out("Boris", "replied STOP in March", "opted_out"),
+            out("Cleo", "opted out", "opted_out"),
+            out("Dev", "Texted us last week", "active"),
+            out("Eve", "texted recently", ""),
+            kept,
+        ];
+        assert_eq!(
+            exclusions_by_kind(&contacts),
+            [
+                (
+                    "opted out".to_owned(),
+                    vec![
+                        "Boris (replied STOP in March)".to_owned(),
+                        "Cleo".to_owned()
+                    ]
+                ),
+                (
+                    "active".to_owned(),
+                    vec!["Dev (Texted us last week)".to_owned()]
+                ),
+                ("texted recently".to_owned(), vec!["Eve".to_owned()]),
+                (
+                    "no marketing consent on record (left out when sending)".to_owned(),
+                    vec!["Ada".to_owned()]
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn the_status_machine() {

@@ -236,3 +236,114 @@ async fn a_hosted_model_words_the_lesson(backend: Backend) {
 }
 
 on_both_databases!(a_hosted_model_words_the_lesson);
+
+/// A campaign plan the Assistant presents to Katherine and Linus, awaiting approval.
+async fn present_campaign(
+    app: &TestApp,
+    c: &Crm,
+    agent: &herald::ai_agent::entity::ai_agent::Model,
+) -> Value {
+    use herald::plans::model::{ApprovalPolicy, PlanAction};
+    use herald::plans::service::{present_plan, Presented};
+    let audience = serde_json::from_value(json!([
+        {"contact_id": c.katherine, "include": true, "reason": "quiet quote lead", "kind": "quote_lead"},
+        {"contact_id": c.linus, "include": true, "reason": "quiet quote lead", "kind": "quote_lead"},
+    ]))
+    .unwrap();
+    let plan = present_plan(
+        &app.state,
+        agent,
+        Presented {
+            thread_id: None,
+            title: "Follow up with quiet quote leads",
+            summary: "A personal follow-up.",
+            action: PlanAction::campaign(audience, "Ten percent off this week".into(), None),
+            policy_override: Some(ApprovalPolicy::HumanReview),
+            source_key: None,
+            revises: None,
+        },
+    )
+    .await
+    .unwrap();
+    app.ok_as(&c.org.client, "/api/plans/get", json!({"id": plan.id}))
+        .await
+}
+
+/// Issue 29 §4: the owner rewrites two campaign plans' concepts alike and rejects two plans for
+/// the same reason. Offline, the rules give a strategy lesson in the rewrite's words and a rule
+/// in the reason's words, and both reach the agent's next prompt. With a hosted model, the model
+/// words each from the corrections behind it.
+async fn rewrites_and_rejections_become_lessons(backend: Backend) {
+    use herald::ai_agent::llm::scripted::ScriptedModel;
+    for hosted in [false, true] {
+        let model = std::sync::Arc::new(ScriptedModel::new());
+        let opts = Options {
+            model: hosted.then(|| model.clone() as _),
+            ..Default::default()
+        };
+        let Some(app) = spawn_app_with(backend, opts).await else {
+            return;
+        };
+        let c = crm(&app).await;
+        let agent = assistant_agent(&app, c.org.org_id).await;
+        let rewrites = [
+            "Lead with the appointment reminder, not the discount",
+            "Lead with the appointment reminder and not the discount",
+        ];
+        for (round, concept) in rewrites.iter().enumerate() {
+            let plan = present_campaign(&app, &c, &agent).await;
+            let _: Value = app
+                .ok_as(
+                    &c.org.client,
+                    "/api/plans/edit",
+                    json!({"id": plan["id"], "edit": {"title": null, "summary": null, "message_concept": concept}}),
+                )
+                .await;
+            let reason = ["Never text on Sundays", "never text on a Sunday!"][round];
+            let _: Value = app
+                .ok_as(
+                    &c.org.client,
+                    "/api/plans/reject",
+                    json!({"id": plan["id"], "reason": reason}),
+                )
+                .await;
+        }
+        if hosted {
+            model.say("Open with the appointment reminder; keep the discount for later.");
+            model.say("Do not text anyone on a Sunday.");
+        }
+        let r = review(&app, &c.org, agent.id).await;
+        assert_eq!(r["created"], 2, "{r}");
+        let mut texts: Vec<String> = lessons(&app, &c.org, agent.id)
+            .await
+            .iter()
+            .map(|l| l["text"].as_str().unwrap().to_owned())
+            .collect();
+        texts.sort();
+        if hosted {
+            assert_eq!(
+                texts,
+                [
+                    "Do not text anyone on a Sunday.",
+                    "Open with the appointment reminder; keep the discount for later."
+                ]
+            );
+            let asked = model.seen_systems.lock().unwrap().clone();
+            assert_eq!(asked.len(), 2, "one wording a lesson: {asked:?}");
+            assert!(asked.iter().all(|s| s.contains("lasting lesson")));
+        } else {
+            assert_eq!(
+                texts,
+                [
+                    "Never text on Sundays.",
+                    "Write campaign concepts the way people rewrote them in 2 plans: \"Lead with the appointment reminder, not the discount\""
+                ]
+            );
+            // A second review finds the same two lessons, with nothing new.
+            let again = review(&app, &c.org, agent.id).await;
+            assert_eq!(again["created"], 0, "{again}");
+        }
+    }
+}
+
+on_both_databases!(rewrites_and_rejections_become_lessons);

@@ -1,8 +1,13 @@
 //! The offline distillation: deterministic rules from signals to lessons. Three drafts cut by
 //! more than 30 % give "keep texts short"; contacts tagged X left out of two campaigns (while
-//! nobody tagged X stayed in) give "leave out contacts tagged X from campaigns".
-use crate::ai_agent::learning::signals::{AUDIENCE_DROP, DRAFT_EDIT};
+//! nobody tagged X stayed in) give "leave out contacts tagged X from campaigns"; a campaign
+//! concept rewritten alike in two plans gives a strategy lesson in the rewrite's words; a
+//! rejection reason given alike for two plans becomes a rule in the reason's words.
+use crate::ai_agent::learning::signals::{
+    AUDIENCE_DROP, CONCEPT_REWRITE, DRAFT_EDIT, PLAN_REJECTED,
+};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
 
@@ -11,8 +16,17 @@ pub const SHORTENED_DRAFTS: usize = 3;
 /// Campaigns a tag must be left out of before "leave out contacts tagged X".
 pub const CAMPAIGNS_LEFT_OUT: usize = 2;
 
+/// Plans a concept must be rewritten alike in, or rejected alike, before it is a lesson.
+pub const ALIKE_PLANS: usize = 2;
+/// Two texts say the same thing when they share this share of their words (of either's).
+const ALIKE_WORDS: f64 = 0.6;
+
 pub const SHORT_TEXTS: &str = "short_texts";
 pub const EXCLUDE_TAG: &str = "exclude_tag:";
+/// A strategy lesson from concept rewrites: `concept:` and a hash of the rewrite's words.
+pub const CONCEPT: &str = "concept:";
+/// A rule from rejection reasons: `rule:` and a hash of the reason's words.
+pub const RULE: &str = "rule:";
 
 /// A signal as the rules read it.
 #[derive(Clone, Debug)]
@@ -53,6 +67,118 @@ fn tags(v: &Value, k: &str) -> BTreeSet<String> {
 /// The tag a rule key excludes from campaigns, if it is such a rule.
 pub fn excluded_tag(rule_key: &str) -> Option<&str> {
     rule_key.strip_prefix(EXCLUDE_TAG)
+}
+
+/// A text's words, lower-case, without punctuation.
+fn words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .map(|w| w.trim_matches('\'').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether two texts say the same thing: they share 60 % of the words of the longer one.
+fn alike(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
+    let shared = a.intersection(b).count() as f64;
+    let most = a.len().max(b.len()) as f64;
+    most > 0.0 && shared / most >= ALIKE_WORDS
+}
+
+/// Texts that say the same thing, gathered across the signals: each group's words (its oldest
+/// text: newer signals come first), the plans it came from and its signals.
+struct Alike {
+    text: String,
+    words: BTreeSet<String>,
+    plans: BTreeSet<Uuid>,
+    sources: Vec<Uuid>,
+}
+
+fn gather<'a>(texts: impl Iterator<Item = (&'a Input, &'a str)>) -> Vec<Alike> {
+    let mut groups: Vec<Alike> = Vec::new();
+    for (s, text) in texts {
+        let w = words(text);
+        if w.is_empty() {
+            continue;
+        }
+        match groups.iter_mut().find(|g| alike(&g.words, &w)) {
+            Some(g) => {
+                g.plans.insert(s.subject_id);
+                g.sources.push(s.id);
+                // The oldest wording names the group, so that its key stays as signals come.
+                g.text = text.trim().to_owned();
+                g.words = w;
+            }
+            None => groups.push(Alike {
+                text: text.trim().to_owned(),
+                words: w,
+                plans: BTreeSet::from([s.subject_id]),
+                sources: vec![s.id],
+            }),
+        }
+    }
+    groups
+}
+
+/// A short, stable key for words: the first 12 hex digits of their hash.
+fn key_of(prefix: &str, words: &BTreeSet<String>) -> String {
+    let joined: Vec<&str> = words.iter().map(String::as_str).collect();
+    let digest = Sha256::digest(joined.join(" ").as_bytes());
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    format!("{prefix}{hex}")
+}
+
+/// A sentence: capital first letter and a full stop.
+fn sentence(text: &str) -> String {
+    let t = text.trim().trim_end_matches(['.', '!']);
+    let mut c = t.chars();
+    let first: String = c
+        .next()
+        .map(|f| f.to_uppercase().collect())
+        .unwrap_or_default();
+    format!("{first}{}.", c.as_str())
+}
+
+fn detail_text<'a>(s: &'a Input, key: &str) -> &'a str {
+    s.detail
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// Concept rewrites alike in two plans, and rejection reasons alike for two plans.
+fn repeated_words(signals: &[Input]) -> Vec<Proposal> {
+    let mut out = Vec::new();
+    let rewrites = signals
+        .iter()
+        .filter(|s| s.kind == CONCEPT_REWRITE)
+        .map(|s| (s, detail_text(s, "after")));
+    for g in gather(rewrites) {
+        if g.plans.len() >= ALIKE_PLANS {
+            out.push(Proposal {
+                rule_key: key_of(CONCEPT, &g.words),
+                text: format!(
+                    "Write campaign concepts the way people rewrote them in {} plans: \"{}\"",
+                    g.plans.len(),
+                    g.text
+                ),
+                sources: g.sources,
+            });
+        }
+    }
+    let reasons = signals
+        .iter()
+        .filter(|s| s.kind == PLAN_REJECTED)
+        .map(|s| (s, detail_text(s, "reason")));
+    for g in gather(reasons) {
+        if g.plans.len() >= ALIKE_PLANS {
+            out.push(Proposal {
+                rule_key: key_of(RULE, &g.words),
+                text: sentence(&g.text),
+                sources: g.sources,
+            });
+        }
+    }
+    out
 }
 
 pub fn distill(signals: &[Input]) -> Vec<Proposal> {
@@ -97,6 +223,7 @@ pub fn distill(signals: &[Input]) -> Vec<Proposal> {
             });
         }
     }
+    out.extend(repeated_words(signals));
     out
 }
 
@@ -186,5 +313,78 @@ mod tests {
         ];
         assert_eq!(distill(&s), distill(&s));
         assert_eq!(distill(&s).len(), 2);
+    }
+
+    fn said(kind: &str, plan: Uuid, key: &str, text: &str) -> Input {
+        Input {
+            id: Uuid::new_v4(),
+            kind: kind.into(),
+            subject_id: plan,
+            detail: json!({ key: text }),
+        }
+    }
+
+    #[test]
+    fn a_rejection_reason_given_for_two_plans_becomes_a_rule() {
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let once = [said(PLAN_REJECTED, a, "reason", "never text on Sundays")];
+        assert!(distill(&once).is_empty(), "once is not a rule");
+        let twice = [
+            said(PLAN_REJECTED, b, "reason", "Never text on a Sunday!"),
+            said(PLAN_REJECTED, a, "reason", "never text on Sundays"),
+        ];
+        let p = distill(&twice);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].text, "Never text on Sundays.");
+        assert!(p[0].rule_key.starts_with(RULE) && p[0].rule_key.len() <= 40);
+        assert_eq!(p[0].sources.len(), 2);
+        // The key comes from the oldest wording: a third rejection keeps the lesson's key.
+        let mut thrice = vec![said(
+            PLAN_REJECTED,
+            Uuid::new_v4(),
+            "reason",
+            "No texts on sundays",
+        )];
+        thrice.extend(twice.iter().cloned());
+        assert_eq!(distill(&thrice)[0].rule_key, p[0].rule_key);
+        // Two different reasons are two different things; an empty reason is none.
+        let different = [
+            said(PLAN_REJECTED, a, "reason", "never text on Sundays"),
+            said(PLAN_REJECTED, b, "reason", "the discount is too big"),
+            said(PLAN_REJECTED, b, "reason", ""),
+        ];
+        assert!(distill(&different).is_empty());
+    }
+
+    #[test]
+    fn a_concept_rewritten_alike_in_two_plans_becomes_a_strategy_lesson() {
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let rewrites = [
+            said(
+                CONCEPT_REWRITE,
+                b,
+                "after",
+                "Lead with the appointment reminder, then the discount",
+            ),
+            said(
+                CONCEPT_REWRITE,
+                a,
+                "after",
+                "Lead with the appointment reminder, not the discount",
+            ),
+        ];
+        let p = distill(&rewrites);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].rule_key.starts_with(CONCEPT));
+        assert_eq!(
+            p[0].text,
+            "Write campaign concepts the way people rewrote them in 2 plans: \"Lead with the appointment reminder, not the discount\""
+        );
+        // The same plan rewritten twice is one plan.
+        let one_plan = [
+            said(CONCEPT_REWRITE, a, "after", "Lead with the reminder"),
+            said(CONCEPT_REWRITE, a, "after", "Lead with the reminder"),
+        ];
+        assert!(distill(&one_plan).is_empty());
     }
 }
