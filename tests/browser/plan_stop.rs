@@ -1,8 +1,9 @@
-//! In Chromium, on a desktop (both databases) and a 390 px phone (issue 29 §2): a step plan
-//! waits on its writes; the notification says so and leads to the plan (scrolled to the first
-//! waiting step); a person edits a text's words and confirms it, and it goes as edited; then they
-//! stop the plan with a reason, and the card says who stopped it and why, its waiting steps
-//! skipped.
+//! In Chromium, on a desktop (both databases) and a 390 px phone (issue 29 §2 and §6): a step
+//! plan waits on its writes; the notification says so and leads to the plan (scrolled to the
+//! first waiting step); a person edits a text's words and confirms it, and it goes as edited.
+//! Then a second plan is approved and stopped mid-run, after its tag step ran, with a reason:
+//! its card says who stopped it and why, its waiting texts are skipped, and the first plan still
+//! waits where it was.
 use crate::harness::*;
 use crate::helpers::Backend;
 
@@ -50,23 +51,65 @@ async fn stop_a_waiting_plan(backend: Backend, screen: Screen) {
     b.wait_for(&format!("{first}[data-status='completed']"))
         .await;
     b.wait_for_text(first, "Reply YES to book a time").await;
-    b.click(".plan-stop").await;
+    let first_plan = ".plan-card[data-status='executing']";
+
+    // A second plan of the same kind: approved, its tag step confirmed and run, its texts
+    // waiting: mid-run. It is stopped with a reason.
+    b.open(&format!("{}/assistant", server.base)).await;
+    b.click("#plan-switch").await;
     b.fill(
-        ".plan-stop-reason",
+        "#assistant-input",
+        "find the quote leads, tag them follow-up and text each a check-in",
+    )
+    .await;
+    b.click("#assistant-send").await;
+    let second = ".plan-card[data-status='awaiting_approval']";
+    b.wait_for(&format!("{second} .step-plan")).await;
+    let id = b
+        .wait_for(second)
+        .await
+        .attr("data-plan-id")
+        .await
+        .unwrap()
+        .unwrap();
+    let second = format!(".plan-card[data-plan-id='{id}']");
+    b.click(&format!("{second} .plan-approve")).await;
+    let tag_step = format!("{second} .step-box[data-step='tag']");
+    b.wait_for(&format!("{tag_step}[data-status='awaiting_confirmation']"))
+        .await;
+    b.click(&format!("{tag_step} .step-confirm")).await;
+    b.wait_for(&format!("{tag_step}[data-status='completed']"))
+        .await;
+    b.click(&format!("{second} .plan-stop")).await;
+    b.fill(
+        &format!("{second} .plan-stop-reason"),
         "Wrong list: these leads already booked",
     )
     .await;
     b.shot(&format!("{tag}-71-stop-reason")).await;
-    b.click(".plan-stop-send").await;
-    b.wait_for(".plan-card[data-status='stopped']").await;
-    b.wait_for_text(".plan-stopped", "Wrong list: these leads already booked")
+    b.click(&format!("{second} .plan-stop-send")).await;
+    b.wait_for(&format!("{second}[data-status='stopped']"))
         .await;
-    b.wait_for_text(".plan-stopped", "Stopped by Dana Demo")
+    b.wait_for_text(
+        &format!("{second} .plan-stopped"),
+        "Wrong list: these leads already booked",
+    )
+    .await;
+    b.wait_for_text(&format!("{second} .plan-stopped"), "Stopped by Dana Demo")
         .await;
-    b.wait_for(".step-box[data-step='tag'][data-status='skipped']")
+    b.wait_for(&format!(
+        "{second} .step-box[data-step='text_0'][data-status='skipped']"
+    ))
+    .await;
+    b.wait_for(&format!("{tag_step}[data-status='completed']"))
         .await;
     b.shot(&format!("{tag}-72-stopped")).await;
     b.assert_fits_width("the stopped plan").await;
+    // The first plan is untouched: still running, its tag step still waiting for a person.
+    b.wait_for(&format!(
+        "{first_plan} .step-box[data-step='tag'][data-status='awaiting_confirmation']"
+    ))
+    .await;
     b.client.clone().close().await.unwrap();
 }
 
