@@ -237,6 +237,8 @@ fn StepBox(
                 "{step.tool}"
                 if view.mutates { span { class: "badge keyword", "writes" } }
             }
+            if let Some(w) = step.when.clone() { div { class: "step-when small", "Only if {w}" } }
+            if step.on.is_some() { div { class: "step-when small", "Only if the step it reads fails" } }
             ul { class: "step-args mono small",
                 for (k , v) in args.as_object().cloned().unwrap_or_default() {
                     li { key: "{k}",

@@ -15,11 +15,8 @@ async fn campaign_from_plan_to_sent_on(backend: Backend, screen: Screen) {
     let b = start_browser_on(screen).await;
     let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     b.sign_in_demo(&server.base).await;
-    b.open(&format!("{}/assistant", server.base)).await;
-    b.click("#plan-switch").await;
-    b.fill("#assistant-input", "follow up with quiet quote leads")
+    b.ask_for_a_plan(&server.base, "follow up with quiet quote leads")
         .await;
-    b.click("#assistant-send").await;
     b.wait_for(".plan-card[data-status='awaiting_approval']")
         .await;
     b.wait_for_text(".plan-concept", "follow-up on the quote")

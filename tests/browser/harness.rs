@@ -305,6 +305,14 @@ impl Browser {
         self.wait_for("#nav-assistant").await;
     }
 
+    /// Asks the Assistant, in plan mode, for `request` (the page at `base`).
+    pub async fn ask_for_a_plan(&self, base: &str, request: &str) {
+        self.open(&format!("{base}/assistant")).await;
+        self.click("#plan-switch").await;
+        self.fill("#assistant-input", request).await;
+        self.click("#assistant-send").await;
+    }
+
     /// Opens `url` and waits until the client app has hydrated.
     pub async fn open(&self, url: &str) {
         self.client.goto(url).await.unwrap();

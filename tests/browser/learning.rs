@@ -23,11 +23,8 @@ async fn open_assistant_agent(b: &Browser, base: &str) {
 }
 
 async fn ask_for_the_campaign(b: &Browser, base: &str) {
-    b.open(&format!("{base}/assistant")).await;
-    b.click("#plan-switch").await;
-    b.fill("#assistant-input", "follow up with quiet quote leads")
+    b.ask_for_a_plan(base, "follow up with quiet quote leads")
         .await;
-    b.click("#assistant-send").await;
 }
 
 /// Waits until exactly `n` elements match `css`.

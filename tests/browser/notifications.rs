@@ -16,14 +16,11 @@ async fn plan_notification_deep_links_on(backend: Backend, screen: Screen) {
     let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     b.sign_in_demo(&server.base).await;
 
-    b.open(&format!("{}/assistant", server.base)).await;
-    b.click("#plan-switch").await;
-    b.fill(
-        "#assistant-input",
+    b.ask_for_a_plan(
+        &server.base,
         "tag everyone who has not replied in 30 days as quiet",
     )
     .await;
-    b.click("#assistant-send").await;
     b.wait_for(".plan-card[data-status='awaiting_approval']")
         .await;
     // The count (the demo's agent has drafted replies too): the sidebar on a desktop, the

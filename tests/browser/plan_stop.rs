@@ -15,14 +15,11 @@ async fn stop_a_waiting_plan(backend: Backend, screen: Screen) {
     let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     b.sign_in_demo(&server.base).await;
     b.wait_for("#nav-assistant").await;
-    b.open(&format!("{}/assistant", server.base)).await;
-    b.click("#plan-switch").await;
-    b.fill(
-        "#assistant-input",
+    b.ask_for_a_plan(
+        &server.base,
         "find the quote leads, tag them follow-up and text each a check-in",
     )
     .await;
-    b.click("#assistant-send").await;
     b.wait_for(".plan-card[data-status='awaiting_approval'] .step-plan")
         .await;
     b.click(".plan-approve").await;
@@ -55,14 +52,11 @@ async fn stop_a_waiting_plan(backend: Backend, screen: Screen) {
 
     // A second plan of the same kind: approved, its tag step confirmed and run, its texts
     // waiting: mid-run. It is stopped with a reason.
-    b.open(&format!("{}/assistant", server.base)).await;
-    b.click("#plan-switch").await;
-    b.fill(
-        "#assistant-input",
+    b.ask_for_a_plan(
+        &server.base,
         "find the quote leads, tag them follow-up and text each a check-in",
     )
     .await;
-    b.click("#assistant-send").await;
     let second = ".plan-card[data-status='awaiting_approval']";
     b.wait_for(&format!("{second} .step-plan")).await;
     let id = b

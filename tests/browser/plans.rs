@@ -17,14 +17,11 @@ async fn plan_card_edit_approve_on(backend: Backend, screen: Screen) {
     b.sign_in_demo(&server.base).await;
     b.wait_for("#nav-assistant").await;
 
-    b.open(&format!("{}/assistant", server.base)).await;
-    b.click("#plan-switch").await;
-    b.fill(
-        "#assistant-input",
+    b.ask_for_a_plan(
+        &server.base,
         "tag everyone who has not replied in 30 days as quiet",
     )
     .await;
-    b.click("#assistant-send").await;
     b.wait_for(".plan-card[data-status='awaiting_approval']")
         .await;
     b.wait_for_text(".plan-counts", "3 in · 1 out").await;
@@ -97,14 +94,11 @@ async fn plan_card_edit_approve_on(backend: Backend, screen: Screen) {
     b.click("#agent-save").await;
     b.wait_for_text(".agent-form .ok", "Saved").await;
     b.shot(&format!("{tag}-24-risk-gated")).await;
-    b.open(&format!("{}/assistant", server.base)).await;
-    b.click("#plan-switch").await;
-    b.fill(
-        "#assistant-input",
+    b.ask_for_a_plan(
+        &server.base,
         "tag everyone who has not replied in 30 days as dormant",
     )
     .await;
-    b.click("#assistant-send").await;
     b.wait_for_text(".plan-auto-note", "Plan auto-approved")
         .await;
     b.wait_for(".plan-card[data-status='done']").await;

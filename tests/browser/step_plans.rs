@@ -20,14 +20,11 @@ async fn step_plan_flow_on(backend: Backend, screen: Screen) {
     let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     b.sign_in_demo(&server.base).await;
     b.wait_for("#nav-assistant").await;
-    b.open(&format!("{}/assistant", server.base)).await;
-    b.click("#plan-switch").await;
-    b.fill(
-        "#assistant-input",
+    b.ask_for_a_plan(
+        &server.base,
         "find the quote leads, tag them follow-up and text each a check-in",
     )
     .await;
-    b.click("#assistant-send").await;
     b.wait_for(".plan-card[data-status='awaiting_approval'] .step-plan")
         .await;
     // Three layers: find; the tag and the texts; the notes.

@@ -238,19 +238,24 @@ async fn the_funnel_is_counted_as_data_arrives(backend: Backend) {
     assert_eq!(html.matches("class=\"campaign-row\"").count(), 1, "{html}");
 
     // Counted again from nothing, as a database from before the counters is: the migration's
-    // backfill, then the passes for opt-outs and clicks.
-    let db = &app.state.db;
+    // backfill, then the passes for opt-outs and clicks. In one transaction, as the migration
+    // runs before the server starts: the server's own passes run in the background here, and
+    // one that claimed the opt-outs between the reset and the backfill would count them into a
+    // counter row not there yet (CI saw it on PostgreSQL).
+    use sea_orm::TransactionTrait;
+    let txn = app.state.db.begin().await.unwrap();
     for sql in [
         "DELETE FROM campaign_funnel",
         "UPDATE assistant_operation_item SET replied_at = NULL, opted_out_at = NULL, clicked_at = NULL",
         "UPDATE suppression SET funnel_rolled = false",
         "UPDATE tracked_link SET funnel_rolled = false",
     ] {
-        db.execute_unprepared(sql).await.unwrap();
+        txn.execute_unprepared(sql).await.unwrap();
     }
-    migration::m20261129_000054_campaign_funnels::backfill(&migration::SchemaManager::new(db))
+    migration::m20261129_000054_campaign_funnels::backfill(&migration::SchemaManager::new(&txn))
         .await
         .unwrap();
+    txn.commit().await.unwrap();
     assert_eq!(
         exported(&app, &c.org).await,
         kept,

@@ -11,8 +11,6 @@ use crate::fake_llm::{self, Dialect, Seen, Step};
 use crate::helpers::*;
 use crate::on_both_databases;
 use crate::step_plan_support::{decide, get, hash_of, status_of, until};
-use herald::ai_agent::llm::rig::RigModel;
-use herald::messaging::transport::outbox::OutboxTransport;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -311,17 +309,7 @@ async fn hosted_model_writes_step_plans_from_the_catalog(backend: Backend, diale
     });
     let mind = planner.clone();
     llm.otherwise(Box::new(move |seen| mind.answer(seen)));
-    let model = Arc::new(RigModel::new(&llm.settings(Duration::from_secs(10))).unwrap());
-    let outbox = Arc::new(OutboxTransport::default());
-    let Some(app) = spawn_app_with(
-        backend,
-        Options {
-            model: Some(model),
-            transport: Some(outbox.clone()),
-            ..Default::default()
-        },
-    )
-    .await
+    let Some((app, outbox)) = fake_llm::spawn_with(backend, &llm, Duration::from_secs(10)).await
     else {
         return;
     };

@@ -127,6 +127,28 @@ impl FakeLlm {
     }
 }
 
+/// A test app whose model is `llm` (through rig, giving up after `timeout`) and whose texts go
+/// to the returned outbox.
+pub async fn spawn_with(
+    backend: crate::helpers::Backend,
+    llm: &FakeLlm,
+    timeout: Duration,
+) -> Option<(
+    crate::helpers::TestApp,
+    Arc<herald::messaging::transport::outbox::OutboxTransport>,
+)> {
+    let model =
+        Arc::new(herald::ai_agent::llm::rig::RigModel::new(&llm.settings(timeout)).unwrap());
+    let outbox = Arc::new(herald::messaging::transport::outbox::OutboxTransport::default());
+    let options = crate::helpers::Options {
+        model: Some(model),
+        transport: Some(outbox.clone()),
+        ..Default::default()
+    };
+    let app = crate::helpers::spawn_app_with(backend, options).await?;
+    Some((app, outbox))
+}
+
 pub async fn start(dialect: Dialect) -> Arc<FakeLlm> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

@@ -8,7 +8,6 @@ use crate::fake_llm::{self, Dialect, Seen, Step};
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::ai_agent::llm::rig::RigModel;
-use herald::messaging::transport::outbox::OutboxTransport;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,17 +70,8 @@ async fn planning_through(backend: Backend, dialect: Dialect) {
             Step::text("(nothing else scripted)")
         }
     }));
-    let model = Arc::new(RigModel::new(&llm.settings(Duration::from_millis(1500))).unwrap());
-    let outbox = Arc::new(OutboxTransport::default());
-    let Some(app) = spawn_app_with(
-        backend,
-        Options {
-            model: Some(model),
-            transport: Some(outbox.clone()),
-            ..Default::default()
-        },
-    )
-    .await
+    let Some((app, outbox)) =
+        fake_llm::spawn_with(backend, &llm, Duration::from_millis(1500)).await
     else {
         return;
     };

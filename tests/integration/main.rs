@@ -96,6 +96,7 @@ mod scheduled_texts;
 mod segments;
 mod sender_profiles;
 mod step_campaign;
+mod step_conditions;
 mod step_continuity;
 mod step_crash;
 mod step_edit;

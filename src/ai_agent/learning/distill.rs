@@ -145,35 +145,33 @@ fn detail_text<'a>(s: &'a Input, key: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-/// Concept rewrites alike in two plans, and rejection reasons alike for two plans.
+/// Concept rewrites alike in two plans, and rejection reasons alike for two plans: for each,
+/// the signal's kind, the words it carries, its rule's prefix and the lesson's words.
 fn repeated_words(signals: &[Input]) -> Vec<Proposal> {
+    type Words = fn(&Alike) -> String;
+    let rules: [(&str, &str, &str, Words); 2] = [
+        (CONCEPT_REWRITE, "after", CONCEPT, |g| {
+            format!(
+                "Write campaign concepts the way people rewrote them in {} plans: \"{}\"",
+                g.plans.len(),
+                g.text
+            )
+        }),
+        (PLAN_REJECTED, "reason", RULE, |g| sentence(&g.text)),
+    ];
     let mut out = Vec::new();
-    let rewrites = signals
-        .iter()
-        .filter(|s| s.kind == CONCEPT_REWRITE)
-        .map(|s| (s, detail_text(s, "after")));
-    for g in gather(rewrites) {
-        if g.plans.len() >= ALIKE_PLANS {
+    for (kind, field, prefix, words) in rules {
+        let said = signals
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| (s, detail_text(s, field)));
+        for g in gather(said)
+            .into_iter()
+            .filter(|g| g.plans.len() >= ALIKE_PLANS)
+        {
             out.push(Proposal {
-                rule_key: key_of(CONCEPT, &g.words),
-                text: format!(
-                    "Write campaign concepts the way people rewrote them in {} plans: \"{}\"",
-                    g.plans.len(),
-                    g.text
-                ),
-                sources: g.sources,
-            });
-        }
-    }
-    let reasons = signals
-        .iter()
-        .filter(|s| s.kind == PLAN_REJECTED)
-        .map(|s| (s, detail_text(s, "reason")));
-    for g in gather(reasons) {
-        if g.plans.len() >= ALIKE_PLANS {
-            out.push(Proposal {
-                rule_key: key_of(RULE, &g.words),
-                text: sentence(&g.text),
+                rule_key: key_of(prefix, &g.words),
+                text: words(&g),
                 sources: g.sources,
             });
         }

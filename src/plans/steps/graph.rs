@@ -21,9 +21,13 @@ pub enum GraphError {
     Cycle(Vec<String>),
 }
 
-/// Every reference a step makes: in its arguments, and its `for_each` list (at `for_each`).
+/// Every reference a step makes: in its arguments, its `for_each` list (at `for_each`) and its
+/// `when` (at `when`; a malformed `when` is the validator's to name).
 pub fn step_references(s: &PlanStep) -> Result<Vec<(String, Reference)>, RefError> {
     let mut refs = references_in(&s.arguments)?;
+    if let Some(Ok(c)) = s.when.as_deref().map(super::condition::parse) {
+        refs.push(("when".to_owned(), c.reference));
+    }
     if let Some(Value::String(source)) = &s.for_each {
         refs.extend(
             references_in(&Value::String(source.clone()))?

@@ -64,6 +64,15 @@ impl StepStatus {
     }
 }
 
+/// Which outcome of the step it reads a step waits for (seed 004's "receipt or error").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum StepOn {
+    /// Only when the step it reads fails.
+    Failure,
+}
+
 /// One tool call in the plan. `arguments` may hold references (`{{step_id.result.path}}`).
 /// The planner writes the first four fields; the rest are the run's, never the model's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,6 +95,17 @@ pub struct PlanStep {
     /// `{"filter": {…}}`, each item a contact with id, name, first_name and phone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub for_each: Option<Value>,
+    /// Run only if this holds, checked once the step's inputs are ready: a comparison
+    /// (`"{{check.result.count}} > 0"`, `"{{get.result.status}} == 'open'"`; `==` `!=` `>`
+    /// `>=` `<` `<=` against a number, a quoted text, true, false or null) or a reference alone
+    /// (`"{{find.result.contacts}}"`: there and not empty, false or 0). When it does not hold the
+    /// step is skipped, saying why, and so are the steps that read its result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// `failure`: run only if the one step this one reads fails, whose error it may name as
+    /// `{{step.error}}` (e.g. a note "could not text: {{send.error}}"); skipped if it completes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<StepOn>,
     #[serde(default)]
     #[cfg_attr(feature = "server", schemars(skip))]
     pub status: StepStatus,
@@ -121,6 +141,8 @@ impl PlanStep {
     pub fn as_planned(&self) -> Self {
         let mut s = Self::new(&self.id, &self.intent, &self.tool, self.arguments.clone());
         s.for_each = self.for_each.clone();
+        s.when = self.when.clone();
+        s.on = self.on;
         s
     }
 
@@ -138,6 +160,8 @@ impl PlanStep {
             tool: tool.into(),
             arguments,
             for_each: None,
+            when: None,
+            on: None,
             status: StepStatus::Ready,
             result: None,
             error: None,

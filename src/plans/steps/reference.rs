@@ -1,6 +1,7 @@
 //! References between steps: an argument that is exactly `{{step.result.path}}` becomes the
 //! typed JSON found there; one inside a longer string is interpolated as text. Paths index
-//! arrays (`data[0].phone`). In a `for_each` step, `{{item.path}}` is the current item.
+//! arrays (`data[0].phone`). In a `for_each` step, `{{item.path}}` is the current item. A step
+//! that runs `on: failure` may name the failed step's error, `{{step.error}}`.
 use serde_json::Value;
 use std::fmt;
 
@@ -11,11 +12,17 @@ pub enum Segment {
     Index(usize),
 }
 
-/// `{{step.result<path>}}`.
+/// `{{step.result<path>}}`, or `{{step.error}}` (then `error` and no path).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reference {
     pub step: String,
     pub path: Vec<Segment>,
+    pub error: bool,
+}
+
+/// The key under which a lookup finds a failed step's error: `step.error`.
+pub fn error_key(step: &str) -> String {
+    format!("{step}.error")
 }
 
 /// The name a `for_each` step's arguments use for the item they run on: `{{item.id}}`.
@@ -25,6 +32,9 @@ impl fmt::Display for Reference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.step == ITEM {
             return write!(f, "{{{{{ITEM}{}}}}}", path_text(&self.path));
+        }
+        if self.error {
+            return write!(f, "{{{{{}.error}}}}", self.step);
         }
         write!(f, "{{{{{}.result{}}}}}", self.step, path_text(&self.path))
     }
@@ -79,6 +89,16 @@ fn is_name(c: char) -> bool {
 pub fn parse_reference(inner: &str) -> Result<Reference, RefError> {
     let bad = || RefError::Malformed(format!("{{{{{inner}}}}}"));
     let inner = inner.trim();
+    if let Some(step) = inner.strip_suffix(".error") {
+        if step.is_empty() || step == ITEM || !step.chars().all(is_name) {
+            return Err(bad());
+        }
+        return Ok(Reference {
+            step: step.into(),
+            path: Vec::new(),
+            error: true,
+        });
+    }
     let item_rest = inner
         .strip_prefix(ITEM)
         .filter(|r| r.is_empty() || r.starts_with('.') || r.starts_with('['));
@@ -121,6 +141,7 @@ pub fn parse_reference(inner: &str) -> Result<Reference, RefError> {
     Ok(Reference {
         step: step.into(),
         path,
+        error: false,
     })
 }
 
@@ -188,6 +209,9 @@ pub fn lookup<'a>(
     r: &Reference,
     result_of: &dyn Fn(&str) -> Option<&'a Value>,
 ) -> Result<&'a Value, RefError> {
+    if r.error {
+        return result_of(&error_key(&r.step)).ok_or_else(|| RefError::NoResult(r.step.clone()));
+    }
     let mut v = result_of(&r.step).ok_or_else(|| RefError::NoResult(r.step.clone()))?;
     for seg in &r.path {
         let next = match seg {

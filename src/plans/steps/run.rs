@@ -513,6 +513,17 @@ async fn run_until_paused(
     }
 }
 
+/// Whether a failed step's failure was handled: a step that runs `on: failure` of it completed
+/// (seed 004's "receipt or error": the plan took the other branch, and did not fail).
+fn handled(steps: &[PlanStep], failed: &PlanStep) -> bool {
+    steps.iter().any(|t| {
+        t.on == Some(super::model::StepOn::Failure)
+            && t.status == StepStatus::Completed
+            && super::graph::step_references(t)
+                .is_ok_and(|refs| refs.iter().any(|(_, r)| r.step == failed.id))
+    })
+}
+
 fn outcome(steps: &[PlanStep]) -> Option<StepsOutcome> {
     steps
         .iter()
@@ -520,11 +531,19 @@ fn outcome(steps: &[PlanStep]) -> Option<StepsOutcome> {
         .then(|| StepsOutcome::Finished {
             failed: steps
                 .iter()
-                .filter(|s| s.status == StepStatus::Failed)
+                .filter(|s| s.status == StepStatus::Failed && !handled(steps, s))
                 .count(),
+            // What a handled failure blocked was the branch not taken.
             blocked: steps
                 .iter()
                 .filter(|s| s.status == StepStatus::Blocked)
+                .filter(|s| {
+                    let cause = s
+                        .error
+                        .as_deref()
+                        .and_then(|e| e.strip_prefix(super::schedule::BLOCKED_BY_FAILURE));
+                    !cause.is_some_and(|id| steps.iter().any(|f| f.id == id && handled(steps, f)))
+                })
                 .count(),
         })
 }

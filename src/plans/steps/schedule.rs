@@ -2,20 +2,28 @@
 //! loop. Eager runs every ready step at once up to a bound; lazy runs one step per Continue.
 //! Steps that need a person's confirmation pause there; every transition goes to `save`.
 use super::graph::Graph;
-use super::model::{PlanStep, StepMode, StepStatus};
-use super::reference::resolve;
+use super::model::{PlanStep, StepMode, StepOn, StepStatus};
+use super::reference::{error_key, resolve};
 use chrono::{DateTime, Utc};
 use futures::stream::{FuturesUnordered, StreamExt};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 
-/// Whether step `i` may start: ready, and everything it reads has completed.
+/// Whether step `i` may start: ready, and everything it reads has completed (for an
+/// `on: failure` step: has failed).
 pub fn is_runnable(steps: &[PlanStep], graph: &Graph, i: usize) -> bool {
-    steps[i].status == StepStatus::Ready
-        && graph.deps[i]
-            .iter()
-            .all(|&d| steps[d].status == StepStatus::Completed)
+    let wanted = if steps[i].on == Some(StepOn::Failure) {
+        StepStatus::Failed
+    } else {
+        StepStatus::Completed
+    };
+    steps[i].status == StepStatus::Ready && graph.deps[i].iter().all(|&d| steps[d].status == wanted)
+}
+
+/// Whether step `k` runs only if step `i`, which it reads, fails.
+fn handles_failure_of(steps: &[PlanStep], graph: &Graph, k: usize, i: usize) -> bool {
+    steps[k].on == Some(StepOn::Failure) && graph.deps[k].contains(&i)
 }
 
 /// The steps that may start now, in layer order.
@@ -29,15 +37,30 @@ pub fn runnable(steps: &[PlanStep], graph: &Graph) -> Vec<usize> {
         .collect()
 }
 
+/// How a step blocked by a failure says so, before the failed step's id.
+pub const BLOCKED_BY_FAILURE: &str = "depends on failed step ";
+
 /// Marks everything downstream of a failed or skipped step `blocked`, saying why; independent
-/// steps are left to go on. Answers the steps it blocked.
+/// steps are left to go on, and so are the steps that handle a failure (`on: failure`) and
+/// what follows them. Answers the steps it blocked.
 pub fn block_downstream(steps: &mut [PlanStep], graph: &Graph, cause: usize) -> Vec<usize> {
     let why = match steps[cause].status {
         StepStatus::Skipped => format!("depends on skipped step {}", steps[cause].id),
-        _ => format!("depends on failed step {}", steps[cause].id),
+        _ => format!("{BLOCKED_BY_FAILURE}{}", steps[cause].id),
     };
+    let failed = steps[cause].status == StepStatus::Failed;
     let mut blocked = Vec::new();
-    for k in graph.downstream(cause) {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack: Vec<usize> = graph.dependents[cause]
+        .iter()
+        .copied()
+        .filter(|&k| !(failed && handles_failure_of(steps, graph, k, cause)))
+        .collect();
+    while let Some(k) = stack.pop() {
+        if !seen.insert(k) {
+            continue;
+        }
+        stack.extend(graph.dependents[k].iter().copied());
         let s = &mut steps[k];
         if matches!(
             s.status,
@@ -51,15 +74,84 @@ pub fn block_downstream(steps: &mut [PlanStep], graph: &Graph, cause: usize) -> 
     blocked
 }
 
+/// Skips step `i` and everything downstream of it that has not run, each saying why: a
+/// condition that did not hold, or a failure handler whose step completed.
+pub fn skip_with_downstream(
+    steps: &mut [PlanStep],
+    graph: &Graph,
+    i: usize,
+    why: String,
+    at: DateTime<Utc>,
+) -> Vec<usize> {
+    let mut skipped = vec![i];
+    let s = &mut steps[i];
+    s.status = StepStatus::Skipped;
+    s.error = Some(why);
+    s.ended_at = Some(at);
+    let because = format!("its input {} was skipped", steps[i].id);
+    for k in graph.downstream(i) {
+        let s = &mut steps[k];
+        if matches!(
+            s.status,
+            StepStatus::Ready | StepStatus::AwaitingConfirmation
+        ) {
+            s.status = StepStatus::Skipped;
+            s.error = Some(because.clone());
+            s.ended_at = Some(at);
+            skipped.push(k);
+        }
+    }
+    skipped
+}
+
+/// The results a step's references may name: completed steps' results by id, and failed
+/// steps' errors by `error_key` (for `on: failure` steps).
+fn inputs(steps: &[PlanStep], among: impl Iterator<Item = usize>) -> HashMap<String, Value> {
+    let mut out = HashMap::new();
+    for d in among {
+        let s = &steps[d];
+        match s.status {
+            StepStatus::Completed => {
+                if let Some(r) = &s.result {
+                    out.insert(s.id.clone(), r.clone());
+                }
+            }
+            StepStatus::Failed => {
+                out.insert(
+                    error_key(&s.id),
+                    Value::String(s.error.clone().unwrap_or_default()),
+                );
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether step `i`'s `when` holds, from its inputs; Ok(None) when it has none.
+pub fn condition_of(steps: &[PlanStep], graph: &Graph, i: usize) -> Result<Option<String>, String> {
+    let Some(when) = steps[i].when.as_deref() else {
+        return Ok(None);
+    };
+    let c = super::condition::parse(when).map_err(|e| e.to_string())?;
+    let known = inputs(steps, graph.deps[i].iter().copied());
+    let (holds, value) = c
+        .holds(&|id: &str| known.get(id))
+        .map_err(|e| format!("its condition {when}: {e}"))?;
+    Ok((!holds).then(|| {
+        format!(
+            "not run: its condition {when} did not hold ({} was {})",
+            c.reference,
+            super::condition::short(&value)
+        )
+    }))
+}
+
 /// Step `i`'s arguments with its references resolved from completed steps' results (for a
 /// `for_each` step, its template and items: see `each`).
 pub fn resolved_arguments(steps: &[PlanStep], i: usize) -> Result<Value, String> {
-    let results: HashMap<&str, &Value> = steps
-        .iter()
-        .filter(|s| s.status == StepStatus::Completed)
-        .filter_map(|s| s.result.as_ref().map(|r| (s.id.as_str(), r)))
-        .collect();
-    let of = |id: &str| results.get(id).copied();
+    let known = inputs(steps, 0..steps.len());
+    let of = |id: &str| known.get(id);
     if steps[i].for_each.is_some() {
         return super::each::resolved_each(&steps[i], steps, &of);
     }
@@ -98,13 +190,8 @@ where
 /// Step `i`'s arguments resolved from the results of the steps it reads (its dependencies
 /// only: no scan of the whole plan).
 fn arguments_for(steps: &[PlanStep], graph: &Graph, i: usize) -> Result<Value, String> {
-    let deps = &graph.deps[i];
-    let lookup = |id: &str| {
-        deps.iter()
-            .map(|&d| &steps[d])
-            .find(|s| s.id == id && s.status == StepStatus::Completed)
-            .and_then(|s| s.result.as_ref())
-    };
+    let known = inputs(steps, graph.deps[i].iter().copied());
+    let lookup = |id: &str| known.get(id);
     if steps[i].for_each.is_some() {
         return super::each::resolved_each(&steps[i], steps, &lookup);
     }
@@ -155,8 +242,27 @@ where
             if steps[i].status != StepStatus::Ready {
                 continue; // blocked or skipped since it was queued
             }
+            match condition_of(steps, graph, i) {
+                Err(e) => {
+                    for k in fail(steps, graph, i, e, now(), save) {
+                        ready.push_back(k);
+                    }
+                    continue;
+                }
+                Ok(Some(why)) => {
+                    for k in skip_with_downstream(steps, graph, i, why, now()) {
+                        save(&steps[k]);
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+            }
             match arguments_for(steps, graph, i) {
-                Err(e) => fail(steps, graph, i, e, now(), save),
+                Err(e) => {
+                    for k in fail(steps, graph, i, e, now(), save) {
+                        ready.push_back(k);
+                    }
+                }
                 Ok(args) if needs_confirmation(&steps[i], &args) => {
                     if steps[i].status != StepStatus::AwaitingConfirmation {
                         steps[i].status = StepStatus::AwaitingConfirmation;
@@ -185,13 +291,26 @@ where
                 s.ended_at = Some(now());
                 save(s);
                 for &k in &graph.dependents[i] {
+                    if handles_failure_of(steps, graph, k, i) {
+                        if steps[k].status == StepStatus::Ready {
+                            let why = format!("not run: it runs only if {} fails", steps[i].id);
+                            for j in skip_with_downstream(steps, graph, k, why, now()) {
+                                save(&steps[j]);
+                            }
+                        }
+                        continue;
+                    }
                     waiting[k] -= 1;
                     if waiting[k] == 0 && steps[k].status == StepStatus::Ready {
                         ready.push_back(k);
                     }
                 }
             }
-            Err(e) => fail(steps, graph, i, e, now(), save),
+            Err(e) => {
+                for k in fail(steps, graph, i, e, now(), save) {
+                    ready.push_back(k);
+                }
+            }
         }
     }
     if steps.iter().all(|s| s.status.is_final()) {
@@ -201,6 +320,8 @@ where
     }
 }
 
+/// Marks step `i` failed and blocks what depends on it; answers the steps that handle its
+/// failure (`on: failure`) and may now start.
 fn fail(
     steps: &mut [PlanStep],
     graph: &Graph,
@@ -208,7 +329,7 @@ fn fail(
     error: String,
     at: DateTime<Utc>,
     save: &mut (dyn FnMut(&PlanStep) + Send),
-) {
+) -> Vec<usize> {
     let s = &mut steps[i];
     s.status = StepStatus::Failed;
     s.error = Some(error);
@@ -217,6 +338,11 @@ fn fail(
     for k in block_downstream(steps, graph, i) {
         save(&steps[k]);
     }
+    graph.dependents[i]
+        .iter()
+        .copied()
+        .filter(|&k| handles_failure_of(steps, graph, k, i) && is_runnable(steps, graph, k))
+        .collect()
 }
 
 #[cfg(test)]
@@ -364,6 +490,77 @@ mod tests {
             assert_eq!(status(&steps, id), StepStatus::Completed, "{id}");
         }
         assert!(saved.contains(&"report:Blocked".to_string()), "{saved:?}");
+    }
+
+    /// check → gated (when) → after; `alone` beside them.
+    fn gated(count: i64) -> Vec<PlanStep> {
+        let mut gated = step("gated", json!({"ms": 100, "n": "{{check.result.count}}"}));
+        gated.when = Some("{{check.result.count}} > 0".into());
+        vec![
+            step("check", json!({"ms": 100, "out": {"count": count}})),
+            gated,
+            step("after", json!({"ms": 100, "x": "{{gated.result}}"})),
+            step("alone", json!({"ms": 100})),
+        ]
+    }
+
+    #[test]
+    fn a_condition_that_does_not_hold_skips_the_step_and_what_reads_it() {
+        let (steps, outcome, _, _) = go(gated(0), StepMode::Eager, |_, _| false);
+        assert_eq!(outcome, RunOutcome::Finished);
+        assert_eq!(status(&steps, "gated"), StepStatus::Skipped);
+        assert_eq!(
+            steps[1].error.as_deref(),
+            Some("not run: its condition {{check.result.count}} > 0 did not hold ({{check.result.count}} was 0)")
+        );
+        assert_eq!(status(&steps, "after"), StepStatus::Skipped);
+        assert_eq!(
+            steps[2].error.as_deref(),
+            Some("its input gated was skipped")
+        );
+        assert_eq!(status(&steps, "alone"), StepStatus::Completed);
+        // When it holds, the step and what follows run.
+        let (steps, _, _, _) = go(gated(2), StepMode::Eager, |_, _| false);
+        assert!(steps.iter().all(|s| s.status == StepStatus::Completed));
+    }
+
+    /// text → note (on failure, with text's error) and receipt (on success).
+    fn receipt_or_error(fails: bool) -> Vec<PlanStep> {
+        let mut note = step(
+            "note",
+            json!({"ms": 100, "why": "could not text: {{text.error}}"}),
+        );
+        note.on = Some(StepOn::Failure);
+        vec![
+            step("text", json!({"ms": 100, "fail": fails})),
+            note,
+            step("receipt", json!({"ms": 100, "r": "{{text.result}}"})),
+            step("after_note", json!({"ms": 100, "n": "{{note.result}}"})),
+        ]
+    }
+
+    #[test]
+    fn a_failure_handler_runs_only_when_its_step_fails() {
+        let (steps, outcome, _, _) = go(receipt_or_error(true), StepMode::Eager, |_, _| false);
+        assert_eq!(outcome, RunOutcome::Finished);
+        assert_eq!(status(&steps, "text"), StepStatus::Failed);
+        assert_eq!(status(&steps, "note"), StepStatus::Completed);
+        assert_eq!(
+            steps[1].result.as_ref().unwrap()["echo"]["why"],
+            "could not text: the contact has no phone"
+        );
+        assert_eq!(status(&steps, "receipt"), StepStatus::Blocked);
+        assert_eq!(status(&steps, "after_note"), StepStatus::Completed);
+
+        let (steps, outcome, _, _) = go(receipt_or_error(false), StepMode::Eager, |_, _| false);
+        assert_eq!(outcome, RunOutcome::Finished);
+        assert_eq!(status(&steps, "receipt"), StepStatus::Completed);
+        assert_eq!(status(&steps, "note"), StepStatus::Skipped);
+        assert_eq!(
+            steps[1].error.as_deref(),
+            Some("not run: it runs only if text fails")
+        );
+        assert_eq!(status(&steps, "after_note"), StepStatus::Skipped);
     }
 
     #[test]

@@ -119,8 +119,12 @@ fn check_step(
     let summary = each_output();
     // Where references sit: a schema check there waits for the resolved value.
     let mut pending: Vec<String> = Vec::new();
+    out.extend(check_outcome_and_condition(step, by_id, tools));
     for (at, r) in references_in(&step.arguments).unwrap_or_default() {
         pending.push(at.clone());
+        if r.error {
+            continue; // its place is checked with the step's `on`
+        }
         if r.is_item() {
             if step.for_each.is_none() {
                 out.push(issue(
@@ -189,6 +193,113 @@ fn check_step(
             }
         }
         Err(e) => out.push(issue(&step.id, format!("the tool's schema is broken: {e}"))),
+    }
+    out
+}
+
+/// A step's `on: failure` and its `when`: a failure handler reads exactly one step and only its
+/// error; an error is named only by a failure handler; a condition parses, names a result the
+/// producing tool gives, and compares it as its type allows.
+fn check_outcome_and_condition(
+    step: &PlanStep,
+    by_id: &BTreeMap<&str, &PlanStep>,
+    tools: &ToolCatalog,
+) -> Vec<StepIssue> {
+    use super::condition::parse;
+    let mut out = Vec::new();
+    let refs = super::graph::step_references(step).unwrap_or_default();
+    let read: std::collections::BTreeSet<&str> = refs
+        .iter()
+        .filter(|(_, r)| !r.is_item())
+        .map(|(_, r)| r.step.as_str())
+        .collect();
+    if step.on == Some(super::model::StepOn::Failure) {
+        if read.len() != 1 {
+            out.push(issue(
+                &step.id,
+                format!(
+                    "an `on: failure` step reads exactly one step, the one whose failure it handles (with {{{{step.error}}}}); it reads {}",
+                    read.len()
+                ),
+            ));
+        }
+        for (_, r) in refs.iter().filter(|(_, r)| !r.error && !r.is_item()) {
+            out.push(issue(
+                &step.id,
+                format!(
+                    "{r}: it runs only if `{}` fails, when there is no result; name {{{{{}.error}}}}",
+                    r.step, r.step
+                ),
+            ));
+        }
+    } else if let Some((_, r)) = refs.iter().find(|(_, r)| r.error) {
+        out.push(issue(
+            &step.id,
+            format!("{r} names a failed step's error; only a step with `on: failure` runs after a failure"),
+        ));
+    }
+    let Some(when) = step.when.as_deref() else {
+        return out;
+    };
+    let c = match parse(when) {
+        Ok(c) => c,
+        Err(e) => {
+            out.push(issue(&step.id, format!("when: {e}")));
+            return out;
+        }
+    };
+    if c.reference.is_item() || c.reference.error {
+        out.push(issue(
+            &step.id,
+            format!("when: {} names no step's result", c.reference),
+        ));
+        return out;
+    }
+    let Some(pspec) = by_id
+        .get(c.reference.step.as_str())
+        .and_then(|p| tools.get(&p.tool).map(|t| (p, t)))
+    else {
+        return out; // the graph check names a missing step
+    };
+    let output = if pspec.0.for_each.is_some() {
+        each_output()
+    } else {
+        pspec.1.output.clone()
+    };
+    let Some(produced) = schema_at(&output, &output, &c.reference.path) else {
+        out.push(issue(
+            &step.id,
+            format!(
+                "when: `{}` results have no `result{}`",
+                pspec.0.tool,
+                path_text(&c.reference.path)
+            ),
+        ));
+        return out;
+    };
+    if let (Some((op, value)), Some(got)) = (&c.test, types(produced)) {
+        let number = got.iter().any(|t| t == "number" || t == "integer");
+        let want = match value {
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Bool(_) => "boolean",
+            _ => "",
+        };
+        let fits = if op.orders() {
+            number
+        } else {
+            want.is_empty() || got.iter().any(|t| t == want) || (want == "number" && number)
+        };
+        if !fits {
+            out.push(issue(
+                &step.id,
+                format!(
+                    "when: {} is {}, which cannot be compared with {value}",
+                    c.reference,
+                    got.join(" or ")
+                ),
+            ));
+        }
     }
     out
 }
@@ -350,6 +461,70 @@ mod tests {
 
     fn step(id: &str, tool: &str, args: Value) -> PlanStep {
         PlanStep::new(id, id, tool, args)
+    }
+
+    #[test]
+    fn conditions_and_failure_handlers_are_checked() {
+        use crate::plans::steps::model::StepOn;
+        let find = step("find", "find_contacts", json!({"tag": "vip"}));
+        let mut text = step(
+            "text",
+            "send_sms",
+            json!({"contact_id": "{{find.result.contacts[0].id}}", "body": "Hi"}),
+        );
+        text.when = Some("{{find.result.count}} > 0".into());
+        let mut note = step(
+            "note",
+            "send_sms",
+            json!({"contact_id": "00000000-0000-0000-0000-000000000000", "body": "Could not: {{text.error}}"}),
+        );
+        note.on = Some(StepOn::Failure);
+        let good = vec![find.clone(), text.clone(), note.clone()];
+        assert_eq!(validate(&good, &catalog()), vec![]);
+
+        let messages = |plan: Vec<PlanStep>| -> Vec<String> {
+            validate(&plan, &catalog())
+                .into_iter()
+                .map(|i| i.message)
+                .collect()
+        };
+        // A condition on a result the tool does not give, or compared as the wrong type.
+        let mut bad = text.clone();
+        bad.when = Some("{{find.result.total}} > 0".into());
+        let m = messages(vec![find.clone(), bad]);
+        assert!(
+            m[0].contains("when: `find_contacts` results have no `result.total`"),
+            "{m:?}"
+        );
+        let mut bad = text.clone();
+        bad.when = Some("{{find.result.count}} == 'many'".into());
+        let m = messages(vec![find.clone(), bad]);
+        assert!(m[0].contains("cannot be compared with \"many\""), "{m:?}");
+        let mut bad = text.clone();
+        bad.when = Some("count > 0".into());
+        assert!(
+            messages(vec![find.clone(), bad])[0].starts_with("when: `when` must be one reference")
+        );
+        // A failure handler reads one step's error, and only a failure handler reads an error.
+        let mut reads_result = note.clone();
+        reads_result.arguments["body"] = json!("{{text.result.sid}}");
+        let m = messages(vec![find.clone(), text.clone(), reads_result]);
+        assert!(m.iter().any(|m| m.contains("name {{text.error}}")), "{m:?}");
+        let mut not_a_handler = note.clone();
+        not_a_handler.on = None;
+        let m = messages(vec![find.clone(), text.clone(), not_a_handler]);
+        assert!(
+            m.iter()
+                .any(|m| m.contains("only a step with `on: failure`")),
+            "{m:?}"
+        );
+        let mut two = note.clone();
+        two.arguments["body"] = json!("{{text.error}} {{find.error}}");
+        let m = messages(vec![find, text, two]);
+        assert!(
+            m.iter().any(|m| m.contains("reads exactly one step")),
+            "{m:?}"
+        );
     }
 
     #[test]
