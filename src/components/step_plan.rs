@@ -1,6 +1,7 @@
 //! The step plan card's body: the steps as a graph in layers (what can run together), each with
-//! its status, intent, tool, the arguments it runs with (resolved once its inputs are there) and
-//! its result or error; Confirm, Edit (change its words, then confirm) and Skip on a write that
+//! its status, intent, the arguments it runs with as a person reads them (names, numbers, the
+//! words with what a reference fills marked; the tool and raw JSON behind "Details") and its
+//! result or error; Confirm, Edit (change its words, then confirm) and Skip on a write that
 //! waits, Confirm all, and Continue in lazy mode. Decisions go to the server, which binds a confirmation to the arguments shown.
 //! Simulate asks for a dry run and shows each step's predicted effect and the plan's totals;
 //! Re-plan asks the agent for a revision (what completed stays frozen).
@@ -8,7 +9,7 @@ use crate::components::ErrorBanner;
 use crate::plans::api::{decide_plan_steps, replan_plan, simulate_plan};
 use crate::plans::model::{texts_people, PlanStatus, PlanView};
 use crate::plans::steps::model::{
-    PlanStep, Simulation, StepAction, StepMode, StepPrediction, StepStatus, StepView,
+    ArgLine, PlanStep, Simulation, StepAction, StepMode, StepPrediction, StepStatus, StepView,
 };
 use dioxus::prelude::*;
 
@@ -22,13 +23,23 @@ fn brief(v: &serde_json::Value) -> String {
     }
 }
 
-/// One rendered item as a person reads it: the text or note it would write, else its arguments.
-fn sample_line(args: &serde_json::Value) -> String {
-    ["body", "note", "value"]
-        .iter()
-        .find_map(|k| args[*k].as_str())
-        .map(str::to_owned)
-        .unwrap_or_else(|| brief(args))
+/// Arguments as a person reads them (the server words them): a label, the words with what a
+/// reference filled marked, and chips.
+#[component]
+fn ArgLines(class: &'static str, lines: Vec<ArgLine>) -> Element {
+    rsx! {
+        ul { class: "{class} small",
+            for (k , line) in lines.into_iter().enumerate() {
+                li { key: "{k}", class: "step-arg", "data-arg": "{line.arg}",
+                    span { class: "muted", "{line.label} " }
+                    for (j , p) in line.parts.into_iter().enumerate() {
+                        if p.filled { mark { key: "{j}", class: "step-fill", "{p.text}" } } else { span { key: "{j}", "{p.text}" } }
+                    }
+                    for c in line.chips { span { class: "tag", "{c}" } }
+                }
+            }
+        }
+    }
 }
 
 /// The arguments a person may edit before confirming, as (name, text, is a list): words and
@@ -231,21 +242,25 @@ fn StepBox(
         div { class: "step-box step-{status_class}", "data-step": "{step.id}", "data-status": "{status_class}",
             div { class: "step-head",
                 strong { "{step.intent}" }
-                span { class: "badge step-status", "{status.label()}" }
-            }
-            div { class: "muted small mono",
-                "{step.tool}"
-                if view.mutates { span { class: "badge keyword", "writes" } }
+                span { class: "step-badges",
+                    if view.mutates { span { class: "badge keyword", "writes" } }
+                    span { class: "badge step-status", "{status.label()}" }
+                }
             }
             if let Some(w) = step.when.clone() { div { class: "step-when small", "Only if {w}" } }
             if step.on.is_some() { div { class: "step-when small", "Only if the step it reads fails" } }
-            ul { class: "step-args mono small",
-                for (k , v) in args.as_object().cloned().unwrap_or_default() {
-                    li { key: "{k}",
-                        span { class: "muted", "{k}: " }
-                        match v {
-                            serde_json::Value::String(s) => rsx! { "{s}" },
-                            other => rsx! { "{brief(&other)}" },
+            ArgLines { class: "step-readable", lines: view.readable.clone() }
+            details { class: "step-details small",
+                summary { class: "muted", "Details" }
+                div { class: "mono", "{step.tool}" }
+                ul { class: "step-args mono",
+                    for (k , v) in args.as_object().cloned().unwrap_or_default() {
+                        li { key: "{k}",
+                            span { class: "muted", "{k}: " }
+                            match v {
+                                serde_json::Value::String(s) => rsx! { "{s}" },
+                                other => rsx! { "{brief(&other)}" },
+                            }
                         }
                     }
                 }
@@ -256,13 +271,7 @@ fn StepBox(
                         strong { "For {e.over}" }
                         if let Some(n) = e.count { span { class: "muted", " · {n} item(s)" } }
                     }
-                    if !e.sample.is_empty() {
-                        ul { class: "step-sample mono",
-                            for (k , a) in e.sample.iter().enumerate() {
-                                li { key: "{k}", "{sample_line(a)}" }
-                            }
-                        }
-                    }
+                    ArgLines { class: "step-sample", lines: e.readable.clone() }
                     if let Some(c) = e.cost { div { class: "muted", "{c}" } }
                     if let Some(p) = e.progress { div { class: "step-progress", "{p}" } }
                 }

@@ -99,6 +99,7 @@ fn step_views(
                 arguments_hash,
                 resolved,
                 each: None,
+                readable: Vec::new(),
             }
         })
         .collect()
@@ -224,13 +225,29 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
             }
         }
     }
+    // Steps' arguments in words: the contacts and numbers they name, read once for the page.
+    use crate::plans::steps::{readable, schedule::known_results};
+    let knowns: Vec<_> = decoded
+        .iter()
+        .map(|(a, _)| known_results(a.steps()))
+        .collect();
+    let named_ids: Vec<Uuid> = decoded
+        .iter()
+        .zip(&knowns)
+        .flat_map(|((a, _), k)| readable::ids_named(a.steps(), k))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let named = readable::Named::read(&state.db, &named_ids).await?;
     Ok(rows
         .into_iter()
         .zip(decoded)
-        .map(|(p, (action, unreadable))| {
+        .zip(knowns)
+        .map(|((p, (action, unreadable)), known)| {
             let mut step_views = step_views(&action, &catalog);
-            for v in step_views.iter_mut() {
+            for (i, v) in step_views.iter_mut().enumerate() {
                 v.each = eaches.remove(&(p.id, v.id.clone()));
+                v.readable = named.lines(p.organization_id, action.steps(), i, &known);
             }
             let mut estimated_cost = action.sends_messages().then(|| action.estimated_cost());
             // A text step run once per item counts once in the plan's estimate: count its items.

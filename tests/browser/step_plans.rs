@@ -1,4 +1,6 @@
-//! In Chromium: the assistant, offline, plans a graph of tool calls; the card shows it in layers;
+//! In Chromium: the assistant, offline, plans a graph of tool calls; the card shows it in layers,
+//! each step's arguments as a person reads them (names, the words with what a reference fills
+//! marked, tags as chips) and the raw form behind "Details";
 //! Simulate shows each step's predicted effect and the totals, changing nothing;
 //! a person approves it and confirms all the remaining writes at once (the notes run as their
 //! inputs arrive);
@@ -30,8 +32,42 @@ async fn step_plan_flow_on(backend: Backend, screen: Screen) {
     // Three layers: find; the tag and the texts; the notes.
     b.wait_for_text(".step-layer", "Step 3").await;
     b.wait_for(".step-box[data-step='text_3']").await;
+    // Read as a person reads it: before the find runs, each text says whom it will reach and
+    // where the name will come from; the tags are chips; the raw form waits behind "Details".
+    let text_0 = ".step-box[data-step='text_0']";
+    b.wait_for_text(
+        &format!("{text_0} .step-readable [data-arg='contact_id'] .step-fill"),
+        "a contact from ‘Find the",
+    )
+    .await;
+    b.wait_for_text(
+        &format!("{text_0} [data-arg='body'] .step-fill"),
+        "name from ‘Find the",
+    )
+    .await;
+    b.wait_for_text(
+        ".step-box[data-step='tag'] [data-arg='add'] .tag",
+        "follow-up",
+    )
+    .await;
+    let raw = b.wait_for(&format!("{text_0} .step-args")).await;
+    assert_eq!(
+        raw.text().await.unwrap(),
+        "",
+        "the raw arguments are shown before Details is opened"
+    );
     b.shot(&format!("{tag}-60-step-plan")).await;
     b.assert_fits_width("the step plan").await;
+    b.click(&format!("{text_0} .step-details summary")).await;
+    b.wait_for_text(&format!("{text_0} .step-details"), "send_sms")
+        .await;
+    b.wait_for_text(
+        &format!("{text_0} .step-args"),
+        "{{find.result.contacts[0].id}}",
+    )
+    .await;
+    b.shot(&format!("{tag}-60a-step-details")).await;
+    b.assert_fits_width("a step's details").await;
     // The dry run: each step's predicted effect and the totals; nothing changes.
     b.click(".step-simulate").await;
     b.wait_for_text(".step-sim-totals", "Nothing was changed")
@@ -56,8 +92,22 @@ async fn step_plan_flow_on(backend: Backend, screen: Screen) {
         .await;
     b.wait_for(".step-box[data-step='find'][data-status='completed']")
         .await;
-    b.wait_for_text(".step-box[data-step='text_2'] .step-args", "Katherine")
-        .await;
+    // Once the find has run: names, and the words each text gets, what the find filled marked.
+    b.wait_for_text(
+        ".step-box[data-step='text_2'] [data-arg='contact_id'] .step-fill",
+        "Katherine",
+    )
+    .await;
+    b.wait_for_text(
+        ".step-box[data-step='text_2'] [data-arg='body'] mark.step-fill",
+        "Katherine",
+    )
+    .await;
+    b.wait_for_text(
+        ".step-box[data-step='tag'] [data-arg='contacts']",
+        "contacts)",
+    )
+    .await;
     b.shot(&format!("{tag}-61-awaiting-confirmation")).await;
     b.click(".step-confirm-all").await;
     b.wait_for(".plan-card[data-status='failed']").await;

@@ -63,6 +63,30 @@ async fn a_for_each_runs_once_per_item_and_a_refused_item_blocks_only_its_own(ba
     assert_eq!(each["count"], 4, "{each}");
     assert_eq!(each["sample"].as_array().unwrap().len(), 3);
     assert_eq!(each["sample"][0]["body"], "Hi Alan Turing, checking in.");
+    // The same, as a person reads it: to whom, the item's name marked where it fills in.
+    let line = &each["readable"][0];
+    assert_eq!(line["label"], "To Alan Turing:", "{each}");
+    assert_eq!(
+        line["parts"][1],
+        json!({"text": "Alan Turing", "filled": true})
+    );
+    // The step's own lines: each contact, and where the name comes from.
+    let lines = &view_of(&p, "text")["readable"];
+    let line = |arg: &str| {
+        lines
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["arg"] == arg)
+            .unwrap_or_else(|| panic!("no {arg} in {lines}"))
+            .clone()
+    };
+    assert_eq!(line("contact_id")["parts"][0]["text"], "each contact");
+    assert_eq!(
+        line("phone_number_id")["parts"][0]["text"],
+        "Main · +14155550100"
+    );
+    assert_eq!(line("body")["parts"][1]["text"], "‹each one's name›");
     assert!(each["cost"].as_str().unwrap().contains("4 texts"), "{each}");
     assert_eq!(
         view_of(&p, "text")["resolved"]["arguments"]["body"],

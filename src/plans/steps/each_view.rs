@@ -63,6 +63,16 @@ pub async fn each_view(
         .iter()
         .filter_map(|it| item_arguments(&resolved["arguments"], it, None).ok())
         .collect();
+    // The same items as a person reads them: each contact item carries its name.
+    let names = super::readable::Names {
+        contact: &|_| None,
+        number: &|_| None,
+        intent: &|_| None,
+    };
+    view.readable = sample
+        .iter()
+        .filter_map(|it| super::readable::item_line(&resolved["arguments"], it, &names))
+        .collect();
     if step.tool == crate::plans::model::SEND_TOOL {
         let n = view.count.unwrap_or(0);
         let per = view

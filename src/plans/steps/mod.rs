@@ -12,6 +12,8 @@ pub mod graph;
 #[cfg(feature = "server")]
 pub mod items;
 pub mod model;
+#[cfg(feature = "server")]
+pub mod readable;
 pub mod reference;
 pub mod revise;
 #[cfg(feature = "server")]

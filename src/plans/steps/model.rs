@@ -264,6 +264,31 @@ pub struct StepView {
     /// A `for_each` step: its items, a sample rendered, the cost, and its progress.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub each: Option<EachView>,
+    /// Its arguments as a person reads them (the raw form is behind the card's "Details").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readable: Vec<ArgLine>,
+}
+
+/// One argument as a person reads it: "To Dana Reyes, Lee Park and 3 others (5 contacts)",
+/// "From Front desk · +15550100001", a text with the places a reference fills marked, tags as
+/// chips. `arg` names the argument it shows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArgLine {
+    pub arg: String,
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<ArgPart>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chips: Vec<String>,
+}
+
+/// A run of words in an argument; `filled` where a reference (to an earlier step's result or
+/// to the item) puts it there.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArgPart {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub filled: bool,
 }
 
 /// What the card shows of a `for_each` step: what confirming it covers (the item count, a
@@ -279,6 +304,10 @@ pub struct EachView {
     /// The first few items' arguments as they would run.
     #[serde(default)]
     pub sample: Vec<Value>,
+    /// Those items as a person reads them: to whom, and the words each gets, what the item
+    /// fills marked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readable: Vec<ArgLine>,
     /// For texts: the estimated cost of them all, in a line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<String>,

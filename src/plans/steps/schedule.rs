@@ -147,6 +147,11 @@ pub fn condition_of(steps: &[PlanStep], graph: &Graph, i: usize) -> Result<Optio
     }))
 }
 
+/// Every result the plan's references may name so far (completed results, failed errors).
+pub fn known_results(steps: &[PlanStep]) -> HashMap<String, Value> {
+    inputs(steps, 0..steps.len())
+}
+
 /// Step `i`'s arguments with its references resolved from completed steps' results (for a
 /// `for_each` step, its template and items: see `each`).
 pub fn resolved_arguments(steps: &[PlanStep], i: usize) -> Result<Value, String> {
