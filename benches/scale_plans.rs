@@ -1,5 +1,5 @@
 //! The scale benchmark's plans over a segment: a tag plan and a campaign plan whose audience is
-//! a filter matching a fifth of the organisation (20,000 of 100,000), each presented (resolved),
+//! a filter matching about a fifth of the organisation (29,312 of 100,000 in the seed), each presented (resolved),
 //! approved (resolved again and compared) and executed (every member tagged; the campaign's
 //! items written), with the card's payload size. Each figure prints beside its goal.
 use herald::auth::session::Member;
@@ -126,11 +126,20 @@ pub async fn plans_over_a_segment(state: &AppState, org: Uuid, member: &Member) 
         goal: "-",
         met: true,
     });
+    // The goal is 20,000 tagged in 5 s: the filter matches about a fifth, not exactly 20,000,
+    // so the time is also given per 20,000 and held to the goal at that rate.
+    let per_20k = tagged.as_secs_f64() * 20_000.0 / members.max(1) as f64;
     out.push(Figure {
         what: format!("  every member tagged ({members})"),
         value: secs(tagged),
+        goal: "-",
+        met: true,
+    });
+    out.push(Figure {
+        what: "  the same, per 20,000 members".into(),
+        value: format!("{per_20k:.2} s"),
         goal: "≤ 5 s",
-        met: tagged <= Duration::from_secs(5),
+        met: per_20k <= 5.0,
     });
 
     // A campaign: its items written from the resolved members.

@@ -55,6 +55,7 @@ pub mod m20261128_000051_report_rollups;
 pub mod m20261128_000052_ai_and_response_reports;
 mod m20261129_000053_sender_profiles;
 pub mod m20261129_000054_campaign_funnels;
+pub mod m20261129_000055_contact_by_id_in_org;
 mod platform_agent;
 
 pub struct Migrator;
@@ -117,6 +118,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000052_ai_and_response_reports::Migration),
             Box::new(m20261129_000053_sender_profiles::Migration),
             Box::new(m20261129_000054_campaign_funnels::Migration),
+            Box::new(m20261129_000055_contact_by_id_in_org::Migration),
         ]
     }
 }

@@ -164,6 +164,28 @@ pub fn condition(
     backend: DbBackend,
     now: DateTime<Utc>,
 ) -> AppResult<Condition> {
+    condition_with(f, org_id, backend, now, false)
+}
+
+/// The same condition with every tag and recency test a probe of the contact's own rows, for
+/// a page in name order when matches are common: the name index drives and the read stops at
+/// the page, instead of gathering every contact a tag carries and sorting them.
+pub fn condition_in_name_order(
+    f: &ContactFilter,
+    org_id: Uuid,
+    backend: DbBackend,
+    now: DateTime<Utc>,
+) -> AppResult<Condition> {
+    condition_with(f, org_id, backend, now, true)
+}
+
+fn condition_with(
+    f: &ContactFilter,
+    org_id: Uuid,
+    backend: DbBackend,
+    now: DateTime<Utc>,
+    probes: bool,
+) -> AppResult<Condition> {
     let mut all = Condition::all().add(contact::Column::OrganizationId.eq(org_id));
     if let Some(s) = f.search.as_deref().and_then(|q| search(org_id, q)) {
         all = all.add(s);
@@ -171,9 +193,13 @@ pub fn condition(
     // One tag test drives (the contacts carrying it, from the tag index); the others are probes
     // of each of those contacts' own tags.
     let any = tags(&f.tags_any, "tags_any")?;
-    let mut narrowed = f.ids.is_some();
+    let mut narrowed = f.ids.is_some() || probes;
     if !any.is_empty() {
-        all = all.add(contact::Column::Id.in_subquery(tag_members(org_id, &any)));
+        all = all.add(if probes {
+            Expr::exists(tagged(&any))
+        } else {
+            contact::Column::Id.in_subquery(tag_members(org_id, &any))
+        });
         narrowed = true;
     }
     for t in tags(&f.tags_all, "tags_all")? {
@@ -272,6 +298,23 @@ mod tests {
     fn sql(f: &ContactFilter, backend: DbBackend) -> String {
         let c = condition(f, Uuid::nil(), backend, DateTime::UNIX_EPOCH).unwrap();
         contact::Entity::find().filter(c).build(backend).to_string()
+    }
+
+    #[test]
+    fn in_name_order_every_set_test_is_a_probe() {
+        let f = ContactFilter {
+            tags_any: vec!["vip".into()],
+            replied_within_days: Some(7),
+            ..Default::default()
+        };
+        let c = condition_in_name_order(&f, Uuid::nil(), DbBackend::Sqlite, DateTime::UNIX_EPOCH);
+        let probes = contact::Entity::find()
+            .filter(c.unwrap())
+            .build(DbBackend::Sqlite)
+            .to_string();
+        assert!(!probes.contains(" IN (SELECT"), "{probes}");
+        assert_eq!(probes.matches("EXISTS").count(), 2, "{probes}");
+        assert!(sql(&f, DbBackend::Sqlite).contains("\"id\" IN (SELECT"));
     }
 
     #[test]

