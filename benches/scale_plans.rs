@@ -135,12 +135,15 @@ pub async fn plans_over_a_segment(state: &AppState, org: Uuid, member: &Member) 
         goal: "-",
         met: true,
     });
-    out.push(Figure {
-        what: "  the same, per 20,000 members".into(),
-        value: format!("{per_20k:.2} s"),
-        goal: "≤ 5 s",
-        met: per_20k <= 5.0,
-    });
+    // Below 20,000 members the fixed costs (the executor's first claim) would swamp the rate.
+    if members >= 20_000 {
+        out.push(Figure {
+            what: "  the same, per 20,000 members".into(),
+            value: format!("{per_20k:.2} s"),
+            goal: "≤ 5 s",
+            met: per_20k <= 5.0,
+        });
+    }
 
     // A campaign: its items written from the resolved members.
     let start = Instant::now();

@@ -3,15 +3,18 @@
 //! chips. The card keeps the raw form (tool, JSON, references) behind "Details".
 //!
 //! Rendering runs twice per page of plans: once to learn which ids it names (`ids_named`), then,
-//! with those read in one query each, for real. One function serves both, so the two agree.
+//! with those read in one query each (`named`), for real. One function serves both, so the two
+//! agree.
 use super::model::{ArgLine, ArgPart, PlanStep};
 use super::reference::{lookup, parse_template, Part, Reference, Segment, Template, ITEM};
 use crate::components::grouped;
-use crate::error::AppResult;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use uuid::Uuid;
+
+mod named;
+pub use named::Named;
 
 /// Names shown by a list of contacts before "and N others".
 const NAMED: usize = 3;
@@ -167,85 +170,6 @@ pub fn item_line(template: &Value, item: &Value, names: &Names) -> Option<ArgLin
         parts: r.words(words),
         chips: vec![],
     })
-}
-
-/// Ids per `IN (…)`: well under SQLite's and PostgreSQL's parameter limits.
-const CHUNK: usize = 1_000;
-
-/// The contacts and numbers a page of plans names, each with its organisation, read in one
-/// query per thousand ids.
-#[derive(Default)]
-pub struct Named {
-    contacts: HashMap<Uuid, (Uuid, String)>,
-    numbers: HashMap<Uuid, (Uuid, String, String)>,
-}
-
-impl Named {
-    pub async fn read(db: &sea_orm::DatabaseConnection, ids: &[Uuid]) -> AppResult<Self> {
-        use crate::contacts::entity::contact;
-        use crate::phone_numbers::entity as phone_number;
-        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
-        let mut out = Self::default();
-        for part in ids.chunks(CHUNK) {
-            let found: Vec<(Uuid, Uuid, String)> = contact::Entity::find()
-                .select_only()
-                .columns([
-                    contact::Column::Id,
-                    contact::Column::OrganizationId,
-                    contact::Column::Name,
-                ])
-                .filter(contact::Column::Id.is_in(part.iter().copied()))
-                .into_tuple()
-                .all(db)
-                .await?;
-            out.contacts
-                .extend(found.into_iter().map(|(id, org, name)| (id, (org, name))));
-            let found: Vec<(Uuid, Uuid, String, String)> = phone_number::Entity::find()
-                .select_only()
-                .columns([
-                    phone_number::Column::Id,
-                    phone_number::Column::OrganizationId,
-                    phone_number::Column::FriendlyName,
-                    phone_number::Column::Number,
-                ])
-                .filter(phone_number::Column::Id.is_in(part.iter().copied()))
-                .into_tuple()
-                .all(db)
-                .await?;
-            out.numbers
-                .extend(found.into_iter().map(|(id, org, l, n)| (id, (org, l, n))));
-        }
-        Ok(out)
-    }
-
-    /// Step `i`'s lines, naming only what belongs to `org`.
-    pub fn lines(
-        &self,
-        org: Uuid,
-        steps: &[PlanStep],
-        i: usize,
-        known: &HashMap<String, Value>,
-    ) -> Vec<ArgLine> {
-        let contact = |id| {
-            self.contacts
-                .get(&id)
-                .filter(|(o, _)| *o == org)
-                .map(|(_, name)| name.clone())
-        };
-        let number = |id| {
-            self.numbers
-                .get(&id)
-                .filter(|(o, _, _)| *o == org)
-                .map(|(_, l, n)| (l.clone(), n.clone()))
-        };
-        let intent = |id: &str| steps.iter().find(|s| s.id == id).map(|s| s.intent.clone());
-        let names = Names {
-            contact: &contact,
-            number: &number,
-            intent: &intent,
-        };
-        lines(&steps[i], known, &names)
-    }
 }
 
 fn plain(text: &str) -> ArgPart {
@@ -448,7 +372,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn text(line: &ArgLine) -> String {
+    pub(super) fn text(line: &ArgLine) -> String {
         line.parts.iter().map(|p| p.text.as_str()).collect()
     }
 
@@ -460,9 +384,9 @@ mod tests {
             .collect()
     }
 
-    const DANA: &str = "7d0c6c1e-9d6e-4a59-8f1b-8a2f3c4d5e60";
+    pub(super) const DANA: &str = "7d0c6c1e-9d6e-4a59-8f1b-8a2f3c4d5e60";
     const LEE: &str = "2b1f0a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b";
-    const DESK: &str = "0f9e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f";
+    pub(super) const DESK: &str = "0f9e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f";
 
     fn with_names<T>(f: impl FnOnce(&Names) -> T) -> T {
         let contact = |id: Uuid| match id.to_string().as_str() {
@@ -577,35 +501,6 @@ mod tests {
         let ids = ids_named(&[text_step()], &known);
         let want: Vec<Uuid> = [DANA, DESK].iter().map(|s| s.parse().unwrap()).collect();
         assert_eq!(ids, want);
-    }
-
-    #[test]
-    fn a_plan_names_only_its_own_organisations_contacts_and_numbers() {
-        let (ours, theirs) = (Uuid::new_v4(), Uuid::new_v4());
-        let named = Named {
-            contacts: HashMap::from([(DANA.parse().unwrap(), (theirs, "Dana Reyes".into()))]),
-            numbers: HashMap::from([(
-                DESK.parse().unwrap(),
-                (theirs, "Desk".into(), "+1555".into()),
-            )]),
-        };
-        let step = PlanStep::new(
-            "text",
-            "Text",
-            "send_sms",
-            json!({"contact_id": DANA, "phone_number_id": DESK, "body": "Hi"}),
-        );
-        let steps = [step];
-        let lines = named.lines(ours, &steps, 0, &HashMap::new());
-        assert_eq!(text(&lines[0]), "a contact not found");
-        assert_eq!(
-            text(&lines[1]),
-            DESK,
-            "another organisation's number is not named"
-        );
-        let lines = named.lines(theirs, &steps, 0, &HashMap::new());
-        assert_eq!(text(&lines[0]), "Dana Reyes");
-        assert_eq!(text(&lines[1]), "Desk · +1555");
     }
 
     #[test]
