@@ -356,14 +356,15 @@ impl Browser {
     /// Clicks the element as a person would: scrolled to the middle of the screen first, so
     /// that a phone's fixed bars never sit over it.
     /// A live event may re-render the element between finding and clicking it; a person
-    /// would simply click the new one, so a stale element is looked up again.
+    /// would simply click the new one, so a stale element is looked up again, and so is one
+    /// that something else still covered.
     pub async fn click(&self, css: &str) {
         for _ in 0..5 {
             let el = self.wait_for(css).await;
             match self.try_tap(&el).await {
                 Ok(()) => return,
-                Err(e) if is_stale(&e) => {
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                Err(e) if is_stale(&e) || is_covered(&e) => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
                 }
                 Err(e) => panic!("clicking {css}: {e}"),
             }
@@ -389,6 +390,17 @@ impl Browser {
             .await;
         el.click().await
     }
+}
+
+/// Another element sat over it: the page was still laying out (a phone's tab bar over the
+/// composer until the page settles). A person would tap again once it has; a page that keeps it
+/// covered still fails after the retries.
+fn is_covered(e: &fantoccini::error::CmdError) -> bool {
+    matches!(
+        e,
+        fantoccini::error::CmdError::Standard(w)
+            if w.error == fantoccini::error::ErrorStatus::ElementClickIntercepted
+    )
 }
 
 fn is_stale(e: &fantoccini::error::CmdError) -> bool {
