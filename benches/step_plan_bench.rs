@@ -6,8 +6,9 @@
 //! step, the overhead per step (the slope against N), the per-step cost of a wide layer (the
 //! slope against W), and peak memory, beside the goal (10× less overhead per step than LangGraph
 //! in memory), and each DAG again through the plan runner's persistence (every transition
-//! written through to the plan row) on SQLite and on PostgreSQL, beside LangGraph's SQLite
-//! checkpointer (goal: no slower).
+//! written through to its step's row) on SQLite and on PostgreSQL, beside LangGraph's SQLite
+//! checkpointer (goal: no slower) and beside the old way in the same run (the plan's whole JSON
+//! rewritten per batch of transitions, as before migration 56).
 //!
 //! `scripts/bench_steps.sh` installs LangGraph into the tools cache and runs this.
 #[path = "common.rs"]
@@ -22,13 +23,17 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const CHAINS: [usize; 3] = [10, 100, 1000];
 const WIDTHS: [usize; 3] = [5, 50, 500];
 const GRID: (usize, usize) = (10, 10);
 const REPEATS: usize = 5;
 const PERSISTED_REPEATS: usize = 3;
+/// Chains run again with a tool that takes this long, as real tools do: each transition is then
+/// written on its own, and what one write costs shows.
+const SLOW_TOOL: Duration = Duration::from_millis(2);
+const SLOW_CHAINS: [usize; 2] = [100, 1000];
 
 fn step(id: &str, arguments: Value) -> PlanStep {
     PlanStep::new(id, id, "noop", arguments)
@@ -102,17 +107,14 @@ async fn persisted_herald(postgres: bool) -> Persisted {
     }
 }
 
-/// One run through the plan runner's persistence: a plan row claimed by this runner, every
-/// transition written through to it. Answers its seconds.
-async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
-    let mut steps = steps.to_vec();
-    let graph = Graph::of(&steps).expect("a valid DAG");
+/// A plan of these steps, claimed by the bench as its runner.
+async fn insert_plan(h: &Persisted, steps: &[PlanStep]) -> plan::Model {
     let now = h.state.clock.now();
     let action = PlanAction::Steps {
         mode: StepMode::Eager,
-        steps: steps.clone(),
+        steps: steps.to_vec(),
     };
-    let p = plan::ActiveModel {
+    plan::ActiveModel {
         id: Set(uuid::Uuid::new_v4()),
         organization_id: Set(h.org),
         agent_id: Set(h.agent),
@@ -144,7 +146,15 @@ async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
     }
     .insert(&h.state.db)
     .await
-    .unwrap();
+    .unwrap()
+}
+
+/// One run through the plan runner's persistence: a plan row claimed by this runner, every
+/// transition written through to its step's row. Answers its seconds.
+async fn persisted_once(h: &Persisted, steps: &[PlanStep], tool: Duration) -> f64 {
+    let mut steps = steps.to_vec();
+    let graph = Graph::of(&steps).expect("a valid DAG");
+    let p = insert_plan(h, &steps).await;
     let pad = "x".repeat(1000);
     let needs = |_: &PlanStep, _: &Value| false;
     let started = Instant::now();
@@ -159,30 +169,130 @@ async fn persisted_once(h: &Persisted, steps: &[PlanStep]) -> f64 {
         &|| false,
         |_, args: Value| {
             let out = noop(&args, &pad);
-            async move { Ok(out) }
+            async move {
+                if !tool.is_zero() {
+                    tokio::time::sleep(tool).await;
+                }
+                Ok(out)
+            }
         },
     )
     .await
     .expect("the run");
     let secs = started.elapsed().as_secs_f64();
     assert_eq!(outcome, RunOutcome::Finished);
-    let saved = plan::Entity::find_by_id(p.id)
-        .one(&h.state.db)
-        .await
-        .unwrap()
-        .unwrap();
-    let done = saved.action_payload["steps"]
-        .as_array()
-        .map(|a| a.iter().filter(|s| s["status"] == "completed").count());
-    assert_eq!(done, Some(steps.len()), "every step saved completed");
+    let Ok(PlanAction::Steps { steps: saved, .. }) =
+        herald::plans::steps::store::action(&h.state.db, &p).await
+    else {
+        panic!("the plan's steps read back");
+    };
+    let done = saved
+        .iter()
+        .filter(|s| s.status == herald::plans::steps::model::StepStatus::Completed)
+        .count();
+    assert_eq!(done, steps.len(), "every step saved completed");
     secs
 }
 
+/// The baseline, the runner's persistence before migration 56: each batch of transitions
+/// rewrote the plan's whole JSON, every step with its result. Answers its seconds.
+async fn whole_json_once(h: &Persisted, steps: &[PlanStep], tool: Duration) -> f64 {
+    use sea_orm::sea_query::Expr;
+    let mut steps = steps.to_vec();
+    let p = insert_plan(h, &steps).await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PlanStep>();
+    let (db, id, mut all) = (h.state.db.clone(), p.id, steps.clone());
+    let writer = tokio::spawn(async move {
+        while let Some(first) = rx.recv().await {
+            let mut batch = vec![first];
+            while let Ok(more) = rx.try_recv() {
+                batch.push(more);
+            }
+            for s in batch {
+                if let Some(slot) = all.iter_mut().find(|x| x.id == s.id) {
+                    *slot = s;
+                }
+            }
+            let action = PlanAction::Steps {
+                mode: StepMode::Eager,
+                steps: all.clone(),
+            };
+            plan::Entity::update_many()
+                .col_expr(
+                    plan::Column::ActionPayload,
+                    Expr::value(serde_json::to_value(&action).unwrap()),
+                )
+                .filter(plan::Column::Id.eq(id))
+                .exec(&db)
+                .await
+                .unwrap();
+        }
+    });
+    let mut save = |s: &PlanStep| {
+        let _ = tx.send(s.clone());
+    };
+    // Timed until the last write is done, as the runner's own run is.
+    let started = Instant::now();
+    execute(&mut steps, 8, tool, &mut save).await;
+    drop(tx);
+    writer.await.unwrap();
+    started.elapsed().as_secs_f64()
+}
+
+/// The same chain through the executor in memory, nothing saved, with a tool of `tool`: what the
+/// persisted runs are measured beyond. Answers its seconds.
+async fn in_memory_once(steps: &[PlanStep], tool: Duration) -> f64 {
+    execute(&mut steps.to_vec(), 8, tool, &mut |_: &PlanStep| {}).await
+}
+
+/// Runs the steps through the executor in memory, eager, `concurrency` at once, with the no-op
+/// tool taking `tool` (none when zero), handing each transition to `save`; answers its seconds.
+async fn execute(
+    steps: &mut [PlanStep],
+    concurrency: usize,
+    tool: Duration,
+    save: &mut (dyn FnMut(&PlanStep) + Send),
+) -> f64 {
+    let graph = Graph::of(steps).expect("a valid DAG");
+    let pad = "x".repeat(1000);
+    let confirm = |_: &PlanStep, _: &Value| false;
+    let now = chrono::Utc::now;
+    let started = Instant::now();
+    let outcome = run_steps(
+        steps,
+        &graph,
+        RunHooks {
+            mode: StepMode::Eager,
+            concurrency,
+            needs_confirmation: &confirm,
+            run: |_, args: Value| {
+                let out = noop(&args, &pad);
+                async move {
+                    if !tool.is_zero() {
+                        tokio::time::sleep(tool).await;
+                    }
+                    Ok(out)
+                }
+            },
+            save,
+            now: &now,
+            stopped: &|| false,
+        },
+    )
+    .await;
+    assert_eq!(outcome, RunOutcome::Finished);
+    started.elapsed().as_secs_f64()
+}
+
+fn whole_json(rt: &tokio::runtime::Runtime, h: &Persisted, steps: &[PlanStep]) -> f64 {
+    rt.block_on(whole_json_once(h, steps, Duration::ZERO))
+}
+
 fn persisted(rt: &tokio::runtime::Runtime, h: &Persisted, steps: &[PlanStep]) -> f64 {
-    rt.block_on(persisted_once(h, steps)); // warm-up
+    rt.block_on(persisted_once(h, steps, Duration::ZERO)); // warm-up
     median(
         (0..PERSISTED_REPEATS)
-            .map(|_| rt.block_on(persisted_once(h, steps)))
+            .map(|_| rt.block_on(persisted_once(h, steps, Duration::ZERO)))
             .collect(),
     )
 }
@@ -190,31 +300,9 @@ fn persisted(rt: &tokio::runtime::Runtime, h: &Persisted, steps: &[PlanStep]) ->
 /// One run of Herald's executor in memory, eager; answers its seconds.
 fn herald_once(rt: &tokio::runtime::Runtime, steps: &[PlanStep]) -> f64 {
     let mut steps = steps.to_vec();
-    let graph = Graph::of(&steps).expect("a valid DAG");
-    let pad = "x".repeat(1000);
     let mut saves = 0usize;
     let mut save = |_: &PlanStep| saves += 1;
-    let confirm = |_: &PlanStep, _: &Value| false;
-    let now = chrono::Utc::now;
-    let started = Instant::now();
-    let outcome = rt.block_on(run_steps(
-        &mut steps,
-        &graph,
-        RunHooks {
-            mode: StepMode::Eager,
-            concurrency: 1024,
-            needs_confirmation: &confirm,
-            run: |_, args: Value| {
-                let out = noop(&args, &pad);
-                async move { Ok(out) }
-            },
-            save: &mut save,
-            now: &now,
-            stopped: &|| false,
-        },
-    ));
-    let secs = started.elapsed().as_secs_f64();
-    assert_eq!(outcome, RunOutcome::Finished);
+    let secs = rt.block_on(execute(&mut steps, 1024, Duration::ZERO, &mut save));
     assert_eq!(
         saves,
         steps.len() * 2,
@@ -302,6 +390,8 @@ fn main() {
     let ours: Vec<f64> = shapes.iter().map(|(_, _, s)| herald(&rt, s)).collect();
     let herald_peak = peak_rss_kib();
     let mut saved: Vec<(&str, Vec<f64>)> = Vec::new();
+    let mut whole: Vec<Vec<f64>> = Vec::new();
+    let mut slow: Vec<(&str, usize, f64, f64, f64)> = Vec::new();
     for (name, postgres) in [("sqlite", false), ("postgres", true)] {
         let h = rt.block_on(persisted_herald(postgres));
         saved.push((
@@ -311,6 +401,22 @@ fn main() {
                 .map(|(_, _, s)| persisted(&rt, &h, s))
                 .collect(),
         ));
+        whole.push(
+            shapes
+                .iter()
+                .map(|(_, _, s)| whole_json(&rt, &h, s))
+                .collect(),
+        );
+        for n in SLOW_CHAINS {
+            let steps = chain(n);
+            slow.push((
+                name,
+                n,
+                rt.block_on(persisted_once(&h, &steps, SLOW_TOOL)),
+                rt.block_on(whole_json_once(&h, &steps, SLOW_TOOL)),
+                rt.block_on(in_memory_once(&steps, SLOW_TOOL)),
+            ));
+        }
     }
     let theirs = langgraph();
 
@@ -343,6 +449,33 @@ fn main() {
             us(saved[0].1[k], n),
             us(saved[1].1[k], n),
             cell(lg(shape, *size, "sqlite"))
+        );
+    }
+    println!(
+        "  the runner's persistence, a row per step (migration 56) beside the old way in the same run (the plan's whole JSON rewritten per batch of transitions), per step:"
+    );
+    for (k, (shape, size, steps)) in shapes.iter().enumerate() {
+        let n = steps.len();
+        println!(
+            "  {:<14} {:>6}  SQLite {:>12}/st (old way {:>12}/st)  PostgreSQL {:>12}/st (old way {:>12}/st)",
+            format!("{shape} {size}"),
+            n,
+            us(saved[0].1[k], n),
+            us(whole[0][k], n),
+            us(saved[1].1[k], n),
+            us(whole[1][k], n),
+        );
+    }
+    println!(
+        "  the same with a tool that takes {} ms: the time beyond the same chain run in memory (a row per step; old way):",
+        SLOW_TOOL.as_millis()
+    );
+    for (name, n, rows, old, memory) in &slow {
+        let beyond = |t: f64| t - memory;
+        println!(
+            "  chain {n:<8} {name:<10} {:>12}/st (old way {:>12}/st)",
+            us(beyond(*rows), *n),
+            us(beyond(*old), *n)
         );
     }
     // Slopes: the cost of one more step, free of fixed costs.

@@ -56,6 +56,7 @@ pub mod m20261128_000052_ai_and_response_reports;
 mod m20261129_000053_sender_profiles;
 pub mod m20261129_000054_campaign_funnels;
 pub mod m20261129_000055_contact_by_id_in_org;
+mod m20261129_000056_plan_step;
 mod platform_agent;
 
 pub struct Migrator;
@@ -119,6 +120,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000053_sender_profiles::Migration),
             Box::new(m20261129_000054_campaign_funnels::Migration),
             Box::new(m20261129_000055_contact_by_id_in_org::Migration),
+            Box::new(m20261129_000056_plan_step::Migration),
         ]
     }
 }

@@ -7,8 +7,8 @@ use crate::contacts::{opt_out, service};
 use crate::error::AppResult;
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, QueryTrait, Statement,
 };
 use uuid::Uuid;
 
@@ -31,7 +31,7 @@ pub async fn count<C: ConnectionTrait>(
 /// matches in 100,000 contacts a page of 50 is met within about 2,500 contacts of the name
 /// index, where gathering them costs all 2,000 and a sort. (At 10,000 vip contacts, "vip, no
 /// reply in 30 days" read its page in 23 ms against 49 ms on SQLite.)
-const COMMON: u64 = 2_000;
+pub const COMMON: u64 = 2_000;
 
 /// Up to `limit` matching contacts after `after`, in name order, and whether more follow.
 pub async fn rows<C: ConnectionTrait>(
@@ -46,7 +46,8 @@ pub async fn rows<C: ConnectionTrait>(
     rows_where(db, cond, after, limit).await
 }
 
-/// As `rows`, knowing how many match: a common match is read in name order (see `COMMON`).
+/// As `rows`, knowing (or estimating) how many match: a common match is read in name order (see
+/// `COMMON`).
 async fn rows_of<C: ConnectionTrait>(
     db: &C,
     org_id: Uuid,
@@ -94,7 +95,37 @@ pub async fn rows_where<C: ConnectionTrait>(
     Ok((rows, more))
 }
 
+/// About how many contacts meet `cond`, from PostgreSQL's planner statistics (the estimate of
+/// `EXPLAIN`, no row read); None on SQLite, whose statistics do not say.
+async fn estimate<C: ConnectionTrait>(db: &C, cond: Condition) -> AppResult<Option<u64>> {
+    let backend = db.get_database_backend();
+    if backend != DbBackend::Postgres {
+        return Ok(None);
+    }
+    let select = contact::Entity::find()
+        .select_only()
+        .column(contact::Column::Id)
+        .filter(cond)
+        .build(backend);
+    let explain = Statement {
+        sql: format!("EXPLAIN (FORMAT JSON) {}", select.sql),
+        ..select
+    };
+    let Some(row) = db.query_one_raw(explain).await? else {
+        return Ok(None);
+    };
+    let plan: serde_json::Value = row.try_get("", "QUERY PLAN")?;
+    Ok(plan[0]["Plan"]["Plan Rows"]
+        .as_f64()
+        .map(|n| n.max(0.0) as u64))
+}
+
 /// One page of the contacts list, with the filter's exact total.
+///
+/// On PostgreSQL the count and the page are read at once, on two connections: the page's plan
+/// is chosen from the planner's estimate of the matches rather than from the count, so neither
+/// waits on the other (at 100,000 contacts "vip, no reply in 30 days" costs about 37 ms to
+/// count and 36 ms to page). On SQLite, where nothing estimates, the count comes first.
 pub async fn page<C: ConnectionTrait>(
     db: &C,
     org_id: Uuid,
@@ -102,8 +133,20 @@ pub async fn page<C: ConnectionTrait>(
     now: DateTime<Utc>,
     after: Option<ContactCursor>,
 ) -> AppResult<ContactPage> {
-    let total = count(db, org_id, f, now).await?;
-    let (rows, more) = rows_of(db, org_id, f, now, after.as_ref(), total).await?;
+    let cond = filter::condition(f, org_id, db.get_database_backend(), now)?;
+    let (total, (rows, more)) = match estimate(db, cond).await? {
+        Some(about) => tokio::try_join!(
+            count(db, org_id, f, now),
+            rows_of(db, org_id, f, now, after.as_ref(), about)
+        )?,
+        None => {
+            let total = count(db, org_id, f, now).await?;
+            (
+                total,
+                rows_of(db, org_id, f, now, after.as_ref(), total).await?,
+            )
+        }
+    };
     let next = match (more, rows.last()) {
         (true, Some(c)) => Some(ContactCursor {
             name: c.name.clone(),

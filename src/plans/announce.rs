@@ -124,7 +124,7 @@ pub async fn steps_ended(state: &AppState, p: &plan::Model, steps: &[PlanStep]) 
 pub async fn finished(state: &AppState, p: &plan::Model) {
     let text = match (
         PlanStatus::parse(&p.status),
-        crate::plans::service::action_of(p),
+        crate::plans::steps::store::action(&state.db, p).await,
     ) {
         (Some(PlanStatus::Done), Ok(PlanAction::Steps { steps, .. })) => {
             let c = StepCounts::of(&steps);

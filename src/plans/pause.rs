@@ -126,23 +126,18 @@ pub async fn release(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<
     Ok(())
 }
 
-/// Writes a step plan's steps, in the caller's transaction, when no runner holds the plan (its
-/// claim is free or has expired): a person's stop or edit shows on the card at once. A runner
-/// that holds the plan reads the same decision from the audit and writes its own steps.
+/// Writes a step plan's steps (their rows, `super::steps::store`), in the caller's transaction,
+/// when no runner holds the plan (its claim is free or has expired): a person's stop or edit
+/// shows on the card at once. A runner that holds the plan reads the same decision from the
+/// audit and writes its own steps.
 pub async fn write_steps_if_unheld<C: ConnectionTrait>(
     db: &C,
     plan_id: Uuid,
-    action: crate::plans::model::PlanAction,
+    steps: &[crate::plans::steps::model::PlanStep],
     now: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<()> {
-    plan::Entity::update_many()
-        .col_expr(
-            plan::Column::ActionPayload,
-            Expr::value(
-                serde_json::to_value(action)
-                    .map_err(|e| crate::error::AppError::Internal(e.to_string()))?,
-            ),
-        )
+    let unheld = plan::Entity::update_many()
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(plan_id))
         .filter(
             sea_orm::Condition::any()
@@ -151,5 +146,8 @@ pub async fn write_steps_if_unheld<C: ConnectionTrait>(
         )
         .exec(db)
         .await?;
+    if unheld.rows_affected == 1 {
+        crate::plans::steps::store::write(db, plan_id, steps, now).await?;
+    }
     Ok(())
 }

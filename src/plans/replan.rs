@@ -7,9 +7,10 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{PlanAction, PlanStatus, PlanView};
-use crate::plans::service::{action_of, find_in_org, record, view};
+use crate::plans::service::{find_in_org, record, view};
 use crate::plans::steps::model::{PlanStep, StepStatus};
 use crate::plans::steps::revise::{revise, MAX_REPLANS};
+use crate::plans::steps::store;
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
@@ -81,7 +82,9 @@ fn request(p: &plan::Model, steps: &[PlanStep], why: &str) -> String {
 
 /// Asks the plan's agent, in its authoring thread, for a revision; once per plan and reason.
 async fn ask(state: &AppState, p: &plan::Model, why: &str, key: String) -> AppResult<()> {
-    let (Some(thread_id), PlanAction::Steps { steps, .. }) = (p.thread_id, action_of(p)?) else {
+    let (Some(thread_id), PlanAction::Steps { steps, .. }) =
+        (p.thread_id, store::action(&state.db, p).await?)
+    else {
         return Ok(());
     };
     let message = AiThreadEventPayload::UserMessage {
@@ -105,7 +108,7 @@ async fn ask(state: &AppState, p: &plan::Model, why: &str, key: String) -> AppRe
 /// A step plan that ended with failed or blocked steps asks its agent for a revision, while the
 /// cap allows.
 pub async fn after_failure(state: &AppState, p: &plan::Model) -> AppResult<()> {
-    let action = action_of(p)?;
+    let action = store::action(&state.db, p).await?;
     if !replannable(&p.status, p.revision, p.thread_id, &action, false) {
         return Ok(());
     }
@@ -124,7 +127,13 @@ pub async fn replan(state: &AppState, m: &Member, id: Uuid, note: &str) -> AppRe
         .one(&state.db)
         .await?
         .is_some();
-    if !replannable(&p.status, p.revision, p.thread_id, &action_of(&p)?, revised) {
+    if !replannable(
+        &p.status,
+        p.revision,
+        p.thread_id,
+        &store::action(&state.db, &p).await?,
+        revised,
+    ) {
         return Err(AppError::Conflict(
             "This plan cannot be re-planned now: it is not a step plan from a conversation, it is running a step, it was revised already, or it reached the most revisions.".into(),
         ));
@@ -201,7 +210,7 @@ pub async fn revision_of(
             "You can revise only your own plans.".into(),
         ));
     }
-    let PlanAction::Steps { steps, .. } = action_of(&old)? else {
+    let PlanAction::Steps { steps, .. } = store::action(&state.db, &old).await? else {
         return Err(AppError::Validation(
             "Only a plan of steps can be revised this way.".into(),
         ));

@@ -123,12 +123,11 @@ pub async fn stop(
     // Steps nobody is running (waiting on a person, or not yet started) are skipped now; a
     // runner that holds the plan skips its own once its running steps finish.
     let held = p.lease_owner.is_some() && p.lease_expires_at.is_some_and(|t| t > now);
-    if let (false, Ok(PlanAction::Steps { mode, mut steps })) =
-        (held, crate::plans::service::action_of(&p))
+    if let (false, Ok(PlanAction::Steps { mut steps, .. })) =
+        (held, crate::plans::steps::store::action(&txn, &p).await)
     {
         crate::plans::steps::run::skip_unstarted(&mut steps);
-        let action = PlanAction::Steps { mode, steps };
-        crate::plans::pause::write_steps_if_unheld(&txn, plan_id, action, now).await?;
+        crate::plans::pause::write_steps_if_unheld(&txn, plan_id, &steps, now).await?;
     }
     crate::plans::service::record(
         &txn,

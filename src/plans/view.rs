@@ -8,7 +8,7 @@ use crate::error::AppResult;
 use crate::phone_numbers::entity as phone_number;
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::*;
-use crate::plans::service::{action_of, UNREADABLE};
+use crate::plans::service::UNREADABLE;
 use crate::server::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::{BTreeSet, HashMap};
@@ -107,13 +107,15 @@ fn step_views(
 
 /// The views of `rows`, in their order.
 pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<PlanView>> {
-    let decoded: Vec<(PlanAction, Option<String>)> = rows
-        .iter()
-        .map(|p| match action_of(p) {
-            Ok(a) => (a, None),
-            Err(_) => (PlanAction::tagging(vec![]), Some(UNREADABLE.to_owned())),
-        })
-        .collect();
+    let decoded: Vec<(PlanAction, Option<String>)> =
+        crate::plans::steps::store::actions(&state.db, &rows)
+            .await?
+            .into_iter()
+            .map(|a| match a {
+                Ok(a) => (a, None),
+                Err(_) => (PlanAction::tagging(vec![]), Some(UNREADABLE.to_owned())),
+            })
+            .collect();
     let contact_ids: Vec<Uuid> = decoded
         .iter()
         .flat_map(|(a, _)| a.changes().iter().map(|c| c.contact_id))

@@ -169,6 +169,30 @@ async fn a_for_each_runs_once_per_item_and_a_refused_item_blocks_only_its_own(ba
         .ok_as(&c.org.client, "/api/contacts/get", json!({"id": c.boris}))
         .await;
     assert!(!boris["notes"].as_str().unwrap().contains("Texted"));
+    // Each step's state is its own row; the plan's JSON is the plan as it was approved, never
+    // rewritten as the steps moved.
+    assert_eq!(
+        app.count_where("plan_step", "status = 'completed'").await,
+        3,
+        "find, text and note"
+    );
+    let stored = {
+        use sea_orm::EntityTrait;
+        herald::plans::entity::plan::Entity::find_by_id(plan.id)
+            .one(&app.state.db)
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(stored.action_payload, plan.action_payload);
+    assert!(
+        stored.action_payload["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s.get("result").is_none()),
+        "no result in the plan's JSON"
+    );
 }
 
 async fn the_dry_run_of_a_for_each_simulates_every_item_and_writes_nothing(backend: Backend) {
@@ -200,6 +224,7 @@ async fn the_dry_run_of_a_for_each_simulates_every_item_and_writes_nothing(backe
         "{text}"
     );
     assert_eq!(app.count("plan_step_item").await, 0);
+    assert_eq!(app.count("plan_step").await, 0);
     assert_eq!(app.count("message").await, messages);
     assert_eq!(app.count("tool_effect").await, effects);
 }

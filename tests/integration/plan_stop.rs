@@ -62,6 +62,17 @@ async fn a_waiting_plan_is_paused_seen_and_left_alone(backend: Backend) {
             .unwrap()
             .unwrap()
     };
+    // Its steps' rows, as they stand.
+    let steps = || async {
+        use herald::plans::steps::store::plan_step;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+        plan_step::Entity::find()
+            .filter(plan_step::Column::PlanId.eq(plan.id))
+            .order_by_asc(plan_step::Column::StepId)
+            .all(&app.state.db)
+            .await
+            .unwrap()
+    };
     let mut paused = row().await;
     for _ in 0..50 {
         if paused.paused_at.is_some() {
@@ -98,6 +109,12 @@ async fn a_waiting_plan_is_paused_seen_and_left_alone(backend: Backend) {
     let after = row().await;
     assert_eq!(after.updated_at, paused.updated_at, "not written to");
     assert_eq!(after.action_payload, paused.action_payload);
+    let rows = steps().await;
+    assert!(!rows.is_empty(), "the find step's row");
+    assert!(
+        rows.iter().all(|r| r.updated_at <= paused.updated_at),
+        "no step written since it paused: {rows:?}"
+    );
     // A decision wakes it: the texts go, and the plan is done.
     let (s, r) = decide(
         &app,

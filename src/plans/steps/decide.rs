@@ -9,7 +9,7 @@ use super::schedule::resolved_arguments;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, PlanView};
-use crate::plans::service::{action_of, find_in_org, record, view};
+use crate::plans::service::{find_in_org, record, view};
 use crate::server::AppState;
 use serde_json::json;
 use uuid::Uuid;
@@ -21,7 +21,7 @@ pub async fn decide(
     decision: &StepAction,
 ) -> AppResult<PlanView> {
     let p = crate::plans::access::find_visible(state, m, plan_id).await?;
-    let PlanAction::Steps { steps, .. } = action_of(&p)? else {
+    let PlanAction::Steps { steps, .. } = super::store::action(&state.db, &p).await? else {
         return Err(AppError::Conflict("This plan has no steps.".into()));
     };
     if !takes_decisions(&p.status) {

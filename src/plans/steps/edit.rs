@@ -15,7 +15,7 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{texts_people, PlanAction, PlanView, SCHEDULE_TOOL, SEND_TOOL};
-use crate::plans::service::{action_of, find_in_org, record, view};
+use crate::plans::service::{find_in_org, record, view};
 use crate::server::AppState;
 use sea_orm::EntityTrait;
 use serde_json::{json, Map, Value};
@@ -125,7 +125,7 @@ pub async fn edit(
     confirm: bool,
 ) -> AppResult<PlanView> {
     let p = crate::plans::access::find_visible(state, m, plan_id).await?;
-    let PlanAction::Steps { mode, mut steps } = action_of(&p)? else {
+    let PlanAction::Steps { mut steps, .. } = super::store::action(&state.db, &p).await? else {
         return Err(AppError::Conflict("This plan has no steps.".into()));
     };
     if !takes_decisions(&p.status) {
@@ -224,13 +224,7 @@ pub async fn edit(
             changes: changes.clone(),
         }],
     );
-    crate::plans::pause::write_steps_if_unheld(
-        &txn,
-        plan_id,
-        PlanAction::Steps { mode, steps },
-        now,
-    )
-    .await?;
+    crate::plans::pause::write_steps_if_unheld(&txn, plan_id, &steps[i..=i], now).await?;
     crate::plans::pause::wake(&txn, plan_id).await?;
     txn.commit().await?;
     learn(state, m, &p, &step, &before, &changes).await?;

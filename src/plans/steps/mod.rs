@@ -22,4 +22,6 @@ pub mod schedule;
 #[cfg(feature = "server")]
 pub mod simulate;
 #[cfg(feature = "server")]
+pub mod store;
+#[cfg(feature = "server")]
 pub mod validate;

@@ -11,7 +11,6 @@ use crate::ai_agent::tools::{step_catalog, step_tools};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, CAMPAIGN_TOOL, SEND_TOOL};
-use crate::plans::service::action_of;
 use crate::server::AppState;
 use serde_json::Value;
 use uuid::Uuid;
@@ -30,7 +29,7 @@ fn fresh(s: &PlanStep) -> PlanStep {
 
 pub async fn simulate(state: &AppState, m: &Member, plan_id: Uuid) -> AppResult<Simulation> {
     let p = crate::plans::access::find_visible(state, m, plan_id).await?;
-    let PlanAction::Steps { steps, .. } = action_of(&p)? else {
+    let PlanAction::Steps { steps, .. } = super::store::action(&state.db, &p).await? else {
         return Err(AppError::Conflict("This plan has no steps.".into()));
     };
     let graph = Graph::of(&steps).map_err(|e| {
