@@ -103,6 +103,7 @@ mod step_edit;
 mod step_plan_support;
 mod step_plans;
 mod step_replan;
+mod step_rows;
 mod step_simulation;
 mod step_tools;
 mod suggesters;
