@@ -67,6 +67,7 @@ pub async fn start_herald_with(
         "B",
         "b@bench.test",
         "benchmark-pass",
+        None,
     )
     .await
     .unwrap();

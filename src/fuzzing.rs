@@ -110,8 +110,39 @@ fn webhook_form(r: &mut TestRunner) -> Result<(), TestError<String>> {
     let raw = proptest::collection::vec(any::<u8>(), 0..300);
     r.run(&(pairs, raw), |(pairs, raw)| {
         // Bytes off the wire: parsing answers a form or an error.
-        let _ = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&raw);
-        if let Ok(sms) = InboundSms::from_params(&pairs) {
+        let _ = crate::messaging::webhook_form::WebhookForm::parse(&raw);
+        let repeated = {
+            let mut keys: Vec<&String> = pairs.iter().map(|(k, _)| k).collect();
+            keys.sort();
+            keys.windows(2).any(|w| w[0] == w[1])
+        };
+        let form = crate::messaging::webhook_form::WebhookForm::from_pairs(pairs.clone());
+        check(
+            form.is_err() == repeated,
+            format!("repeated keys {repeated}, form {form:?}"),
+        )?;
+        let Ok(form) = form else { return Ok(()) };
+        // The same form in any order reads the same, and signs the same.
+        let mut reversed = pairs.clone();
+        reversed.reverse();
+        let reordered = crate::messaging::webhook_form::WebhookForm::from_pairs(reversed)
+            .map_err(|e| TestCaseError::fail(format!("reordered form refused: {e}")))?;
+        for (k, v) in &pairs {
+            check(
+                reordered.get(k) == Some(v.as_str()),
+                format!("{k:?} read otherwise reordered"),
+            )?;
+        }
+        check(
+            compute_signature("t", "u", form.pairs())
+                == compute_signature("t", "u", reordered.pairs()),
+            "the signature depends on the order".into(),
+        )?;
+        check(
+            form.number("To", "US") == reordered.number("To", "US"),
+            "our number depends on the order".into(),
+        )?;
+        if let Ok(sms) = InboundSms::from_form(&form, "US") {
             check(
                 !sms.message_sid.is_empty()
                     && sms.message_sid.len() <= 64
@@ -120,6 +151,10 @@ fn webhook_form(r: &mut TestRunner) -> Result<(), TestError<String>> {
             )?;
             check(sms.media_urls.len() <= 10, "too many media".into())?;
             check(!sms.from.trim().is_empty(), "empty From".into())?;
+            // The number the token is chosen by is the one the text is routed by.
+            if let Some(ours) = form.number("To", "US") {
+                check(sms.to == ours, format!("routed to {} not {ours}", sms.to))?;
+            }
         }
         Ok(())
     })

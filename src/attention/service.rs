@@ -17,7 +17,7 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
     let unread_conversations =
         crate::messaging::conversation::unread_conversations(&state.db, org).await?;
     let plans_awaiting_approval = plan::Entity::find()
-        .filter(plan::Column::OrganizationId.eq(org))
+        .filter(crate::plans::access::visible_to(member))
         .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
         .count(&state.db)
         .await?;
@@ -25,7 +25,7 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
     let steps_waiting: Option<i64> = plan::Entity::find()
         .select_only()
         .column_as(plan::Column::WaitingSteps.sum(), "n")
-        .filter(plan::Column::OrganizationId.eq(org))
+        .filter(crate::plans::access::visible_to(member))
         .filter(plan::Column::PausedAt.is_not_null())
         .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
         .into_tuple()

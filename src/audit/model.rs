@@ -13,6 +13,7 @@ pub enum AuditAction {
     MemberRemoved,
     RoleChanged,
     PasswordResetIssued,
+    PasswordReset,
     CredentialsConnected,
     AgentWidened,
     OptOutCleared,
@@ -26,13 +27,14 @@ pub enum AuditAction {
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 16] = [
+    pub const ALL: [AuditAction; 17] = [
         Self::MemberInvited,
         Self::InvitationRevoked,
         Self::MemberJoined,
         Self::MemberRemoved,
         Self::RoleChanged,
         Self::PasswordResetIssued,
+        Self::PasswordReset,
         Self::CredentialsConnected,
         Self::AgentWidened,
         Self::OptOutCleared,
@@ -53,6 +55,7 @@ impl AuditAction {
             Self::MemberRemoved => "member_removed",
             Self::RoleChanged => "role_changed",
             Self::PasswordResetIssued => "password_reset_issued",
+            Self::PasswordReset => "password_reset",
             Self::CredentialsConnected => "credentials_connected",
             Self::AgentWidened => "agent_widened",
             Self::OptOutCleared => "opt_out_cleared",
@@ -78,6 +81,7 @@ impl AuditAction {
             Self::MemberRemoved => "Removed a member",
             Self::RoleChanged => "Changed a role",
             Self::PasswordResetIssued => "Issued a password reset link",
+            Self::PasswordReset => "Password reset with a link",
             Self::CredentialsConnected => "Connected provider credentials",
             Self::AgentWidened => "Widened an autonomous agent",
             Self::OptOutCleared => "Cleared an opt-out",

@@ -189,7 +189,27 @@ pub async fn reset_link_for_email(
         .one(db)
         .await?
         .ok_or_else(|| AppError::not_found(format!("An account with the email {email}")))?;
-    new_reset(db, public_url, chrono::Utc::now(), u.id, None).await
+    let now = chrono::Utc::now();
+    let txn = crate::server::db::begin_write(db).await?;
+    let link = new_reset(&txn, public_url, now, u.id, None).await?;
+    // Issued by the operator: each of the account's organisations has it in its log.
+    let orgs = organizations_of(&txn, u.id).await?;
+    for org in orgs {
+        crate::audit::service::record(
+            &txn,
+            crate::audit::service::Entry {
+                organization_id: Some(org),
+                actor: None,
+                action: crate::audit::model::AuditAction::PasswordResetIssued,
+                target: &format!("{} <{}>", u.name, u.email),
+                detail: Some("by the server's operator (herald admin reset-password)".into()),
+            },
+            now,
+        )
+        .await?;
+    }
+    txn.commit().await?;
+    Ok(link)
 }
 
 /// Sets a new password from a reset link, once; every session of the account ends.
@@ -228,8 +248,85 @@ pub async fn reset_password(state: &AppState, token: &str, new: &str) -> AppResu
         .filter(session::Column::UserId.eq(r.user_id))
         .exec(&txn)
         .await?;
+    let orgs = record_reset(&txn, &r, now).await?;
     txn.commit().await?;
+    // The person hears of it in each organisation they belong to, wherever they look first.
+    for org in orgs {
+        crate::notifications::service::notify(
+            state,
+            crate::notifications::service::Notice {
+                organization_id: org,
+                user_id: r.user_id,
+                kind: "security",
+                title: "Your password was changed with a reset link".into(),
+                body: format!(
+                    "Every session was signed out. The link was issued {}. If this was not you, \
+                     tell an owner and change your password from Your account.",
+                    issued_by(state, r.created_by).await?
+                ),
+                link: Some("/account".into()),
+                source_key: None,
+                agent_id: None,
+            },
+        )
+        .await?;
+    }
     Ok(())
+}
+
+/// Audits a reset in every organisation the account belongs to; answers those organisations.
+async fn record_reset<C: ConnectionTrait>(
+    db: &C,
+    r: &password_reset::Model,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<Vec<Uuid>> {
+    let u = user::Entity::find_by_id(r.user_id)
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("That account"))?;
+    let orgs = organizations_of(db, r.user_id).await?;
+    let by = match r.created_by {
+        Some(_) => "a link an owner issued",
+        None => "a link the server's operator issued",
+    };
+    for org in &orgs {
+        crate::audit::service::record(
+            db,
+            crate::audit::service::Entry {
+                organization_id: Some(*org),
+                actor: Some(r.user_id),
+                action: crate::audit::model::AuditAction::PasswordReset,
+                target: &format!("{} <{}>", u.name, u.email),
+                detail: Some(by.into()),
+            },
+            now,
+        )
+        .await?;
+    }
+    Ok(orgs)
+}
+
+/// The organisations an account belongs to.
+pub async fn organizations_of<C: ConnectionTrait>(db: &C, user_id: Uuid) -> AppResult<Vec<Uuid>> {
+    use crate::auth::entity::membership;
+    Ok(membership::Entity::find()
+        .select_only()
+        .column(membership::Column::OrganizationId)
+        .filter(membership::Column::UserId.eq(user_id))
+        .into_tuple()
+        .all(db)
+        .await?)
+}
+
+/// Who issued a reset link, as the person reads it.
+async fn issued_by(state: &AppState, created_by: Option<Uuid>) -> AppResult<String> {
+    let Some(id) = created_by else {
+        return Ok("by the server's operator".into());
+    };
+    Ok(match user::Entity::find_by_id(id).one(&state.db).await? {
+        Some(u) => format!("by {}", u.name),
+        None => "by an owner".into(),
+    })
 }
 
 #[cfg(test)]

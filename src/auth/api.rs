@@ -1,7 +1,8 @@
 //! Server functions for signing up, in and out (the team's are in `team_api`).
-use crate::auth::model::{CurrentUser, SignInForm, SignUpForm, SignUpState};
+use crate::auth::model::{CurrentUser, SignInForm, SignInResult, SignUpForm, SignUpState};
 use crate::error::AppError;
 use dioxus::prelude::*;
+use uuid::Uuid;
 
 server_fn! {
     #[post("/api/auth/sign_up")]
@@ -17,6 +18,7 @@ server_fn! {
             &form.name,
             &form.email,
             &form.password,
+            form.setup_token.as_deref(),
         )
         .await?;
         session::start_session(&state, user_id, org_id).await?;
@@ -31,7 +33,9 @@ server_fn! {
 
 server_fn! {
     #[post("/api/auth/sign_in")]
-    pub async fn sign_in(form: SignInForm) -> Result<CurrentUser, AppError> {
+    /// Signs in. An account in several organisations names the one to open; without it, the
+    /// answer lists them and no session starts (never "the oldest", issue 49 §2).
+    pub async fn sign_in(form: SignInForm) -> Result<SignInResult, AppError> {
         use crate::auth::{service, session};
         let state = crate::server::AppState::current()?;
         admit(
@@ -41,9 +45,30 @@ server_fn! {
             "sign-in attempts",
         )
         .await?;
-        let (user_id, org_id) = service::authenticate(&state, &form.email, &form.password).await?;
+        let (user_id, choices) = service::authenticate(&state, &form.email, &form.password).await?;
+        let Some(org_id) = service::chosen(&choices, form.organization_id)? else {
+            return Ok(SignInResult::Choose(choices));
+        };
         session::start_session(&state, user_id, org_id).await?;
         let member = session::member_for(&state, user_id, org_id).await?;
+        Ok(SignInResult::SignedIn(service::current_user(&state, &member).await?))
+    }
+}
+
+server_fn! {
+    #[post("/api/auth/switch_organization")]
+    /// Opens another organisation the signed-in account belongs to: this session ends (its open
+    /// pages close) and one in that organisation starts.
+    pub async fn switch_organization(organization_id: Uuid) -> Result<CurrentUser, AppError> {
+        use crate::auth::{service, session};
+        let (state, me) = session::require_member().await?;
+        let choices = service::organizations_of(&state.db, me.user_id).await?;
+        let Some(org_id) = service::chosen(&choices, Some(organization_id))? else {
+            return Err(AppError::Internal("no organisation chosen".into()));
+        };
+        session::forget_session(&state).await?;
+        session::start_session(&state, me.user_id, org_id).await?;
+        let member = session::member_for(&state, me.user_id, org_id).await?;
         service::current_user(&state, &member).await
     }
 }

@@ -185,11 +185,27 @@ pub async fn set_role(
     Ok(())
 }
 
-/// An owner's one-time reset link for a member who forgot their password.
+/// An owner's one-time reset link for a member who forgot their password. An account is one
+/// person's across every organisation it belongs to, so an owner may reset only an account that
+/// belongs to their organisation alone: a link for one that belongs elsewhere too would let this
+/// owner sign in as that person there (issue 49 §2).
 pub async fn issue_reset(state: &AppState, owner: &Member, user_id: Uuid) -> AppResult<ResetLink> {
     owner.require_owner()?;
     let org = owner.organization_id;
     membership_of(&state.db, org, user_id).await?;
+    let elsewhere = membership::Entity::find()
+        .filter(membership::Column::UserId.eq(user_id))
+        .filter(membership::Column::OrganizationId.ne(org))
+        .count(&state.db)
+        .await?;
+    if elsewhere > 0 {
+        return Err(AppError::Validation(
+            "This person's account also belongs to another organisation, so a reset link from \
+             here would open that organisation too. Only the server's operator can issue one \
+             (`herald admin reset-password EMAIL`)."
+                .into(),
+        ));
+    }
     let (name, email) = name_of(&state.db, user_id).await?;
     let txn = crate::server::db::begin_write(&state.db).await?;
     let link = crate::auth::account::new_reset(

@@ -32,12 +32,34 @@ pub struct SignUpForm {
     pub name: String,
     pub email: String,
     pub password: String,
+    /// The one-time set-up token a production Herald's first sign-up needs.
+    #[serde(default)]
+    pub setup_token: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SignInForm {
     pub email: String,
     pub password: String,
+    /// Which of the account's organisations to open; needed when it belongs to several.
+    #[serde(default)]
+    pub organization_id: Option<Uuid>,
+}
+
+/// One organisation an account belongs to, to choose after signing in or to switch to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrganizationChoice {
+    pub id: Uuid,
+    pub name: String,
+    pub role: Role,
+}
+
+/// What signing in did: a session in the one organisation, or (for an account in several, when
+/// none was named) the list to choose from. No session starts until one is chosen.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SignInResult {
+    SignedIn(CurrentUser),
+    Choose(Vec<OrganizationChoice>),
 }
 
 /// How this instance lets people in, for the sign-up page.
@@ -47,6 +69,9 @@ pub struct SignUpState {
     pub mode: String,
     /// No organisation yet: the first visitor sets Herald up and becomes its owner.
     pub first_run: bool,
+    /// The first sign-up needs the set-up token printed at the server's start (production).
+    #[serde(default)]
+    pub needs_setup_token: bool,
 }
 
 impl SignUpState {
@@ -131,6 +156,9 @@ pub struct CurrentUser {
     pub role: Role,
     /// Whether the phone simulator page is on for this server.
     pub simulator_enabled: bool,
+    /// Every organisation the account belongs to (this one too), for the switcher.
+    #[serde(default)]
+    pub organizations: Vec<OrganizationChoice>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! Creating organisations, users and memberships, and checking credentials.
 use crate::auth::entity::{membership, organization, user};
-use crate::auth::model::{CurrentUser, MemberView, Role, SignUpState};
+use crate::auth::model::{CurrentUser, MemberView, OrganizationChoice, Role, SignUpState};
 use crate::auth::password::hash_password;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
@@ -25,11 +25,22 @@ pub async fn create_organization_with_owner(
     name: &str,
     email: &str,
     password: &str,
+    setup_token: Option<&str>,
 ) -> AppResult<(Uuid, Uuid)> {
     let email = normalize_email(email);
     let org_name = organization_name.trim();
     if org_name.is_empty() {
         return Err(AppError::validation("Give the organisation a name."));
+    }
+    if let Some(expected) = &state.config.setup_token {
+        if first_run(state).await? && !same_token(expected, setup_token.unwrap_or_default()) {
+            return Err(AppError::NotPermitted(
+                "Setting up this Herald needs its one-time set-up token: it is printed in the \
+                 server's log at start-up (or set as HERALD_SETUP_TOKEN). The operator can also \
+                 create the owner with `herald admin create-owner`."
+                    .into(),
+            ));
+        }
     }
     let invite_only = state.config.sign_up == SignUpMode::Invite;
     if invite_only && !first_run(state).await? {
@@ -95,15 +106,23 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
 
 const SETUP_LOCK: i64 = 0x4845_5241_4c44_5355; // "HERALDSU"
 
+/// Compares a given set-up token with the expected one in constant time.
+fn same_token(expected: &str, given: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    expected.as_bytes().ct_eq(given.trim().as_bytes()).into()
+}
+
 /// Whether the instance has no organisation yet (its first visitor sets it up).
 pub async fn first_run(state: &AppState) -> AppResult<bool> {
     Ok(organization::Entity::find().one(&state.db).await?.is_none())
 }
 
 pub async fn sign_up_state(state: &AppState) -> AppResult<SignUpState> {
+    let first_run = first_run(state).await?;
     Ok(SignUpState {
         mode: state.config.sign_up.as_str().to_owned(),
-        first_run: first_run(state).await?,
+        first_run,
+        needs_setup_token: first_run && state.config.setup_token.is_some(),
     })
 }
 
@@ -217,12 +236,13 @@ pub(crate) async fn insert_membership<C: ConnectionTrait>(
     Ok(())
 }
 
-/// Checks the password; answers the user's id and their first organisation.
+/// Checks the password; answers the user's id and the organisations the account belongs to
+/// (oldest membership first), at least one.
 pub async fn authenticate(
     state: &AppState,
     email: &str,
     password: &str,
-) -> AppResult<(Uuid, Uuid)> {
+) -> AppResult<(Uuid, Vec<OrganizationChoice>)> {
     let email = normalize_email(email);
     let wrong = || AppError::Validation("That email and password do not match an account.".into());
     let found = user::Entity::find()
@@ -237,19 +257,57 @@ pub async fn authenticate(
     let Some(u) = found.filter(|_| verified) else {
         return Err(wrong());
     };
-    let m = membership::Entity::find()
-        .filter(membership::Column::UserId.eq(u.id))
+    let choices = organizations_of(&state.db, u.id).await?;
+    if choices.is_empty() {
+        return Err(AppError::Validation(
+            "This account is no longer a member of any organisation. Ask an owner for an \
+             invitation."
+                .into(),
+        ));
+    }
+    Ok((u.id, choices))
+}
+
+/// The organisations `user_id` belongs to, with their names and the role in each, oldest first.
+pub async fn organizations_of(
+    db: &sea_orm::DatabaseConnection,
+    user_id: Uuid,
+) -> AppResult<Vec<OrganizationChoice>> {
+    let rows = membership::Entity::find()
+        .filter(membership::Column::UserId.eq(user_id))
         .order_by_asc(membership::Column::CreatedAt)
-        .one(&state.db)
+        .all(db)
+        .await?;
+    let names: std::collections::HashMap<Uuid, String> = organization::Entity::find()
+        .filter(organization::Column::Id.is_in(rows.iter().map(|m| m.organization_id)))
+        .all(db)
         .await?
-        .ok_or_else(|| {
-            AppError::Validation(
-                "This account is no longer a member of any organisation. Ask an owner for an \
-                 invitation."
-                    .into(),
-            )
-        })?;
-    Ok((u.id, m.organization_id))
+        .into_iter()
+        .map(|o| (o.id, o.name))
+        .collect();
+    Ok(rows
+        .into_iter()
+        .filter_map(|m| {
+            Some(OrganizationChoice {
+                id: m.organization_id,
+                name: names.get(&m.organization_id)?.clone(),
+                role: Role::parse(&m.role).unwrap_or(Role::Member),
+            })
+        })
+        .collect())
+}
+
+/// The organisation a sign-in opens: the one named (it must be one of the account's), or the
+/// only one. None: the account belongs to several and none was named; the person chooses.
+pub fn chosen(choices: &[OrganizationChoice], named: Option<Uuid>) -> AppResult<Option<Uuid>> {
+    match (named, choices) {
+        (Some(id), _) if choices.iter().any(|c| c.id == id) => Ok(Some(id)),
+        (Some(_), _) => Err(AppError::Validation(
+            "This account is not a member of that organisation.".into(),
+        )),
+        (None, [only]) => Ok(Some(only.id)),
+        (None, _) => Ok(None),
+    }
 }
 
 static DUMMY_HASH: std::sync::LazyLock<String> =
@@ -278,6 +336,7 @@ pub async fn current_user(state: &AppState, member: &Member) -> AppResult<Curren
         organization_name: org.name,
         role: member.role,
         simulator_enabled: state.config.simulator_enabled,
+        organizations: organizations_of(&state.db, member.user_id).await?,
     })
 }
 

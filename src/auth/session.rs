@@ -159,13 +159,19 @@ pub async fn start_session(
 
 /// Deletes the caller's session row and clears the cookie.
 pub async fn end_session(state: &AppState) -> AppResult<()> {
+    forget_session(state).await?;
+    set_cookie(state, "", time_max_age(0));
+    Ok(())
+}
+
+/// Deletes the caller's session row, leaving the cookie to whatever is set next.
+pub async fn forget_session(state: &AppState) -> AppResult<()> {
     if let Some(token) = session_token(request_cookies()?.as_deref()) {
         session::Entity::delete_many()
             .filter(session::Column::TokenHash.eq(hash_token(&token)))
             .exec(&state.db)
             .await?;
     }
-    set_cookie(state, "", time_max_age(0));
     Ok(())
 }
 

@@ -48,7 +48,7 @@ server_fn! {
     /// numbers that texted them, and the campaigns and plans that included them.
     pub async fn contact_profile(id: Uuid) -> Result<ContactProfile, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::contacts::profile::profile(&state, m.organization_id, id).await
+        crate::contacts::profile::profile(&state, &m, id).await
     }
 }
 

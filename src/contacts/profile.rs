@@ -1,6 +1,7 @@
 //! The contact page's read (issue 28 §5): the contact, their conversation, the numbers that texted
 //! them, and the campaigns and plans that included them. Every read is by the contact's own
 //! indexes, so its cost does not grow with the organisation.
+use crate::auth::session::Member;
 use crate::bulk_operation::entity::{item, operation};
 use crate::contacts::profile_model::{
     ContactProfile, ConversationSummary, NumberUse, Touch, TouchKind, TOUCHES_SHOWN,
@@ -43,12 +44,15 @@ pub async fn resolve<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResu
     Err(AppError::not_found("Contact"))
 }
 
-pub async fn profile(state: &AppState, org: Uuid, id: Uuid) -> AppResult<ContactProfile> {
+/// The contact's page, as this member may see it: other members' private Assistants' plans and
+/// campaigns are left out of its history.
+pub async fn profile(state: &AppState, m: &Member, id: Uuid) -> AppResult<ContactProfile> {
+    let org = m.organization_id;
     let id = resolve(&state.db, org, id).await?;
     let contact = crate::contacts::service::view(state, org, id).await?;
     let conversation = summary(&state.db, org, id).await?;
     let numbers = numbers(&state.db, org, id).await?;
-    let (touches, touches_total) = touches(&state.db, org, id).await?;
+    let (touches, touches_total) = touches(&state.db, m, id).await?;
     let merged = crate::contacts::merge::merged_count(&state.db, org, id).await?;
     let clicks = crate::links::service::contact_clicks(&state.db, id, None).await?;
     Ok(ContactProfile {
@@ -139,10 +143,17 @@ async fn numbers<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<V
 
 /// Campaign items for the contact, and plans whose audience held them without a campaign item for
 /// them: the newest `TOUCHES_SHOWN` of both, and the exact count of both.
-async fn touches<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<(Vec<Touch>, u64)> {
+async fn touches<C: ConnectionTrait>(db: &C, m: &Member, id: Uuid) -> AppResult<(Vec<Touch>, u64)> {
+    let org = m.organization_id;
+    let seen_ops = Query::select()
+        .column(operation::Column::Id)
+        .from(operation::Entity)
+        .cond_where(crate::bulk_operation::review::visible_to(m))
+        .to_owned();
     let items = item::Entity::find()
         .filter(item::Column::OrganizationId.eq(org))
-        .filter(item::Column::ContactId.eq(id));
+        .filter(item::Column::ContactId.eq(id))
+        .filter(item::Column::OperationId.in_subquery(seen_ops));
     let item_total = items.clone().count(db).await?;
     let items = items
         .order_by_desc(item::Column::CreatedAt)
@@ -175,7 +186,7 @@ async fn touches<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<(
         .and_where(Expr::col((operation::Entity, operation::Column::PlanId)).is_not_null())
         .to_owned();
     let plans = plan::Entity::find()
-        .filter(plan::Column::OrganizationId.eq(org))
+        .filter(crate::plans::access::visible_to(m))
         .filter(plan::Column::Id.in_subquery(in_audience))
         .filter(plan::Column::Id.not_in_subquery(ran_for_them));
     let plan_total = plans.clone().count(db).await?;

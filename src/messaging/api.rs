@@ -211,14 +211,16 @@ server_fn! {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
+        let form = crate::messaging::webhook_form::WebhookForm::from_pairs(params)
+            .map_err(|e| AppError::Internal(e.to_string()))?;
         let url = signed_url(&state, SMS_PATH, None);
         let token = crate::messaging::webhook::webhook_token_for(&state, Some(&number.number))
             .await
             .map_err(|e| AppError::Internal(e.to_string()))?;
         let signature = token
             .as_ref()
-            .map(|token| crate::messaging::signature::compute_signature(token, &url, &params));
-        match accept_inbound(&state, &url, &params, signature.as_deref()).await {
+            .map(|token| crate::messaging::signature::compute_signature(token, &url, form.pairs()));
+        match accept_inbound(&state, &url, &form, signature.as_deref()).await {
             Ok(InboundOutcome::Stored { message_id, .. }) => Ok(message_id),
             Ok(other) => Err(AppError::Internal(format!(
                 "simulated text not stored: {other:?}"

@@ -6,10 +6,10 @@ use crate::contacts::service as contacts;
 use crate::error::AppError;
 use crate::messaging::entity as message;
 use crate::messaging::model::{Direction, LiveEvent};
+use crate::messaging::webhook_form::WebhookForm;
 use crate::server::db::is_unique_violation;
 use crate::server::AppState;
 use sea_orm::{ActiveModelTrait, NotSet, Set, TryIntoModel};
-use std::collections::HashMap;
 use uuid::Uuid;
 
 /// Why a webhook delivery was refused.
@@ -58,15 +58,12 @@ pub struct InboundSms {
 }
 
 impl InboundSms {
-    pub fn from_params(params: &[(String, String)]) -> Result<Self, WebhookError> {
-        let map: HashMap<&str, &str> = params
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
+    /// Reads a text from its form. `to` is our number as `WebhookForm::number` normalised it
+    /// (the value the verifying token was chosen by), or the raw `To` when it is not a number
+    /// (then no organisation has it, and the text is ignored).
+    pub fn from_form(form: &WebhookForm, region: &str) -> Result<Self, WebhookError> {
         let req = |k: &str| {
-            map.get(k)
-                .map(|v| v.trim())
-                .filter(|v| !v.is_empty())
+            form.non_blank(k)
                 .map(str::to_owned)
                 .ok_or_else(|| WebhookError::BadRequest(format!("missing {k}")))
         };
@@ -74,7 +71,7 @@ impl InboundSms {
         if message_sid.len() > 64 || !message_sid.chars().all(|c| c.is_ascii_alphanumeric()) {
             return Err(WebhookError::BadRequest("malformed MessageSid".into()));
         }
-        let num_media: usize = match map.get("NumMedia") {
+        let num_media: usize = match form.get("NumMedia") {
             None => 0,
             Some(n) => n
                 .trim()
@@ -85,30 +82,28 @@ impl InboundSms {
             return Err(WebhookError::BadRequest("NumMedia is over 10".into()));
         }
         let media_urls = (0..num_media)
-            .filter_map(|i| {
-                map.get(format!("MediaUrl{i}").as_str())
-                    .map(|u| u.to_string())
-            })
+            .filter_map(|i| form.get(&format!("MediaUrl{i}")).map(str::to_owned))
             .collect();
         let media_types = (0..num_media)
             .map(|i| {
-                map.get(format!("MediaContentType{i}").as_str())
+                form.get(&format!("MediaContentType{i}"))
                     .map(|t| t.trim().to_lowercase())
                     .filter(|t| !t.is_empty() && t.len() <= 100)
                     .unwrap_or_else(|| "application/octet-stream".into())
             })
             .collect();
+        let to = match form.number("To", region) {
+            Some(ours) => ours,
+            None => req("To")?,
+        };
         Ok(Self {
             message_sid,
             from: req("From")?,
-            to: req("To")?,
-            body: map.get("Body").map(|b| b.to_string()).unwrap_or_default(),
+            to,
+            body: form.get("Body").map(str::to_owned).unwrap_or_default(),
             media_urls,
             media_types,
-            opt_out_type: map
-                .get("OptOutType")
-                .map(|t| t.trim().to_owned())
-                .filter(|t| !t.is_empty()),
+            opt_out_type: form.non_blank("OptOutType").map(str::to_owned),
         })
     }
 }

@@ -39,3 +39,5 @@ pub mod timeline_page;
 pub mod transport;
 #[cfg(feature = "server")]
 pub mod webhook;
+#[cfg(feature = "server")]
+pub mod webhook_form;

@@ -8,11 +8,11 @@ use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::inbound::WebhookError;
 use crate::messaging::model::LiveEvent;
+use crate::messaging::webhook_form::WebhookForm;
 use crate::provider_accounts::entity as provider_account;
 use crate::server::AppState;
 use sea_orm::sea_query::{Alias, CaseStatement, Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
-use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The order delivery statuses come in; unknown to Twilio (Herald's own) is below all.
@@ -64,8 +64,10 @@ enum Scope {
 }
 
 impl Scope {
+    /// `from` is the callback's `From` as `WebhookForm::number` normalised it: the number whose
+    /// token verified the request.
     async fn of(state: &AppState, from: Option<&str>) -> AppResult<Self> {
-        let Some(from) = from.map(str::trim).filter(|f| !f.is_empty()) else {
+        let Some(from) = from else {
             return Ok(Scope::Unowned);
         };
         Ok(match state.numbers.find(&state.db, from).await? {
@@ -223,23 +225,20 @@ async fn after_status(
     Ok(())
 }
 
-/// Applies a delivery status callback.
+/// Applies a delivery status callback; `ours` is the normalised `From` whose token verified it.
 #[tracing::instrument(skip_all)]
 pub async fn apply_status_callback(
     state: &AppState,
-    params: &[(String, String)],
+    form: &WebhookForm,
+    ours: Option<&str>,
 ) -> Result<(), WebhookError> {
-    let map: HashMap<&str, &str> = params
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let sid = map
+    let sid = form
         .get("MessageSid")
-        .or_else(|| map.get("SmsSid"))
+        .or_else(|| form.get("SmsSid"))
         .ok_or_else(|| WebhookError::BadRequest("missing MessageSid".into()))?;
-    let status = map
+    let status = form
         .get("MessageStatus")
-        .or_else(|| map.get("SmsStatus"))
+        .or_else(|| form.get("SmsStatus"))
         .ok_or_else(|| WebhookError::BadRequest("missing MessageStatus".into()))?
         .to_lowercase();
     if status_rank(&status).is_none() {
@@ -247,10 +246,10 @@ pub async fn apply_status_callback(
             "unknown MessageStatus {status}"
         )));
     }
-    let error_code = map.get("ErrorCode").map(|c| c.to_string());
-    let scope = Scope::of(state, map.get("From").copied()).await?;
+    let error_code = form.get("ErrorCode").map(|c| c.to_string());
+    let scope = Scope::of(state, ours).await?;
     let ours = message::Entity::find()
-        .filter(message::Column::ProviderSid.eq(*sid))
+        .filter(message::Column::ProviderSid.eq(sid))
         .filter(scope.messages())
         .one(&state.db)
         .await?;
@@ -262,7 +261,7 @@ pub async fn apply_status_callback(
         return Ok(());
     }
     let elsewhere = message::Entity::find()
-        .filter(message::Column::ProviderSid.eq(*sid))
+        .filter(message::Column::ProviderSid.eq(sid))
         .one(&state.db)
         .await?;
     if elsewhere.is_some() {

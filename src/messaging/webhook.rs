@@ -2,6 +2,7 @@
 use crate::messaging::inbound::{persist_inbound, InboundOutcome, InboundSms, WebhookError};
 use crate::messaging::signature::verify_signature;
 use crate::messaging::status::apply_status_callback;
+use crate::messaging::webhook_form::WebhookForm;
 use crate::server::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -59,11 +60,12 @@ pub fn signed_url(state: &AppState, path: &str, query: Option<&str>) -> String {
 
 /// The token webhooks about `our_number` are signed with: its organisation's own Auth Token
 /// when it connected an account (then nothing else is accepted), else `TWILIO_AUTH_TOKEN`.
+/// `our_number` is the normalised number the request will be routed by (`WebhookForm::number`).
 pub async fn webhook_token_for(
     state: &AppState,
     our_number: Option<&str>,
 ) -> Result<Option<String>, WebhookError> {
-    if let Some(n) = our_number.map(str::trim).filter(|n| !n.is_empty()) {
+    if let Some(n) = our_number {
         let owner = state
             .numbers
             .find(&state.db, n)
@@ -81,69 +83,65 @@ pub async fn webhook_token_for(
     Ok(state.config.webhook_auth_token.clone())
 }
 
-fn param<'a>(params: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    params
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-}
-
-/// Checks X-Twilio-Signature with the token of the organisation that owns our number in the
-/// request (`To` of a text, `From` of a status callback), or `TWILIO_AUTH_TOKEN`; with neither,
+/// Checks X-Twilio-Signature with the token of the organisation that owns `our_number` (`To` of
+/// a text, `From` of a status callback, normalised), or `TWILIO_AUTH_TOKEN`; with neither,
 /// every delivery passes (a local install).
 pub async fn check_signature(
     state: &AppState,
     url: &str,
-    params: &[(String, String)],
+    form: &WebhookForm,
     given: Option<&str>,
-    our_number_param: &str,
+    our_number: Option<&str>,
 ) -> Result<(), WebhookError> {
-    match webhook_token_for(state, param(params, our_number_param)).await? {
+    match webhook_token_for(state, our_number).await? {
         None => Ok(()),
         Some(token) => match given {
-            Some(sig) if verify_signature(&token, url, params, sig) => Ok(()),
+            Some(sig) if verify_signature(&token, url, form.pairs(), sig) => Ok(()),
             _ => Err(WebhookError::BadSignature),
         },
     }
 }
 
-/// Reads the bounded form body and checks its signature.
+/// Reads the bounded form body once and checks its signature with the token of the number the
+/// request is about; answers the form and that number, which is all the caller may route by.
 async fn read_signed_form(
     state: &AppState,
     path: &str,
     req: Request,
-) -> Result<Vec<(String, String)>, WebhookError> {
+) -> Result<(WebhookForm, Option<String>), WebhookError> {
     let (parts, body) = req.into_parts();
     let bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
         .await
         .map_err(|_| WebhookError::BadRequest(format!("body over {MAX_BODY_BYTES} bytes")))?;
-    let params: Vec<(String, String)> = serde_urlencoded::from_bytes(&bytes)
-        .map_err(|e| WebhookError::BadRequest(format!("not a form body: {e}")))?;
+    let form = WebhookForm::parse(&bytes)?;
     let given = parts
         .headers
         .get("X-Twilio-Signature")
         .and_then(|v| v.to_str().ok());
-    let ours = if path == STATUS_PATH { "From" } else { "To" };
+    let key = if path == STATUS_PATH { "From" } else { "To" };
+    let ours = form.number(key, &state.config.default_region);
     check_signature(
         state,
         &signed_url(state, path, parts.uri.query()),
-        &params,
+        &form,
         given,
-        ours,
+        ours.as_deref(),
     )
     .await?;
-    Ok(params)
+    Ok((form, ours))
 }
 
 /// The inbound path after the body is read: signature, parsing, persisting. The simulator uses it too.
 pub async fn accept_inbound(
     state: &AppState,
     url: &str,
-    params: &[(String, String)],
+    form: &WebhookForm,
     signature: Option<&str>,
 ) -> Result<InboundOutcome, WebhookError> {
-    check_signature(state, url, params, signature, "To").await?;
-    let sms = InboundSms::from_params(params)?;
+    let region = &state.config.default_region;
+    let ours = form.number("To", region);
+    check_signature(state, url, form, signature, ours.as_deref()).await?;
+    let sms = InboundSms::from_form(form, region)?;
     persist_inbound(state, sms).await
 }
 
@@ -152,8 +150,8 @@ async fn inbound_sms(
     State(state): State<AppState>,
     req: Request<Body>,
 ) -> Result<Response, WebhookError> {
-    let params = read_signed_form(&state, SMS_PATH, req).await?;
-    let sms = InboundSms::from_params(&params)?;
+    let (form, _) = read_signed_form(&state, SMS_PATH, req).await?;
+    let sms = InboundSms::from_form(&form, &state.config.default_region)?;
     let outcome = persist_inbound(&state, sms).await?;
     tracing::info!(?outcome, "inbound text");
     Ok(twiml())
@@ -164,7 +162,7 @@ async fn status_callback(
     State(state): State<AppState>,
     req: Request<Body>,
 ) -> Result<Response, WebhookError> {
-    let params = read_signed_form(&state, STATUS_PATH, req).await?;
-    apply_status_callback(&state, &params).await?;
+    let (form, ours) = read_signed_form(&state, STATUS_PATH, req).await?;
+    apply_status_callback(&state, &form, ours.as_deref()).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -9,7 +9,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::server::AppState;
 use sea_orm::sea_query::{Query, SelectStatement};
-use sea_orm::{ColumnTrait, Condition, EntityTrait};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
 /// The ids of other members' Assistants in the organisation (a subquery).
@@ -33,20 +33,24 @@ async fn agent_of(state: &AppState, p: &plan::Model) -> AppResult<Option<ai_agen
         .await?)
 }
 
+/// The organisation's plans this member may see, as a condition on `plan`: every read of a plan
+/// (one by id, a list, a count, a contact's history, a line of revisions) goes through it. Owners
+/// see every plan of their organisation; a member, all but other members' Assistants' plans.
+pub fn visible_to(m: &Member) -> Condition {
+    let org = Condition::all().add(plan::Column::OrganizationId.eq(m.organization_id));
+    match m.role {
+        Role::Owner => org,
+        _ => org.add(plan::Column::AgentId.not_in_subquery(others_assistants(m))),
+    }
+}
+
 /// The plan, if this member may see it (a private plan is "not found" to the others).
 pub async fn find_visible(state: &AppState, m: &Member, id: Uuid) -> AppResult<plan::Model> {
-    let p = crate::plans::service::find_in_org(&state.db, m.organization_id, id).await?;
-    if m.role == Role::Owner {
-        return Ok(p);
-    }
-    match agent_of(state, &p).await? {
-        Some(a)
-            if a.system_source_id == Some(ASSISTANT_AGENT_ID) && a.user_id != Some(m.user_id) =>
-        {
-            Err(AppError::not_found("Plan"))
-        }
-        _ => Ok(p),
-    }
+    plan::Entity::find_by_id(id)
+        .filter(visible_to(m))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Plan"))
 }
 
 /// The plan, if this member directs its agent (its owner, or an organisation owner).

@@ -7,7 +7,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::edit::Editable;
 use crate::plans::entity::plan;
 use crate::plans::model::*;
-use crate::plans::service::{action_of, find_in_org, record, transition, validate_action, view};
+use crate::plans::service::{action_of, record, transition, validate_action, view};
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
@@ -136,7 +136,11 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
     .await;
     crate::plans::learning::decided(state, m, &p, None).await?;
     crate::plans::executor::spawn_execution(state, id);
-    view(state, find_in_org(&state.db, m.organization_id, id).await?).await
+    view(
+        state,
+        crate::plans::access::find_visible(state, m, id).await?,
+    )
+    .await
 }
 
 /// Rejects with a reason, which goes back to the authoring thread so the agent can revise.
@@ -197,5 +201,9 @@ pub async fn reject(state: &AppState, m: &Member, id: Uuid, reason: &str) -> App
             .await?;
         }
     }
-    view(state, find_in_org(&state.db, m.organization_id, id).await?).await
+    view(
+        state,
+        crate::plans::access::find_visible(state, m, id).await?,
+    )
+    .await
 }

@@ -168,23 +168,25 @@ pub async fn replan(state: &AppState, m: &Member, id: Uuid, note: &str) -> AppRe
     view(state, p).await
 }
 
-/// Every revision in the plan's line, first to last (at most the cap plus one).
+/// Every revision in the plan's line, first to last (at most the cap plus one), if the member
+/// may see the plan (a line shares one agent, so one check answers for all of it).
 pub async fn revisions(state: &AppState, m: &Member, id: Uuid) -> AppResult<Vec<PlanView>> {
-    let mut first = find_in_org(&state.db, m.organization_id, id).await?;
+    use crate::plans::access::{find_visible, visible_to};
+    let mut first = find_visible(state, m, id).await?;
     let mut hops = 0;
     while let Some(prev) = first.revision_of {
         hops += 1;
         if hops > MAX_REPLANS + 1 {
             break;
         }
-        first = find_in_org(&state.db, m.organization_id, prev).await?;
+        first = find_visible(state, m, prev).await?;
     }
     let mut line = vec![first];
     while line.len() <= (MAX_REPLANS + 1) as usize {
         let last = line.last().map(|p| p.id).unwrap_or_default();
         let next = plan::Entity::find()
             .filter(plan::Column::RevisionOf.eq(last))
-            .filter(plan::Column::OrganizationId.eq(m.organization_id))
+            .filter(visible_to(m))
             .one(&state.db)
             .await?;
         match next {

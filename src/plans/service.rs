@@ -415,7 +415,7 @@ pub async fn list(
     after: Option<PlanCursor>,
 ) -> AppResult<PlanPage> {
     use sea_orm::{Condition, PaginatorTrait};
-    let mut q = plan::Entity::find().filter(plan::Column::OrganizationId.eq(m.organization_id));
+    let mut q = plan::Entity::find().filter(crate::plans::access::visible_to(m));
     if let Some(s) = by.status {
         q = q.filter(plan::Column::Status.eq(s.as_str()));
     }
@@ -453,11 +453,6 @@ pub async fn list(
             Condition::any()
                 .add(lower(plan::Column::Title).like(like.clone()))
                 .add(lower(plan::Column::Request).like(like)),
-        );
-    }
-    if m.role != crate::auth::model::Role::Owner {
-        q = q.filter(
-            plan::Column::AgentId.not_in_subquery(crate::plans::access::others_assistants(m)),
         );
     }
     let total = q.clone().count(&state.db).await?;

@@ -181,7 +181,7 @@ pub async fn stop(
     }
     crate::plans::service::view(
         state,
-        crate::plans::service::find_in_org(&state.db, m.organization_id, plan_id).await?,
+        crate::plans::access::find_visible(state, m, plan_id).await?,
     )
     .await
 }

@@ -10,7 +10,6 @@ use crate::provider_accounts::entity as provider_account;
 use crate::provider_accounts::model::{
     masked, validate, ProviderAccountView, ProviderSettings, TwilioAccountInput,
 };
-use crate::server::access_config::SignUpMode;
 use crate::server::config::TransportKind;
 use crate::server::AppState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
@@ -96,15 +95,14 @@ pub async fn opened(state: &AppState, org: Uuid) -> AppResult<Option<Opened>> {
     Ok(opened)
 }
 
-/// The account a send or number check of this organisation uses: its own; else, on a
-/// single-organisation install (invite-only sign-up), the server's from the environment. On an
-/// open multi-organisation service the server's account serves nobody's numbers: each
-/// organisation connects its own.
+/// The account a send or number check of this organisation uses: its own; else the server's from
+/// the environment, only where the operator lends it (`SHARE_OPERATOR_ACCOUNT`: by default on a
+/// developer's single-organisation install, off in production and on an open service).
 pub async fn account_for(state: &AppState, org: Uuid) -> AppResult<Option<ProviderAccount>> {
     if let Some(o) = opened(state, org).await? {
         return Ok(Some(o.rest));
     }
-    if state.config.transport == TransportKind::Twilio && state.config.sign_up == SignUpMode::Open {
+    if state.config.transport == TransportKind::Twilio && !state.config.share_operator_account {
         return Err(AppError::Validation(
             "Connect your organisation's Twilio account first (Settings → Twilio account): on \
              this Herald each organisation texts through its own account."

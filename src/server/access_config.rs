@@ -55,6 +55,40 @@ pub fn seed_demo(
     }
 }
 
+/// The one-time token the first sign-up of a production Herald needs (`HERALD_SETUP_TOKEN`, else
+/// a random one printed once at start-up while no organisation exists). Outside production the
+/// first visitor sets Herald up without one, as on a developer's machine.
+pub fn setup_token(setting: Option<String>, production: bool) -> Option<String> {
+    match (setting, production) {
+        (Some(t), _) => Some(t.trim().to_owned()),
+        (None, true) => {
+            use rand::Rng;
+            let bytes: [u8; 18] = rand::thread_rng().gen();
+            use base64::Engine;
+            Some(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+        }
+        (None, false) => None,
+    }
+}
+
+/// Whether organisations without a Twilio account of their own text through the operator's
+/// (`SHARE_OPERATOR_ACCOUNT`): by default yes on a developer's single-organisation install, and
+/// never unless the operator says so in production or on an open service.
+pub fn share_operator_account(
+    setting: Option<&str>,
+    production: bool,
+    sign_up: SignUpMode,
+) -> Result<bool, String> {
+    match setting.map(str::trim) {
+        None => Ok(!production && sign_up == SignUpMode::Invite),
+        Some("true" | "1") => Ok(true),
+        Some("false" | "0") => Ok(false),
+        Some(other) => Err(format!(
+            "SHARE_OPERATOR_ACCOUNT must be true or false, not {other}"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +100,24 @@ mod tests {
         assert!(SignUpMode::parse(Some("anyone"))
             .unwrap_err()
             .contains("SIGN_UP"));
+    }
+
+    #[test]
+    fn production_sets_up_with_a_token_and_lends_no_account_unasked() {
+        assert_eq!(setup_token(None, false), None);
+        let made = setup_token(None, true).unwrap();
+        assert!(made.len() >= 24, "{made}");
+        assert_ne!(Some(made), setup_token(None, true), "random each start");
+        assert_eq!(
+            setup_token(Some(" given ".into()), false).as_deref(),
+            Some("given")
+        );
+        use SignUpMode::*;
+        assert_eq!(share_operator_account(None, false, Invite), Ok(true));
+        assert_eq!(share_operator_account(None, true, Invite), Ok(false));
+        assert_eq!(share_operator_account(None, false, Open), Ok(false));
+        assert_eq!(share_operator_account(Some("true"), true, Open), Ok(true));
+        assert!(share_operator_account(Some("yes"), true, Open).is_err());
     }
 
     #[test]

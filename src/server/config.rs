@@ -52,6 +52,12 @@ pub struct Config {
     pub seed_demo: bool,
     /// `SIGN_UP`: by invitation (the default) or open.
     pub sign_up: crate::server::access_config::SignUpMode,
+    /// The one-time token the first sign-up needs in production (`HERALD_SETUP_TOKEN`, else made
+    /// at start-up and printed while no organisation exists); None elsewhere.
+    pub setup_token: Option<String>,
+    /// `SHARE_OPERATOR_ACCOUNT`: organisations without an account of their own text through the
+    /// environment's `TWILIO_*` account (off by default in production and on an open service).
+    pub share_operator_account: bool,
     /// `SHUTDOWN_GRACE_SECS` (default 20): after SIGTERM, how long in-flight requests and
     /// background work may take to finish before the process exits.
     pub shutdown_grace: std::time::Duration,
@@ -331,7 +337,19 @@ impl Config {
             crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref()),
             crate::server::access_config::SignUpMode::Invite,
         );
+        let setup_token =
+            crate::server::access_config::setup_token(var("HERALD_SETUP_TOKEN"), production);
+        let share_operator_account = p.or(
+            crate::server::access_config::share_operator_account(
+                var("SHARE_OPERATOR_ACCOUNT").as_deref(),
+                production,
+                sign_up,
+            ),
+            false,
+        );
         let config = Self {
+            setup_token,
+            share_operator_account,
             database_url,
             ip,
             port,
@@ -432,6 +450,8 @@ impl Config {
             seed_demo: false,
             // Tests create many organisations; the invite-only default has tests of its own.
             sign_up: crate::server::access_config::SignUpMode::Open,
+            setup_token: None,
+            share_operator_account: false,
             metrics_token: None,
             shutdown_grace: std::time::Duration::from_secs(20),
             secret_key: None,

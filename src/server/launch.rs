@@ -147,6 +147,16 @@ pub fn run() {
             );
         }
         println!("  Sign-up:   {}", s.config.sign_up.as_str());
+        if let Some(token) = &s.config.setup_token {
+            // Shown while nobody has set Herald up: the first sign-up needs it.
+            if crate::auth::service::first_run(s).await.unwrap_or(false) {
+                println!(
+                    "  Set-up:    open {} and give the one-time set-up token {token}",
+                    s.config.public_url
+                );
+                println!("             (or create the owner with `herald admin create-owner`)");
+            }
+        }
         println!();
         let state = running.state.clone();
         // The router lives until the process exits: the drain's sends use its thread pool.

@@ -25,6 +25,8 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
         "Dana Demo",
         DEMO_EMAIL,
         DEMO_PASSWORD,
+        // The operator's own start sets Herald up: it holds the set-up token, if any.
+        state.config.setup_token.as_deref(),
     )
     .await?;
     let mut number_ids = Vec::new();

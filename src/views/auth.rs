@@ -1,7 +1,7 @@
 //! The sign-in page.
 use crate::app::Route;
 use crate::auth::api::{sign_in, sign_up_state};
-use crate::auth::model::SignInForm;
+use crate::auth::model::{OrganizationChoice, SignInForm, SignInResult};
 use crate::components::ErrorBanner;
 use dioxus::prelude::*;
 
@@ -11,25 +11,47 @@ pub fn SignIn() -> Element {
     let mut password = use_signal(String::new);
     let mut error = use_signal(|| None::<String>);
     let mut busy = use_signal(|| false);
+    // An account in several organisations chooses which to open.
+    let mut choices = use_signal(Vec::<OrganizationChoice>::new);
     let mode = use_resource(sign_up_state);
     let can_sign_up = matches!(&*mode.read(), Some(Ok(s)) if s.allowed());
-    let submit = move |e: FormEvent| async move {
-        e.prevent_default();
+    let go = move |organization_id| async move {
         busy.set(true);
-        match sign_in(SignInForm {
+        let form = SignInForm {
             email: email(),
             password: password(),
-        })
-        .await
-        {
-            Ok(_) => {
+            organization_id,
+        };
+        match sign_in(form).await {
+            Ok(SignInResult::SignedIn(_)) => {
                 error.set(None);
                 navigator().replace(Route::Inbox {});
             }
+            Ok(SignInResult::Choose(list)) => choices.set(list),
             Err(err) => error.set(Some(err.to_string())),
         }
         busy.set(false);
     };
+    let submit = move |e: FormEvent| async move {
+        e.prevent_default();
+        go(None).await
+    };
+    if !choices.read().is_empty() {
+        return rsx! {
+            div { class: "auth-page",
+                div { class: "card auth-card", id: "choose-organization",
+                    h1 { "Choose an organisation" }
+                    ErrorBanner { message: error() }
+                    p { class: "muted", "Your account belongs to more than one. You can switch later from the menu." }
+                    for c in choices() {
+                        button { class: "choice", disabled: busy(), onclick: move |_| go(Some(c.id)),
+                            "{c.name}" span { class: "muted", " · {c.role.as_str()}" }
+                        }
+                    }
+                }
+            }
+        };
+    }
     rsx! {
         div { class: "auth-page",
             form { class: "card auth-card", onsubmit: submit,

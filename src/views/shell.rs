@@ -116,6 +116,9 @@ fn SignedIn(me: CurrentUser) -> Element {
                 div { class: "sidebar-foot",
                     div { class: "me", "{me.name}" }
                     div { class: "me-email", "{me.email}" }
+                    if me.organizations.len() > 1 {
+                        OrganizationSwitcher { me: me.clone() }
+                    }
                     button { class: "link-button", id: "sign-out", onclick: sign_out_click, "Sign out" }
                 }
             }
@@ -145,6 +148,31 @@ fn SignedIn(me: CurrentUser) -> Element {
                 button { class: "tab", id: "tab-more", onclick: move |_| menu_open.set(true),
                     span { class: "tab-icon", "☰" } "More"
                     TabCount { n: counts.unread_notifications }
+                }
+            }
+        }
+    }
+}
+
+/// The account menu's switcher, for an account in several organisations: choosing one opens it
+/// in a new session, and the app starts again there.
+#[component]
+fn OrganizationSwitcher(me: CurrentUser) -> Element {
+    let change = move |e: FormEvent| async move {
+        let Ok(id) = e.value().parse::<uuid::Uuid>() else {
+            return;
+        };
+        if crate::auth::api::switch_organization(id).await.is_ok() {
+            // Every page's data was the other organisation's: start the app afresh.
+            document::eval("location.replace('/')");
+        }
+    };
+    rsx! {
+        label { class: "org-switch",
+            "Organisation"
+            select { id: "org-switch", onchange: change, onclick: |e| e.stop_propagation(),
+                for o in me.organizations.iter() {
+                    option { value: "{o.id}", selected: o.id == me.organization_id, "{o.name}" }
                 }
             }
         }

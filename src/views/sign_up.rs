@@ -11,6 +11,7 @@ pub fn SignUp() -> Element {
     let mut name = use_signal(String::new);
     let mut email = use_signal(String::new);
     let mut password = use_signal(String::new);
+    let mut token = use_signal(String::new);
     let mut error = use_signal(|| None::<String>);
     let submit = move |e: FormEvent| async move {
         e.prevent_default();
@@ -19,6 +20,7 @@ pub fn SignUp() -> Element {
             name: name(),
             email: email(),
             password: password(),
+            setup_token: Some(token()).filter(|t| !t.is_empty()),
         };
         match sign_up(form).await {
             Ok(_) => {
@@ -30,6 +32,7 @@ pub fn SignUp() -> Element {
     let mode = use_resource(sign_up_state);
     let mode = mode.read().clone();
     let first_run = matches!(&mode, Some(Ok(s)) if s.first_run);
+    let needs_token = matches!(&mode, Some(Ok(s)) if s.needs_setup_token);
     if let Some(Ok(s)) = &mode {
         if !s.allowed() {
             return rsx! {
@@ -51,6 +54,11 @@ pub fn SignUp() -> Element {
                     p { class: "muted", "Nobody has set up this Herald yet. You will be the owner of its first organisation, and invite your team from the Team page." }
                 }
                 ErrorBanner { message: error() }
+                if needs_token {
+                    label { "Set-up token (printed in the server's log at start-up)"
+                        input { id: "signup-token", autocomplete: "off", value: "{token}", oninput: move |e| token.set(e.value()) }
+                    }
+                }
                 label { "Organisation" input { id: "signup-org", value: "{org}", oninput: move |e| org.set(e.value()) } }
                 label { "Your name" input { id: "signup-name", value: "{name}", oninput: move |e| name.set(e.value()) } }
                 label { "Email" input { id: "signup-email", r#type: "email", value: "{email}", oninput: move |e| email.set(e.value()) } }

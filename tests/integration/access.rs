@@ -41,7 +41,10 @@ async fn invite_only_sign_up(backend: Backend) {
     let state: Value = app
         .ok_as(&new_client(), "/api/auth/sign_up_state", Value::Null)
         .await;
-    assert_eq!(state, json!({"mode": "invite", "first_run": true}));
+    assert_eq!(
+        state,
+        json!({"mode": "invite", "first_run": true, "needs_setup_token": false})
+    );
     // The first visitor sets Herald up.
     let first = new_client();
     let (status, me) = sign_up(&app, &first, "First").await;

@@ -184,7 +184,11 @@ async fn refused_sign_ups_stay_out_of_other_organisations(backend: Backend) {
         .await;
     let bravo = Org {
         client: bravo_client,
-        org_id: me["organization_id"].as_str().unwrap().parse().unwrap(),
+        org_id: me["SignedIn"]["organization_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap(),
         email: "bea@bravo.test".into(),
         password: "bravo's password",
     };

@@ -88,22 +88,51 @@ fn tempfile_dir() -> String {
     dir.display().to_string()
 }
 
-/// Production without SEED_DEMO starts with no demo owner: the setup screen is open.
+/// Production without SEED_DEMO starts with no demo owner: the set-up screen is open, and it
+/// needs the one-time set-up token the server printed at start (issue 49 §5).
 async fn production_starts_empty(backend: Backend) {
     let Some((db, _guard)) = fresh_database(backend).await else {
         return;
     };
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
-    let _server = start(
-        &db,
-        port,
-        &[
-            ("HERALD_ENV", "production".into()),
-            ("SEED_DEMO", String::new()),
-            ("SIGN_UP", String::new()),
-        ],
-    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_herald"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO") || k.starts_with("DIOXUS") || k.starts_with("HERALD") {
+            cmd.env_remove(k);
+        }
+    }
+    let mut child = cmd
+        .env("IP", "127.0.0.1")
+        .env("PORT", port.to_string())
+        .env("DATABASE_URL", &db)
+        .env("HERALD_ENV", "production")
+        .env("RUST_LOG", "warn")
+        .env_remove("SEED_DEMO")
+        .env_remove("SIGN_UP")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let stdout = child.stdout.take().unwrap();
+    let _server = crate::binary::Server(child);
+    // The server's stdout is read to its end (a closed pipe would fail its next line).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let line = line.unwrap_or_default();
+            if let Some(rest) = line.split("one-time set-up token ").nth(1) {
+                let _ = tx.send(rest.trim().to_owned());
+            }
+        }
+    });
+    let token = tokio::task::spawn_blocking(move || {
+        rx.recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the set-up token is printed at start")
+    })
+    .await
+    .unwrap();
     healthy(&base).await;
     let state: Value = new_client()
         .get(format!("{base}/api/auth/sign_up_state"))
@@ -113,10 +142,34 @@ async fn production_starts_empty(backend: Backend) {
         .json()
         .await
         .unwrap();
-    assert_eq!(state, json!({"mode": "invite", "first_run": true}));
+    assert_eq!(
+        state,
+        json!({"mode": "invite", "first_run": true, "needs_setup_token": true})
+    );
     let (status, reply) =
         crate::binary::sign_in_status(&base, "demo@herald.test", "herald-demo").await;
     assert_eq!(status, 400, "no demo owner: {reply}");
+    let set_up = |token: Option<&str>| {
+        let base = base.clone();
+        let body = json!({"form": {"organization_name": "Prod", "name": "O",
+            "email": "owner@prod.test", "password": "correct horse battery", "setup_token": token}});
+        async move {
+            let res = new_client()
+                .post(format!("{base}/api/auth/sign_up"))
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            (res.status().as_u16(), res.text().await.unwrap())
+        }
+    };
+    for wrong in [None, Some("not-the-token")] {
+        let (status, reply) = set_up(wrong).await;
+        assert_eq!(status, 403, "{reply}");
+        assert!(reply.contains("one-time set-up token"), "{reply}");
+    }
+    let (status, reply) = set_up(Some(&token)).await;
+    assert_eq!(status, 200, "{reply}");
 }
 
 on_both_databases!(sign_up_modes_of_the_binary, production_starts_empty);

@@ -256,8 +256,8 @@ async fn owner_adds_members(backend: Backend) {
             json!({"form": {"email": "mo@team.test", "password": "member-pass"}}),
         )
         .await;
-    assert_eq!(me["role"], "member");
-    assert_eq!(me["organization_id"], org.org_id.to_string());
+    assert_eq!(me["SignedIn"]["role"], "member");
+    assert_eq!(me["SignedIn"]["organization_id"], org.org_id.to_string());
     let (status, _) = app
         .call_as(&mo, "/api/invitations/create", json!({"role": "member"}))
         .await;

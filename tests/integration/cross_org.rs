@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 /// Calls a row's function; the live socket is opened as a browser would.
-async fn call(app: &TestApp, who: Option<&Org>, r: &Row) -> (StatusCode, Value) {
+pub(crate) async fn call(app: &TestApp, who: Option<&Org>, r: &Row) -> (StatusCode, Value) {
     if r.path == "/api/live/ws" {
         return match open_live(app, who, "inbox").await {
             Ok(_) => (StatusCode::SWITCHING_PROTOCOLS, Value::Null),

@@ -73,6 +73,13 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Anyone,
         ),
         row("/api/auth/sign_out", json!({}), Own, Anyone),
+        // Another organisation's id is refused: only the account's own organisations open.
+        row(
+            "/api/auth/switch_organization",
+            json!({"organization_id": c.org.org_id}),
+            Refused,
+            Member,
+        ),
         row("/api/auth/me", Value::Null, Own, Anyone),
         row("/api/members", Value::Null, Own, Member),
         // The organisation's settings: read by anyone in it, changed by its owner.

@@ -178,6 +178,8 @@ pub struct Options {
     pub replies_per_contact_day: u32,
     /// Another instance on this database (another test app's `db_url`), not a fresh one.
     pub database: Option<String>,
+    /// `HERALD_SETUP_TOKEN`: the first sign-up needs it (as in production).
+    pub setup_token: Option<String>,
 }
 
 impl Default for Options {
@@ -207,6 +209,7 @@ impl Default for Options {
             reply_quiet: std::time::Duration::ZERO,
             replies_per_contact_day: 10,
             database: None,
+            setup_token: None,
         }
     }
 }
@@ -245,6 +248,10 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.public_dir = opts.public_dir;
     config.turn_concurrency = opts.turn_concurrency;
     config.sign_up = opts.sign_up;
+    // As the environment's default outside production: lent on an invite-only install only.
+    config.share_operator_account =
+        opts.sign_up == herald::server::access_config::SignUpMode::Invite;
+    config.setup_token = opts.setup_token;
     config.metrics_token = opts.metrics_token;
     config.secret_key = opts
         .secret_key

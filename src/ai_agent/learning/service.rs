@@ -25,7 +25,16 @@ const REVIEW_WINDOW: u64 = 5_000;
 /// Distils the agent's signals into lessons: new rules become lessons, known ones gain their new
 /// sources; a deleted lesson is never brought back and a person's words are never overwritten.
 #[tracing::instrument(skip(state), fields(agent = %agent.id))]
-pub async fn review(state: &AppState, agent: &ai_agent::Model) -> AppResult<ReviewReport> {
+///
+/// A new lesson widens an autonomous agent: it starts switched off unless an owner ran the review
+/// (then it is audited), and the owners are told it waits for them.
+pub async fn review(
+    state: &AppState,
+    agent: &ai_agent::Model,
+    by: Option<&Member>,
+) -> AppResult<ReviewReport> {
+    let by_owner = by.filter(|m| m.role == crate::auth::model::Role::Owner);
+    let held = crate::ai_agent::autonomy::lesson_widens(agent, true, true) && by_owner.is_none();
     let rows = learning::Entity::find()
         .filter(learning::Column::AgentId.eq(agent.id))
         .order_by_desc(learning::Column::CreatedAt)
@@ -46,6 +55,7 @@ pub async fn review(state: &AppState, agent: &ai_agent::Model) -> AppResult<Revi
         ..ReviewReport::default()
     };
     let org = agent.organization_id.unwrap_or_default();
+    let mut new_words = Vec::new();
     for p in distill(&inputs) {
         let existing = lesson::Entity::find()
             .filter(lesson::Column::AgentId.eq(agent.id))
@@ -80,7 +90,7 @@ pub async fn review(state: &AppState, agent: &ai_agent::Model) -> AppResult<Revi
                     agent_id: Set(agent.id),
                     rule_key: Set(p.rule_key.clone()),
                     text: Set(text.clone()),
-                    enabled: Set(true),
+                    enabled: Set(!held),
                     version: Set(1),
                     sources: Set(json!(p.sources)),
                     history: Set(json!([{"version": 1, "text": text, "by": "review", "at": now}])),
@@ -91,13 +101,19 @@ pub async fn review(state: &AppState, agent: &ai_agent::Model) -> AppResult<Revi
                 .insert(&state.db)
                 .await;
                 match inserted {
-                    Ok(_) => report.created += 1,
+                    Ok(_) => {
+                        report.created += 1;
+                        new_words.push(text);
+                    }
                     // Another instance's review made it first (one lesson per rule).
                     Err(e) if crate::server::db::is_unique_violation(&e) => {}
                     Err(e) => return Err(e.into()),
                 }
             }
         }
+    }
+    if !new_words.is_empty() {
+        after_new_lessons(state, agent, by_owner, held, &new_words).await?;
     }
     tracing::info!(
         signals = report.signals,
@@ -106,6 +122,54 @@ pub async fn review(state: &AppState, agent: &ai_agent::Model) -> AppResult<Revi
         "reviewed lessons"
     );
     Ok(report)
+}
+
+/// New lessons of an autonomous agent: audited when an owner's review switched them on, otherwise
+/// held, and the organisation's owners are told they wait.
+async fn after_new_lessons(
+    state: &AppState,
+    agent: &ai_agent::Model,
+    by_owner: Option<&Member>,
+    held: bool,
+    words: &[String],
+) -> AppResult<()> {
+    let now = state.clock.now();
+    if let (Some(owner), false) = (by_owner, held) {
+        if crate::ai_agent::autonomy::lesson_widens(agent, true, true) {
+            let what = format!("lessons: {}", words.join(" / "));
+            widened(&state.db, owner, &agent.name, &what, now).await?;
+        }
+        return Ok(());
+    }
+    if !held {
+        return Ok(());
+    }
+    let org = agent.organization_id.unwrap_or_default();
+    for owner in crate::auth::members::owner_ids(&state.db, org).await? {
+        crate::notifications::service::notify(
+            state,
+            crate::notifications::service::Notice {
+                organization_id: org,
+                user_id: owner,
+                kind: "lessons_waiting",
+                title: format!(
+                    "{} new lessons for {} wait for an owner",
+                    words.len(),
+                    agent.name
+                ),
+                body: format!(
+                    "{} texts by itself, so new lessons start switched off. Read them on its page \
+                     and switch on the ones you agree with.",
+                    agent.name
+                ),
+                link: Some(format!("/agents/{}", agent.id)),
+                source_key: None,
+                agent_id: Some(agent.id),
+            },
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// The lesson's words: the rule's own with the offline model; a hosted model writes them from
@@ -161,7 +225,7 @@ pub async fn review_all(state: &AppState) -> AppResult<usize> {
     let mut reviewed = 0;
     for id in agents {
         if let Some(agent) = ai_agent::Entity::find_by_id(id).one(&state.db).await? {
-            review(state, &agent).await?;
+            review(state, &agent, None).await?;
             reviewed += 1;
         }
     }
@@ -189,7 +253,7 @@ pub async fn review_now(state: &AppState, m: &Member, agent_id: Uuid) -> AppResu
     let agent =
         crate::ai_agent::service::find_in_org(&state.db, m.organization_id, agent_id).await?;
     crate::ai_agent::service::may_edit(m, &agent)?;
-    review(state, &agent).await
+    review(state, &agent, Some(m)).await
 }
 
 /// The agent's enabled lessons, oldest first: (rule, words).
@@ -280,6 +344,18 @@ pub async fn update(
 ) -> AppResult<LessonView> {
     let l = find(state, m, id).await?;
     let text = text.trim();
+    let agent =
+        crate::ai_agent::service::find_in_org(&state.db, m.organization_id, l.agent_id).await?;
+    let widens =
+        crate::ai_agent::autonomy::lesson_widens(&agent, text != l.text, enabled && !l.enabled);
+    if widens && m.role != crate::auth::model::Role::Owner {
+        return Err(AppError::NotPermitted(
+            "This agent texts by itself, and a lesson goes into every reply, so only an owner may \
+             change or switch on its lessons. Switch the agent to suggest mode to edit them, or \
+             ask an owner."
+                .into(),
+        ));
+    }
     if text.is_empty() {
         return Err(AppError::validation(
             "A lesson needs words; delete it instead.",
@@ -314,12 +390,39 @@ pub async fn update(
     am.version = Set(version);
     am.history = Set(json!(history));
     am.updated_at = Set(now);
-    let saved = am.update(&state.db).await?;
+    let txn = crate::server::db::begin_write(&state.db).await?;
+    let saved = am.update(&txn).await?;
+    if widens {
+        widened(&txn, m, &agent.name, &format!("lesson: {text}"), now).await?;
+    }
+    txn.commit().await?;
     list(state, m, saved.agent_id)
         .await?
         .into_iter()
         .find(|x| x.id == id)
         .ok_or_else(|| AppError::not_found("Lesson"))
+}
+
+/// Audits an owner's widening of an autonomous agent through its lessons.
+async fn widened<C: ConnectionTrait>(
+    db: &C,
+    m: &Member,
+    agent_name: &str,
+    what: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<()> {
+    crate::audit::service::record(
+        db,
+        crate::audit::service::Entry {
+            organization_id: Some(m.organization_id),
+            actor: Some(m.user_id),
+            action: crate::audit::model::AuditAction::AgentWidened,
+            target: agent_name,
+            detail: Some(what.chars().take(300).collect()),
+        },
+        now,
+    )
+    .await
 }
 
 /// Deletes a lesson: it leaves the prompt and never comes back from the same rule.

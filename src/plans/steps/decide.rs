@@ -9,7 +9,7 @@ use super::schedule::resolved_arguments;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, PlanView};
-use crate::plans::service::{find_in_org, record, view};
+use crate::plans::service::{record, view};
 use crate::server::AppState;
 use serde_json::json;
 use uuid::Uuid;
@@ -131,7 +131,7 @@ pub async fn decide(
     crate::plans::executor::spawn_execution(state, plan_id);
     view(
         state,
-        find_in_org(&state.db, m.organization_id, plan_id).await?,
+        crate::plans::access::find_visible(state, m, plan_id).await?,
     )
     .await
 }

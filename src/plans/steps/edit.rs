@@ -15,7 +15,7 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{texts_people, PlanAction, PlanView, SCHEDULE_TOOL, SEND_TOOL};
-use crate::plans::service::{find_in_org, record, view};
+use crate::plans::service::{record, view};
 use crate::server::AppState;
 use sea_orm::EntityTrait;
 use serde_json::{json, Map, Value};
@@ -250,7 +250,7 @@ pub async fn edit(
     crate::plans::executor::spawn_execution(state, plan_id);
     view(
         state,
-        find_in_org(&state.db, m.organization_id, plan_id).await?,
+        crate::plans::access::find_visible(state, m, plan_id).await?,
     )
     .await
 }
