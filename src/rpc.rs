@@ -43,6 +43,19 @@ macro_rules! server_fn {
         #[dioxus::prelude::post($path)]
         $vis async fn $name($($arg: $ty),*) -> Result<$ok, AppError> { $($body)* }
 
+        // The arguments' check, run on the raw body before Dioxus reads it (`server::arg_check`).
+        #[cfg(feature = "server")]
+        const _: () = {
+            #[derive(serde::Deserialize)]
+            #[allow(dead_code)]
+            struct Args {
+                $($arg: $ty,)*
+            }
+            $crate::rpc::inventory::submit! {
+                $crate::rpc::ArgCheck { path: $path, check: $crate::rpc::check_args::<Args> }
+            }
+        };
+
         #[cfg(not(feature = "server"))]
         $(#[$attr])*
         $vis async fn $name($($arg: $ty),*) -> Result<$ok, AppError> {
@@ -63,6 +76,50 @@ macro_rules! server_fn {
 
 #[cfg(not(feature = "server"))]
 pub use client::{call, encode, upload};
+
+#[cfg(feature = "server")]
+pub use inventory;
+
+/// One server function's argument check: its path, and a function that reads a body as its
+/// arguments would be read and names what is wrong.
+#[cfg(feature = "server")]
+pub struct ArgCheck {
+    pub path: &'static str,
+    pub check: fn(&[u8]) -> Result<(), String>,
+}
+
+#[cfg(feature = "server")]
+inventory::collect!(ArgCheck);
+
+/// Reads `bytes` as the arguments `T` (an empty body is no arguments, as Dioxus reads it); the
+/// error names the field and says what was wrong with it.
+#[cfg(feature = "server")]
+pub fn check_args<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<(), String> {
+    let bytes: &[u8] = if bytes.is_empty() { b"{}" } else { bytes };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(arg_error(&e.path().to_string(), e.inner())),
+    }
+}
+
+/// A malformed argument in words: which field, and what it should have been.
+#[cfg(feature = "server")]
+fn arg_error(path: &str, e: &serde_json::Error) -> String {
+    // serde's own words end with where in the text it stopped; the field says it better.
+    let words = e.to_string();
+    let words = match words.rfind(" at line ") {
+        Some(i) => &words[..i],
+        None => &words,
+    };
+    match (path, e.classify()) {
+        (_, serde_json::error::Category::Syntax | serde_json::error::Category::Eof) => {
+            format!("The request is not valid JSON: {words}.")
+        }
+        (".", _) | ("", _) => format!("The request's arguments are malformed: {words}."),
+        (field, _) => format!("The field `{field}` is malformed: {words}."),
+    }
+}
 
 /// The server renders the composer but never runs its handlers: an upload is the client's.
 #[cfg(feature = "server")]

@@ -1,6 +1,7 @@
 //! Server-only wiring: configuration, shared state, the database, the router and start-up.
 pub mod access_config;
 pub mod admin;
+pub mod arg_check;
 pub mod assets;
 pub mod background;
 pub mod backup_config;

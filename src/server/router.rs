@@ -74,7 +74,10 @@ fn app_router(public: Option<&std::path::Path>) -> Router {
     if let Some(public) = public {
         router = crate::server::assets::routes(router, public);
     }
-    let app = router.serve_api_application(ServeConfig::new(), crate::app::App);
+    let app = router
+        .serve_api_application(ServeConfig::new(), crate::app::App)
+        // Malformed arguments are refused, naming the field, before Dioxus reads them.
+        .layer(axum::middleware::from_fn(crate::server::arg_check::check));
     // The seldom-opened pages load the full web client (`server::full_client`).
     match public.and_then(crate::server::full_client::Clients::read) {
         Some(clients) => app.layer(axum::middleware::from_fn_with_state(

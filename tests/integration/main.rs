@@ -61,6 +61,7 @@ mod inbound_throughput;
 mod inbox_scale;
 mod learning_loop;
 mod load_isolation;
+mod malformed_arguments;
 mod media;
 mod media_send;
 mod merge_fields;
