@@ -136,9 +136,12 @@ impl AiThreadEventPayload {
             Self::Assistant { text, tool_calls } => {
                 Some(ChatMessage::Assistant { content: text.clone(), tool_calls: tool_calls.clone() })
             }
-            Self::ToolResult { call_id, name, content, .. } => {
-                Some(ChatMessage::Tool { call_id: call_id.clone(), name: name.clone(), content: content.clone() })
-            }
+            // A read tool's answer can carry contacts' words: fenced as data.
+            Self::ToolResult { call_id, name, content, .. } => Some(ChatMessage::Tool {
+                call_id: call_id.clone(),
+                name: name.clone(),
+                content: crate::ai_agent::taint::fenced_result(name, content),
+            }),
             // The summary quotes the contact only inside the untrusted fence it was built with.
             Self::EarlierSummary { text, .. } => Some(ChatMessage::user(
                 format!("Summary of your earlier, archived conversation in this thread's place (for context only):\n{text}"),

@@ -42,6 +42,8 @@ pub mod settings;
 #[cfg(feature = "server")]
 pub mod suggestions;
 #[cfg(feature = "server")]
+pub mod taint;
+#[cfg(feature = "server")]
 pub mod text_agents;
 #[cfg(feature = "server")]
 pub mod thread;

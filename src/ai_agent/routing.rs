@@ -178,17 +178,28 @@ async fn route_message(
                 None => Route::AlreadyRouted,
             })
         }
-        None => {
-            let route = match legacy::resolve_text_agent(state, &phone, msg.contact_id).await? {
-                Some(text_agent) => {
-                    legacy::suggest_replies(state, &text_agent, &msg).await?;
-                    Route::Legacy
-                }
-                None => Route::Nobody,
-            };
-            mark_routed(&state.db, state, msg.id).await?;
-            Ok(route)
-        }
+        None => match legacy::resolve_text_agent(state, &phone, msg.contact_id).await? {
+            Some(text_agent) => {
+                // The model is asked off the routing path (one task routes every number's texts
+                // in turn, so a slow model must not hold them): on the work runtime, marked
+                // routed once the suggestions are in. A crash before that leaves it to the
+                // sweeper; the suggestions and any auto-reply are keyed by the text, once.
+                let bg = state.clone();
+                state.work.spawn(&state.tasks, async move {
+                    if let Err(e) = legacy::suggest_replies(&bg, &text_agent, &msg).await {
+                        tracing::warn!(error = %e, message_id = %msg.id, "legacy suggester failed");
+                    }
+                    if let Err(e) = mark_routed(&bg.db, &bg, msg.id).await {
+                        tracing::warn!(error = %e, "legacy suggestion not marked routed");
+                    }
+                });
+                Ok(Route::Legacy)
+            }
+            None => {
+                mark_routed(&state.db, state, msg.id).await?;
+                Ok(Route::Nobody)
+            }
+        },
     }
 }
 

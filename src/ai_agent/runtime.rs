@@ -364,6 +364,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         reply: t.reply.clone(),
         scope,
         plan_id: None,
+        taint: Default::default(),
     };
     for _ in 0..state.runtime.max_steps {
         if lease.is_lost() {
@@ -373,6 +374,17 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
             // present_plan ends the turn: the rest happens when a person or the policy decides.
             break;
         }
+        // Whose words the context holds, for the calls about to run (`ai_agent::taint`).
+        *ctx.taint.lock().unwrap_or_else(|e| e.into_inner()) = crate::ai_agent::taint::of_events(
+            &[base.as_slice(), fresh.as_slice()].concat(),
+            t.reply.as_ref().map(|r| r.contact_id).or_else(|| {
+                t.thread
+                    .correlation_key
+                    .as_deref()
+                    .and_then(|k| k.strip_prefix("contact:"))
+                    .and_then(|c| c.parse().ok())
+            }),
+        );
         // Calls a stopped worker made but did not finish: finish them, under the same keys.
         if let Some((assistant_id, calls)) = unanswered(&steps) {
             let results =
@@ -468,6 +480,11 @@ async fn run_calls(
             is_error,
         };
         let id = append_event(&state.db, ctx.thread_id, &result, state.clock.now()).await?;
+        // What this call read is in the context for the calls after it.
+        ctx.taint
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add_call(&call.name, &call.arguments);
         recorded.push((id, result));
     }
     Ok(recorded)

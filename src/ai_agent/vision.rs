@@ -62,12 +62,7 @@ pub async fn images_for_turn(
                 continue;
             }
         };
-        let shrunk = tokio::task::spawn_blocking(move || {
-            crate::media::copier::shrunk_jpeg(&bytes, SIDE, 85)
-        })
-        .await
-        .ok()
-        .flatten();
+        let shrunk = crate::media::decode::shrunk(bytes, SIDE, 85).await;
         let Some(jpeg) = shrunk else {
             tracing::warn!(media = %r.id, "a picture for the model did not decode");
             continue;

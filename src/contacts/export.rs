@@ -51,8 +51,12 @@ pub struct ExportQuery {
 
 /// Text a spreadsheet would not run: a leading `=`, `+`, `-`, `@`, tab or return gets a `'`.
 pub fn cell(s: &str) -> String {
+    // A phone number in E.164 starts with `+` but is only digits: a spreadsheet runs nothing.
+    let e164 = s
+        .strip_prefix('+')
+        .is_some_and(|d| (6..=15).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()));
     match s.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') if !e164 => format!("'{s}"),
         _ => s.to_owned(),
     }
 }
@@ -67,8 +71,8 @@ async fn lines<C: ConnectionTrait>(db: &C, rows: &[contact::Model]) -> AppResult
         let out = outs.get(&c.id);
         let record = [
             cell(&c.name),
-            // A phone is E.164 or a sender's short code: never a formula, and kept as it is.
-            c.phone.clone().unwrap_or_default(),
+            // A phone is E.164 or a sender's ID: guarded like any cell (E.164 passes as it is).
+            cell(c.phone.as_deref().unwrap_or_default()),
             cell(c.email.as_deref().unwrap_or_default()),
             cell(&tags.join("; ")),
             cell(&c.notes),
@@ -185,5 +189,8 @@ mod tests {
         assert_eq!(cell("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(cell("-2+3"), "'-2+3");
         assert_eq!(cell("Ada Lovelace"), "Ada Lovelace");
+        assert_eq!(cell("+14155552671"), "+14155552671");
+        assert_eq!(cell("+1415=HYPERLINK()"), "'+1415=HYPERLINK()");
+        assert_eq!(cell("+12"), "'+12");
     }
 }

@@ -35,6 +35,16 @@ pub fn sender_id(raw: &str) -> Result<String, AppError> {
             "The sender is neither a phone number nor a sender ID.",
         ));
     }
+    // No carrier gives out such a sender ID; in a spreadsheet it would run as a formula. A `+`
+    // before digits only is a number libphonenumber does not know: kept, it runs nothing.
+    let digits_after_plus = trimmed
+        .strip_prefix('+')
+        .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit() || c == ' '));
+    if trimmed.starts_with(['=', '+', '-', '@']) && !digits_after_plus {
+        return Err(AppError::validation(
+            "The sender is neither a phone number nor a sender ID (it starts with = + - or @).",
+        ));
+    }
     Ok(trimmed.to_owned())
 }
 
@@ -60,6 +70,9 @@ mod tests {
         assert!(sender("", "US").is_err());
         assert!(sender("a\u{7}bell", "US").is_err());
         assert!(sender(&"x".repeat(33), "US").is_err());
+        for formula in ["=cmd|' /C calc'!A0", "+HYPERLINK(1)", "-2+3", "@SUM(A1)"] {
+            assert!(sender(formula, "US").is_err(), "{formula}");
+        }
         assert!(!can_text("+"));
         assert!(!can_text("+1415abc2671"));
     }

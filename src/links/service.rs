@@ -153,8 +153,12 @@ async fn code_for<C: ConnectionTrait>(
     Err(AppError::Internal("could not make a short link".into()))
 }
 
-/// Counts a click on `code` (unless `count` is false: a link preview, not a person) and says
-/// where it goes; None for a code that is not one.
+/// A code's clicks count once a minute at most: a burst of requests (a script, a robot that
+/// follows links) costs one write a minute, not one per request.
+pub const CLICK_EVERY_SECS: i64 = 60;
+
+/// Counts a click on `code` (unless `count` is false: a link preview, not a person, or it was
+/// clicked in the last minute) and says where it goes; None for a code that is not one.
 pub async fn click<C: ConnectionTrait>(
     db: &C,
     code: &str,
@@ -171,7 +175,10 @@ pub async fn click<C: ConnectionTrait>(
     else {
         return Ok(None);
     };
-    if count {
+    let since = now - chrono::Duration::seconds(CLICK_EVERY_SECS);
+    let recent = row.last_click_at.is_some_and(|at| at > since);
+    if count && !recent {
+        // Conditional too: of two instances counting at once, one counts.
         tracked_link::Entity::update_many()
             .col_expr(
                 tracked_link::Column::Clicks,
@@ -186,6 +193,11 @@ pub async fn click<C: ConnectionTrait>(
                 ])),
             )
             .filter(tracked_link::Column::Id.eq(row.id))
+            .filter(
+                sea_orm::Condition::any()
+                    .add(tracked_link::Column::LastClickAt.is_null())
+                    .add(tracked_link::Column::LastClickAt.lte(since)),
+            )
             .exec(db)
             .await?;
     }

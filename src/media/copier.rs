@@ -200,11 +200,7 @@ async fn copy(state: &AppState, row: &media::Model) -> Outcome {
     let key = format!("{}/{}/{}", row.organization_id, row.message_id, row.idx);
     let size = fetched.bytes.len() as i64;
     let thumb = if content_type.starts_with("image/") {
-        let bytes = fetched.bytes.clone();
-        tokio::task::spawn_blocking(move || thumbnail(&bytes))
-            .await
-            .ok()
-            .flatten()
+        thumbnail(fetched.bytes.clone()).await
     } else {
         None
     };
@@ -254,35 +250,10 @@ pub fn kind_of(declared: &str, bytes: &[u8]) -> Result<String, String> {
     }
 }
 
-/// A JPEG no larger than `THUMB_SIDE` on either side, or None when the picture does not decode
-/// within the limits (it is still kept and offered as a file).
-pub fn thumbnail(bytes: &[u8]) -> Option<Vec<u8>> {
-    shrunk_jpeg(bytes, THUMB_SIDE, 80)
-}
-
-/// The picture as a JPEG no larger than `side` on either side (never enlarged), or None when it
-/// does not decode within the limits: 10,000 pixels a side, 256 MB decoded.
-pub fn shrunk_jpeg(bytes: &[u8], side: u32, quality: u8) -> Option<Vec<u8>> {
-    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
-        .with_guessed_format()
-        .ok()?;
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(10_000);
-    limits.max_image_height = Some(10_000);
-    limits.max_alloc = Some(256 * 1024 * 1024);
-    reader.limits(limits);
-    let img = reader.decode().ok()?;
-    let small = if img.width() > side || img.height() > side {
-        img.thumbnail(side, side)
-    } else {
-        img
-    }
-    .to_rgb8();
-    let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
-        .encode_image(&small)
-        .ok()?;
-    Some(out)
+/// A JPEG no larger than `THUMB_SIDE` on either side, decoded in its turn and within the limits
+/// (`media::decode`); None when it does not decode (it is still kept and offered as a file).
+pub async fn thumbnail(bytes: Vec<u8>) -> Option<Vec<u8>> {
+    crate::media::decode::shrunk(bytes, THUMB_SIDE, 80).await
 }
 
 async fn finish(state: &AppState, row: &media::Model, outcome: Outcome) -> AppResult<()> {
@@ -403,11 +374,11 @@ mod tests {
         assert!(kind_of("application/javascript", b"alert(1)").is_err());
     }
 
-    #[test]
-    fn thumbnails_fit_the_side_and_keep_the_shape() {
-        let jpeg = thumbnail(&png()).expect("a thumbnail");
+    #[tokio::test]
+    async fn thumbnails_fit_the_side_and_keep_the_shape() {
+        let jpeg = thumbnail(png()).await.expect("a thumbnail");
         let t = image::load_from_memory(&jpeg).unwrap();
         assert_eq!((t.width(), t.height()), (320, 240));
-        assert!(thumbnail(b"not a picture").is_none());
+        assert!(thumbnail(b"not a picture".to_vec()).await.is_none());
     }
 }

@@ -5,6 +5,8 @@ pub mod model;
 #[cfg(feature = "server")]
 pub mod copier;
 #[cfg(feature = "server")]
+pub mod decode;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod serve;

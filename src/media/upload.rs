@@ -53,10 +53,7 @@ async fn accept(state: AppState, headers: &HeaderMap, body: Bytes) -> AppResult<
     let key = format!("{}/uploads/{id}", m.organization_id);
     let bytes = body.to_vec();
     let for_thumb = bytes.clone();
-    let thumb = tokio::task::spawn_blocking(move || thumbnail(&for_thumb))
-        .await
-        .ok()
-        .flatten();
+    let thumb = thumbnail(for_thumb).await;
     state
         .media
         .put(&key, bytes)

@@ -10,7 +10,7 @@ use crate::plans::model::*;
 use crate::plans::service::{action_of, record, transition, validate_action, view};
 use crate::server::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -49,13 +49,7 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
         .await?;
     }
     let after = json!({"title": title, "summary": summary, "action": action});
-    let mut am: plan::ActiveModel = p.into();
-    am.title = Set(title);
-    am.summary = Set(summary);
-    am.action_payload =
-        Set(serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?);
-    am.updated_at = Set(state.clock.now());
-    let p = am.update(&txn).await?;
+    let p = save_edit(&txn, id, title, summary, &action, state.clock.now()).await?;
     txn.commit().await?;
     crate::plans::learning::edited(state, m, &p, &before_action, &action).await?;
     record(
@@ -72,6 +66,37 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
     )
     .await?;
     view(state, p).await
+}
+
+/// Writes an edit only while the plan still awaits approval: an approval that raced the edit wins,
+/// and the edit is refused rather than changing a plan that is running (issue 49 §9).
+pub async fn save_edit<C: sea_orm::ConnectionTrait>(
+    txn: &C,
+    id: Uuid,
+    title: String,
+    summary: String,
+    action: &PlanAction,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<plan::Model> {
+    let payload = serde_json::to_value(action).map_err(|e| AppError::Internal(e.to_string()))?;
+    let done = plan::Entity::update_many()
+        .col_expr(plan::Column::Title, Expr::value(title))
+        .col_expr(plan::Column::Summary, Expr::value(summary))
+        .col_expr(plan::Column::ActionPayload, Expr::value(payload))
+        .col_expr(plan::Column::UpdatedAt, Expr::value(now))
+        .filter(plan::Column::Id.eq(id))
+        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
+        .exec(txn)
+        .await?;
+    if done.rows_affected == 0 {
+        return Err(AppError::Conflict(
+            "This plan was decided while you edited it; it can no longer be edited.".into(),
+        ));
+    }
+    plan::Entity::find_by_id(id)
+        .one(txn)
+        .await?
+        .ok_or_else(|| AppError::not_found("Plan"))
 }
 
 /// Approves atomically: of two concurrent approvals exactly one wins and executes.

@@ -89,6 +89,27 @@ pub fn share_operator_account(
     }
 }
 
+/// `TWILIO_STATUS_CALLBACK_URL`, when set, must be Herald's own status address under
+/// `PUBLIC_URL`: Twilio signs each callback over the address it was given, and Herald checks the
+/// signature over `PUBLIC_URL`, so callbacks sent anywhere else would all be refused.
+pub fn check_status_callback(url: Option<&str>, public_url: &str) -> Result<(), String> {
+    let Some(url) = url else { return Ok(()) };
+    let ours = format!(
+        "{}{}",
+        public_url.trim_end_matches('/'),
+        crate::messaging::webhook::STATUS_PATH
+    );
+    let (address, _query) = url.trim().split_once('?').unwrap_or((url.trim(), ""));
+    if address == ours {
+        return Ok(());
+    }
+    Err(format!(
+        "TWILIO_STATUS_CALLBACK_URL is {url}, but it must be {ours} (optionally with a query): \
+         Twilio signs each delivery callback over the address it was given, and Herald checks \
+         the signature over PUBLIC_URL, so callbacks to any other address would all be refused."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +139,33 @@ mod tests {
         assert_eq!(share_operator_account(None, false, Open), Ok(false));
         assert_eq!(share_operator_account(Some("true"), true, Open), Ok(true));
         assert!(share_operator_account(Some("yes"), true, Open).is_err());
+    }
+
+    #[test]
+    fn the_status_callback_is_herald_s_own_under_the_public_url() {
+        let public = "https://sms.example.com/";
+        assert!(check_status_callback(None, public).is_ok());
+        assert!(check_status_callback(
+            Some("https://sms.example.com/webhooks/twilio/status"),
+            public
+        )
+        .is_ok());
+        assert!(check_status_callback(
+            Some("https://sms.example.com/webhooks/twilio/status?region=us"),
+            public
+        )
+        .is_ok());
+        for wrong in [
+            "http://sms.example.com/webhooks/twilio/status",
+            "https://other.example.com/webhooks/twilio/status",
+            "https://sms.example.com/webhooks/twilio/sms",
+        ] {
+            let e = check_status_callback(Some(wrong), public).unwrap_err();
+            assert!(
+                e.contains("must be https://sms.example.com/webhooks/twilio/status"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

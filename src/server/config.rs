@@ -58,6 +58,8 @@ pub struct Config {
     /// `SHARE_OPERATOR_ACCOUNT`: organisations without an account of their own text through the
     /// environment's `TWILIO_*` account (off by default in production and on an open service).
     pub share_operator_account: bool,
+    /// `ALLOWED_HOSTS`: host names answered besides `PUBLIC_URL`'s and loopback (comma-separated).
+    pub allowed_hosts: Vec<String>,
     /// `SHUTDOWN_GRACE_SECS` (default 20): after SIGTERM, how long in-flight requests and
     /// background work may take to finish before the process exits.
     pub shutdown_grace: std::time::Duration,
@@ -337,6 +339,13 @@ impl Config {
             crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref()),
             crate::server::access_config::SignUpMode::Invite,
         );
+        p.or(
+            crate::server::access_config::check_status_callback(
+                twilio.as_ref().and_then(|t| t.status_callback_url.as_deref()),
+                &public_url,
+            ),
+            (),
+        );
         let setup_token =
             crate::server::access_config::setup_token(var("HERALD_SETUP_TOKEN"), production);
         let share_operator_account = p.or(
@@ -350,6 +359,15 @@ impl Config {
         let config = Self {
             setup_token,
             share_operator_account,
+            allowed_hosts: var("ALLOWED_HOSTS")
+                .map(|v| {
+                    v.split(',')
+                        .map(str::trim)
+                        .filter(|h| !h.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
             database_url,
             ip,
             port,
@@ -452,6 +470,7 @@ impl Config {
             sign_up: crate::server::access_config::SignUpMode::Open,
             setup_token: None,
             share_operator_account: false,
+            allowed_hosts: Vec::new(),
             metrics_token: None,
             shutdown_grace: std::time::Duration::from_secs(20),
             secret_key: None,

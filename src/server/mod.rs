@@ -11,6 +11,7 @@ pub mod db;
 pub mod exposure;
 pub mod faults;
 pub mod full_client;
+pub mod host_check;
 pub mod launch;
 pub mod media_config;
 pub mod origin;

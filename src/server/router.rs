@@ -63,6 +63,10 @@ pub fn build_router(state: AppState) -> Router {
             state.clone(),
             metrics::track,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::server::host_check::check,
+        ))
         .layer(Extension(state))
 }
 

@@ -38,14 +38,14 @@ impl Seen {
             .iter()
             .rev()
             .find(|(r, _)| r == "tool")
-            .and_then(|(_, c)| serde_json::from_str(c).ok())
+            .and_then(|(_, c)| serde_json::from_str(herald::ai_agent::taint::unfenced(c)).ok())
     }
     /// Every tool result's content that parses as JSON, oldest first.
     pub fn results(&self) -> Vec<Value> {
         self.messages
             .iter()
             .filter(|(r, _)| r == "tool")
-            .filter_map(|(_, c)| serde_json::from_str(c).ok())
+            .filter_map(|(_, c)| serde_json::from_str(herald::ai_agent::taint::unfenced(c)).ok())
             .collect()
     }
     pub fn user_texts(&self) -> Vec<&str> {

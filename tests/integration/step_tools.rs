@@ -29,6 +29,7 @@ fn operator_ctx(app: &TestApp, agent: &ai_agent::Model) -> ToolCtx {
         reply: None,
         scope: TurnScope::Operator,
         plan_id: None,
+        taint: Default::default(),
     }
 }
 

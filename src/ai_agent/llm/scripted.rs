@@ -11,6 +11,8 @@ pub struct ScriptedModel {
     pub seen_systems: Mutex<Vec<String>>,
     /// How many messages each call was given.
     pub seen_message_counts: Mutex<Vec<usize>>,
+    /// The tool results each call was given, as the model read them.
+    pub seen_tool_results: Mutex<Vec<String>>,
 }
 
 impl ScriptedModel {
@@ -46,6 +48,11 @@ impl ScriptedModel {
     pub fn remaining(&self) -> usize {
         self.script.lock().expect("script").len()
     }
+
+    /// Every tool result the model was given, as it read them.
+    pub fn seen_messages(&self) -> Vec<String> {
+        self.seen_tool_results.lock().expect("seen").clone()
+    }
 }
 
 #[async_trait::async_trait]
@@ -64,6 +71,13 @@ impl ChatModel for ScriptedModel {
             .lock()
             .expect("seen")
             .push(messages.len());
+        self.seen_tool_results
+            .lock()
+            .expect("seen")
+            .extend(messages.iter().filter_map(|m| match m {
+                ChatMessage::Tool { content, .. } => Some(content.clone()),
+                _ => None,
+            }));
         self.seen_tools
             .lock()
             .expect("seen")

@@ -141,6 +141,16 @@ pub struct ToolCtx {
     pub scope: TurnScope,
     /// The approved plan a step runs for (none in a turn).
     pub plan_id: Option<Uuid>,
+    /// Whose words the turn's context holds (`ai_agent::taint`); the runtime keeps it current
+    /// before each round of calls. Clean for a plan's steps: a person approved them.
+    pub taint: std::sync::Mutex<crate::ai_agent::taint::Taint>,
+}
+
+impl ToolCtx {
+    /// Whose words the turn's context holds now.
+    pub fn taint(&self) -> crate::ai_agent::taint::Taint {
+        self.taint.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 #[derive(thiserror::Error, Debug, PartialEq)]

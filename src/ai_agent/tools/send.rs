@@ -132,6 +132,57 @@ impl SendSms {
     }
 }
 
+/// An operator's turn whose context holds contacts' words (`ai_agent::taint`) does not text anyone
+/// but the contact whose words they are: the text becomes a plan that waits for a person (a plan
+/// that texts is always reviewed), and the call answers that it was not sent. A plan's own steps,
+/// which a person approved, and reply turns (held to their contact already) pass.
+async fn hold_after_contact_text(
+    ctx: &ToolCtx,
+    key: &EffectKey,
+    ok: &Sendable,
+    number_id: Uuid,
+) -> Result<(), ToolError> {
+    use crate::plans::model::{ApprovalPolicy, PlanAction, SEND_TOOL};
+    use crate::plans::steps::model::{PlanStep, StepMode};
+    if ctx.plan_id.is_some()
+        || !matches!(ctx.scope, TurnScope::Operator)
+        || ctx.taint().allows_text_to(ok.contact.id)
+    {
+        return Ok(());
+    }
+    let name = ok.contact.name.clone();
+    let step = PlanStep::new(
+        "text",
+        &format!("Text {name}"),
+        SEND_TOOL,
+        json!({"contact_id": ok.contact.id, "phone_number_id": number_id, "body": ok.body}),
+    );
+    let plan = crate::plans::service::present_plan(
+        &ctx.state,
+        &ctx.agent,
+        crate::plans::service::Presented {
+            thread_id: Some(ctx.thread_id),
+            title: &format!("Text {name}"),
+            summary: "Held for a person: this turn read contacts' own words, so a text to anyone \
+                      else waits for approval.",
+            action: PlanAction::Steps {
+                mode: StepMode::Eager,
+                steps: vec![step],
+            },
+            policy_override: Some(ApprovalPolicy::HumanReview),
+            source_key: Some(key.as_str().to_owned()),
+            revises: None,
+        },
+    )
+    .await?;
+    tracing::warn!(plan = %plan.id, "a text after contacts' words was held for approval");
+    Err(ToolError::Refused(format!(
+        "Not sent. This turn has read contacts' own words, so a text to {name} waits for a \
+         person: it is plan {} (awaiting approval).",
+        plan.id
+    )))
+}
+
 #[async_trait::async_trait]
 impl AgentTool for SendSms {
     fn def(&self) -> ToolDef {
@@ -153,6 +204,7 @@ impl AgentTool for SendSms {
     }
     async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
         let (ok, number_id) = self.prepare(ctx, &args).await?;
+        hold_after_contact_text(ctx, key, &ok, number_id).await?;
         let origin = if ctx.state.model.is_offline() {
             "agent (offline model)"
         } else {

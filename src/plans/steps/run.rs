@@ -303,6 +303,7 @@ pub(crate) async fn tool_ctx(state: &AppState, p: &plan::Model) -> AppResult<Too
         reply: None,
         scope: TurnScope::Operator,
         plan_id: Some(p.id),
+        taint: Default::default(),
     })
 }
 

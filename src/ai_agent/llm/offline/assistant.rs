@@ -30,7 +30,7 @@ impl Turn<'_> {
     pub fn result_of(&self, tool: &str) -> Option<Value> {
         self.messages.iter().rev().find_map(|m| match m {
             ChatMessage::Tool { name, content, .. } if name == tool => {
-                serde_json::from_str::<Value>(content).ok()
+                serde_json::from_str::<Value>(crate::ai_agent::taint::unfenced(content)).ok()
             }
             _ => None,
         })

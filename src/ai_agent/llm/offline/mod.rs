@@ -129,7 +129,9 @@ impl ChatModel for OfflineModel {
             turn.iter().rev().find_map(|m| match m {
                 ChatMessage::Tool {
                     name: n, content, ..
-                } if n == name => serde_json::from_str::<Value>(content).ok(),
+                } if n == name => {
+                    serde_json::from_str::<Value>(crate::ai_agent::taint::unfenced(content)).ok()
+                }
                 _ => None,
             })
         };
