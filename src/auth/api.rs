@@ -45,7 +45,27 @@ server_fn! {
             "sign-in attempts",
         )
         .await?;
-        let (user_id, choices) = service::authenticate(&state, &form.email, &form.password).await?;
+        // Wrong passwords from this address for this email make the next try wait.
+        let address = session::client_address(&state);
+        let limiter = crate::auth::rate_limit::wait_after_failures;
+        if let Err(secs) = limiter(&state.db, state.clock.now(), &form.email, &address).await? {
+            return Err(AppError::RateLimited(format!(
+                "Too many wrong passwords from here. Wait {secs} seconds and try again."
+            )));
+        }
+        let signed = service::authenticate(&state, &form.email, &form.password).await;
+        let (user_id, choices) = match signed {
+            Ok(s) => {
+                crate::auth::rate_limit::succeeded(&state.db, &form.email, &address).await?;
+                s
+            }
+            Err(e @ AppError::Validation(_)) => {
+                let now = state.clock.now();
+                crate::auth::rate_limit::failed(&state.db, now, &form.email, &address).await?;
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
         let Some(org_id) = service::chosen(&choices, form.organization_id)? else {
             return Ok(SignInResult::Choose(choices));
         };

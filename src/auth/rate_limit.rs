@@ -1,6 +1,9 @@
-//! Sign-in and sign-up attempts limited per email and per client address, counted in the database so every
-//! instance shares one limit (a per-process counter would give an attacker one allowance per
-//! instance). Fixed one-minute windows per key, advanced by one atomic upsert.
+//! Sign-in and sign-up attempts limited per (email, client address) and per client address,
+//! counted in the database so every instance shares one limit (a per-process counter would give
+//! an attacker one allowance per instance). Fixed one-minute windows per key, advanced by one
+//! atomic upsert. Not per email alone: a stranger who tries someone's email from their own address
+//! uses up their own allowance, never the person's (issue 49 §9). Wrong passwords for one
+//! (email, address) also make each next try wait longer, doubling from one second after five.
 use crate::error::AppResult;
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement};
@@ -37,11 +40,7 @@ impl SignInLimiter {
         address: &str,
     ) -> AppResult<Result<(), u64>> {
         for key in [
-            format!(
-                "{}:email:{}",
-                self.kind,
-                crate::auth::service::normalize_email(email)
-            ),
+            pair_key(self.kind, email, address),
             format!("{}:addr:{}", self.kind, address_key(address)),
         ] {
             let (hits, start) = hit(db, &key, now.timestamp_millis()).await?;
@@ -52,6 +51,110 @@ impl SignInLimiter {
         }
         Ok(Ok(()))
     }
+}
+
+/// Wrong passwords for one (email, address) before each next try waits.
+pub const FREE_FAILURES: i64 = 5;
+/// The longest wait after wrong passwords.
+pub const MAX_DELAY_SECS: i64 = 900;
+
+fn pair_key(kind: &str, email: &str, address: &str) -> String {
+    format!(
+        "{kind}:pair:{}|{}",
+        crate::auth::service::normalize_email(email),
+        address_key(address)
+    )
+}
+
+fn failures_key(email: &str, address: &str) -> String {
+    pair_key("signin-failed", email, address)
+}
+
+/// The wait after `failures` wrong passwords in a row: none for the first five, then one second,
+/// doubling each time, fifteen minutes at most.
+pub fn delay_after(failures: i64) -> i64 {
+    if failures < FREE_FAILURES {
+        return 0;
+    }
+    let doublings = (failures - FREE_FAILURES).min(20) as u32;
+    (1i64 << doublings).min(MAX_DELAY_SECS)
+}
+
+/// `Err(seconds)` while wrong passwords from this address for this email make the next try wait.
+pub async fn wait_after_failures(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    email: &str,
+    address: &str,
+) -> AppResult<Result<(), u64>> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => "SELECT hits, window_start_ms FROM rate_limit WHERE key = $1",
+        _ => "SELECT hits, window_start_ms FROM rate_limit WHERE key = ?",
+    };
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [failures_key(email, address).into()],
+        ))
+        .await?;
+    let Some(row) = row else { return Ok(Ok(())) };
+    let failures = i64::from(row.try_get::<i32>("", "hits")?);
+    let last_ms = row.try_get::<i64>("", "window_start_ms")?;
+    let until_ms = last_ms + delay_after(failures) * 1000;
+    let now_ms = now.timestamp_millis();
+    Ok(if now_ms < until_ms {
+        Err(((until_ms - now_ms) as u64).div_ceil(1000))
+    } else {
+        Ok(())
+    })
+}
+
+/// Counts a wrong password for this email from this address (kept an hour past the last one).
+pub async fn failed(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    email: &str,
+    address: &str,
+) -> AppResult<()> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => {
+            "INSERT INTO rate_limit (key, window_start_ms, hits) VALUES ($1, $2, 1) \
+             ON CONFLICT (key) DO UPDATE SET hits = rate_limit.hits + 1, window_start_ms = $2"
+        }
+        _ => {
+            "INSERT INTO rate_limit (key, window_start_ms, hits) VALUES (?1, ?2, 1) \
+             ON CONFLICT (key) DO UPDATE SET hits = rate_limit.hits + 1, window_start_ms = ?2"
+        }
+    };
+    db.execute_raw(Statement::from_sql_and_values(
+        backend,
+        sql,
+        [
+            failures_key(email, address).into(),
+            now.timestamp_millis().into(),
+        ],
+    ))
+    .await?;
+    Ok(())
+}
+
+/// A right password: the wrong ones before it are forgotten.
+pub async fn succeeded(db: &DatabaseConnection, email: &str, address: &str) -> AppResult<()> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => "DELETE FROM rate_limit WHERE key = $1",
+        _ => "DELETE FROM rate_limit WHERE key = ?",
+    };
+    db.execute_raw(Statement::from_sql_and_values(
+        backend,
+        sql,
+        [failures_key(email, address).into()],
+    ))
+    .await?;
+    Ok(())
 }
 
 /// The address an attempt counts against: an IPv4 address, or an IPv6 address's /64 (one
@@ -121,7 +224,16 @@ pub async fn forget_old(db: &DatabaseConnection, now: DateTime<Utc>) -> AppResul
 
 #[cfg(test)]
 mod tests {
-    use super::address_key;
+    use super::{address_key, delay_after};
+
+    #[test]
+    fn wrong_passwords_wait_longer_and_longer() {
+        assert_eq!((0..5).map(delay_after).max(), Some(0));
+        assert_eq!(delay_after(5), 1);
+        assert_eq!(delay_after(6), 2);
+        assert_eq!(delay_after(10), 32);
+        assert_eq!(delay_after(100), 900);
+    }
 
     #[test]
     fn ipv6_addresses_count_by_their_64() {

@@ -223,6 +223,11 @@ async fn public(state: AppState, token: &str) -> AppResult<Response> {
             (header::CONTENT_TYPE, row.content_type),
             (header::CACHE_CONTROL, "private, max-age=3600".to_owned()),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+            // A picture, never a page: sandboxed whatever a browser makes of it.
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; sandbox".to_owned(),
+            ),
         ],
         bytes,
     )

@@ -1,6 +1,7 @@
-//! Delivering the outbox: each round claims the head (oldest pending delivery) of every
-//! subscription that is due, so a subscription's events go in order, one at a time, while
-//! different subscriptions go side by side. The claim is one UPDATE (FOR UPDATE SKIP LOCKED on
+//! Delivering the outbox: up to `IN_FLIGHT` deliveries at once, each place claimed again as soon as
+//! its delivery ends. A claim takes the head (oldest pending delivery) of subscriptions that are
+//! due, organisations taking turns, so a subscription's events go in order, one at a time, while
+//! different subscriptions (and organisations) go side by side. The claim is one UPDATE (FOR UPDATE SKIP LOCKED on
 //! PostgreSQL), so any instance delivers and none delivers the same row at once; a claim that
 //! outlives a crashed instance lapses and the row is delivered again (at least once: receivers
 //! deduplicate by `webhook-id`). A failure waits an exponential, jittered time and tries again
@@ -11,50 +12,67 @@ use crate::webhooks::entity::{delivery, subscription, DEAD, DELIVERED, PENDING};
 use crate::webhooks::{guard, sign};
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Set, Statement};
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::{Notify, Semaphore};
 use uuid::Uuid;
 
-/// Heads claimed in one round.
-const ROUND: usize = 16;
+/// Deliveries in flight at once, per instance.
+const IN_FLIGHT: usize = 16;
+/// One organisation's deliveries in flight at once, on every instance together: however slow its
+/// receivers, the other places stay for everyone else's.
+const PER_ORGANISATION: usize = IN_FLIGHT / 2;
 /// The longest wait between attempts.
 const MAX_WAIT: Duration = Duration::from_secs(3600);
 
-/// Delivers until the server shuts down.
+/// Delivers until the server shuts down: as soon as a delivery ends its place is claimed again,
+/// so a slow receiver holds only its own place, never everyone else's next round.
 pub fn start(state: &AppState) {
     let bg = state.clone();
     tokio::spawn(async move {
+        let places = Arc::new(Semaphore::new(IN_FLIGHT));
+        let ended = Arc::new(Notify::new());
         loop {
-            // Round after round while there is work; then wait for more.
-            loop {
-                match round(&bg).await {
-                    Ok(0) => break,
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::error!(error = %e, "webhook round failed");
-                        break;
-                    }
-                }
-                if bg.shutdown.is_cancelled() {
-                    return;
-                }
+            if bg.shutdown.is_cancelled() {
+                return;
             }
-            tokio::select! {
-                _ = bg.shutdown.cancelled() => return,
-                _ = tokio::time::sleep(bg.config.webhooks.poll_every) => {}
+            let free = places.available_permits();
+            let claimed = match free {
+                0 => Vec::new(),
+                n => claim(&bg, n).await.unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "webhook claim failed");
+                    Vec::new()
+                }),
+            };
+            if claimed.is_empty() {
+                // Nothing due, or every place busy: until one ends, or the poll comes round.
+                tokio::select! {
+                    _ = bg.shutdown.cancelled() => return,
+                    _ = ended.notified() => {}
+                    _ = tokio::time::sleep(bg.config.webhooks.poll_every) => {}
+                }
+                continue;
+            }
+            for id in claimed {
+                let Ok(place) = places.clone().acquire_owned().await else {
+                    return;
+                };
+                let (state, ended) = (bg.clone(), ended.clone());
+                tokio::spawn(async move {
+                    attempt(&state, id).await;
+                    drop(place);
+                    ended.notify_one();
+                });
             }
         }
     });
 }
 
-/// Claims the due heads and delivers them; answers how many were attempted.
-pub async fn round(state: &AppState) -> AppResult<usize> {
-    let ids = claim(state).await?;
-    let n = ids.len();
-    futures::future::join_all(ids.into_iter().map(|id| attempt(state, id))).await;
-    Ok(n)
-}
-
-async fn claim(state: &AppState) -> AppResult<Vec<Uuid>> {
+/// Claims up to `n` due heads (the oldest pending delivery of each subscription), taking turns
+/// between organisations: each organisation's oldest head first, then each one's second, and no
+/// organisation past `PER_ORGANISATION` in flight, so one organisation's flood or slow receivers
+/// never starve another's events.
+async fn claim(state: &AppState, n: usize) -> AppResult<Vec<Uuid>> {
     let backend = state.db.get_database_backend();
     let now = state.clock.now();
     // A read first (on the status and due-time index): an idle outbox never takes SQLite's
@@ -70,29 +88,48 @@ async fn claim(state: &AppState) -> AppResult<Vec<Uuid>> {
     let lease = now
         + chrono::Duration::from_std(state.config.webhooks.timeout * 2)
             .unwrap_or(chrono::Duration::seconds(30));
-    let head = "SELECT d.id FROM webhook_delivery d WHERE d.status = 'pending' \
+    let free = "(claimed_until IS NULL OR claimed_until < {now})";
+    // Each head's turn in its organisation, counting what the organisation has in flight.
+    let heads = "SELECT id FROM (SELECT d.id, d.seq, \
+           ROW_NUMBER() OVER (PARTITION BY d.organization_id ORDER BY d.seq) \
+           + (SELECT COUNT(*) FROM webhook_delivery c WHERE c.organization_id = d.organization_id \
+              AND c.status = 'pending' AND c.claimed_until >= {now}) AS turn \
+         FROM webhook_delivery d WHERE d.status = 'pending' \
          AND d.next_attempt_at <= {now} AND (d.claimed_until IS NULL OR d.claimed_until < {now}) \
          AND NOT EXISTS (SELECT 1 FROM webhook_delivery e WHERE e.subscription_id = d.subscription_id \
-           AND e.status = 'pending' AND (e.seq < d.seq OR (e.seq = d.seq AND e.id < d.id))) \
-         ORDER BY d.seq LIMIT {round}";
+           AND e.status = 'pending' AND (e.seq < d.seq OR (e.seq = d.seq AND e.id < d.id)))) h \
+         WHERE turn <= {per} ORDER BY turn, seq LIMIT {n}";
+    // The outer condition is checked again on each row as it is written: of two instances
+    // claiming the same head at once, one gets it (PostgreSQL re-reads a row another just
+    // updated; SQLite writes one at a time).
     let (sql, values): (String, Vec<sea_orm::Value>) = match backend {
         DbBackend::Postgres => (
             format!(
-                "UPDATE webhook_delivery SET claimed_until = $1, claimed_by = $2 WHERE id IN ({} FOR UPDATE SKIP LOCKED) RETURNING id",
-                head.replace("{now}", "$3").replace("{round}", &ROUND.to_string())
+                "UPDATE webhook_delivery SET claimed_until = $1, claimed_by = $2 \
+                 WHERE {} AND id IN ({}) RETURNING id",
+                free.replace("{now}", "$3"),
+                heads
+                    .replace("{now}", "$3")
+                    .replace("{n}", &n.to_string())
+                    .replace("{per}", &PER_ORGANISATION.to_string())
             ),
             vec![lease.into(), state.instance_id.clone().into(), now.into()],
         ),
         _ => (
             format!(
-                "UPDATE webhook_delivery SET claimed_until = ?, claimed_by = ? WHERE id IN ({}) RETURNING id",
-                head.replacen("{now}", "?", 1)
-                    .replacen("{now}", "?", 1)
-                    .replace("{round}", &ROUND.to_string())
+                "UPDATE webhook_delivery SET claimed_until = ?, claimed_by = ? \
+                 WHERE {} AND id IN ({}) RETURNING id",
+                free.replace("{now}", "?"),
+                heads
+                    .replace("{now}", "?")
+                    .replace("{n}", &n.to_string())
+                    .replace("{per}", &PER_ORGANISATION.to_string())
             ),
             vec![
                 lease.into(),
                 state.instance_id.clone().into(),
+                now.into(),
+                now.into(),
                 now.into(),
                 now.into(),
             ],
@@ -194,7 +231,10 @@ async fn post(
     let addrs = guard::resolve(&url, state.config.webhooks.allow_private)
         .await
         .map_err(|e| (None, e))?;
+    // No system proxy: the address guard checked where this connects, and a proxy would connect
+    // somewhere else on our behalf.
     let mut client = reqwest::Client::builder()
+        .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(state.config.webhooks.timeout)
         .user_agent("Herald-Webhooks/1");

@@ -81,6 +81,22 @@ fn production_refuses_the_demo_owner() {
         stderr.contains("SEED_DEMO=true is refused with SMS_TRANSPORT=twilio"),
         "{stderr}"
     );
+    // A status callback address elsewhere than PUBLIC_URL: every callback would fail its
+    // signature, so the server refuses to start, saying which address it must be (issue 49 §9).
+    let (code, stderr) = run(&[
+        ("PUBLIC_URL", "https://sms.example.com"),
+        ("TWILIO_ACCOUNT_SID", "ACtest"),
+        ("TWILIO_AUTH_TOKEN", "token"),
+        (
+            "TWILIO_STATUS_CALLBACK_URL",
+            "https://old-host.example.com/webhooks/twilio/status",
+        ),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("must be https://sms.example.com/webhooks/twilio/status"),
+        "{stderr}"
+    );
 }
 
 fn tempfile_dir() -> String {

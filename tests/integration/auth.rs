@@ -200,10 +200,10 @@ async fn proxy_addresses_only_when_trusted(backend: Backend) {
         .iter()
         .enumerate()
     {
-        // A fresh address each time (the proxy is trusted): only the email can limit.
+        // One address: the email counts however it is typed.
         last = new_client()
             .post(app.url("/api/auth/sign_in"))
-            .header("x-forwarded-for", format!("198.51.100.{i}"))
+            .header("x-forwarded-for", "198.51.100.7")
             .json(&json!({"form": {"email": email, "password": format!("wrong {i}")}}))
             .send()
             .await
@@ -215,6 +215,58 @@ async fn proxy_addresses_only_when_trusted(backend: Backend) {
         StatusCode::TOO_MANY_REQUESTS,
         "one email, however typed"
     );
+}
+
+/// Issue 49 §9: a stranger who keeps trying someone's email from their own address is slowed
+/// down more and more, and the person still signs in from theirs at once.
+async fn a_stranger_cannot_lock_a_person_out(backend: Backend) {
+    // Ten a minute, as by default: the stranger's twelve tries would have used up the email's.
+    let opts = Options {
+        sign_in_attempts_per_minute: 10,
+        trusted_proxy_header: Some("x-forwarded-for".to_owned()),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
+        return;
+    };
+    let org = app.new_org("Lockout").await;
+    let try_from = |address: &'static str, password: &'static str| {
+        let email = org.email.clone();
+        let url = app.url("/api/auth/sign_in");
+        async move {
+            let res = new_client()
+                .post(url)
+                .header("x-forwarded-for", address)
+                .json(&json!({"form": {"email": email, "password": password}}))
+                .send()
+                .await
+                .unwrap();
+            let status = res.status();
+            (status, res.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let mut waits = Vec::new();
+    for _ in 0..12 {
+        let (status, body) = try_from("203.0.113.66", "guess guess").await;
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            waits.push(body["message"].as_str().unwrap_or_default().to_owned());
+        } else {
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        }
+    }
+    assert!(waits.iter().all(|w| w.starts_with("Too many")), "{waits:?}");
+    assert!(
+        waits[0].starts_with("Too many wrong passwords from here"),
+        "{waits:?}"
+    );
+    assert!(
+        waits.len() >= 6,
+        "the stranger waits after five wrong passwords: {waits:?}"
+    );
+    // The person, from their own address, signs straight in.
+    let (status, body) = try_from("198.51.100.20", "correct horse battery").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["SignedIn"]["organization_name"], "Lockout");
 }
 
 async fn sign_up_validation(backend: Backend) {
@@ -310,6 +362,7 @@ on_both_databases!(
     expired_sessions_are_swept,
     sign_up_is_rate_limited,
     proxy_addresses_only_when_trusted,
+    a_stranger_cannot_lock_a_person_out,
     sign_up_sign_in_sign_out,
     cookie_is_not_secure_over_http,
     bad_credentials_and_rate_limit,

@@ -167,6 +167,11 @@ async fn pictures_are_kept_and_shown_to_members_only(backend: Backend) {
     assert_eq!(full.status(), StatusCode::OK);
     assert_eq!(full.headers()["content-type"], "image/png");
     assert_eq!(full.headers()["x-content-type-options"], "nosniff");
+    // Its own sandbox, not the app's policy over it (issue 49 §9).
+    assert_eq!(
+        full.headers()["content-security-policy"],
+        "default-src 'none'; sandbox"
+    );
     assert_eq!(full.bytes().await.unwrap().to_vec(), picture);
     let thumb = fetch(&app, &owner.client, &format!("/media/{pic_id}/thumb")).await;
     assert_eq!(thumb.status(), StatusCode::OK);

@@ -65,7 +65,9 @@ impl SmsTransport for OutboxTransport {
                 "the local outbox fetches media from this machine only".into(),
             ));
         }
+        // Loopback only, and never through a system proxy (which would fetch it from elsewhere).
         let http = reqwest::Client::builder()
+            .no_proxy()
             .timeout(std::time::Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
             .build()

@@ -16,6 +16,8 @@ pub const IDEMPOTENCY_HEADER: &str = "I-Twilio-Idempotency-Token";
 pub struct TwilioTransport {
     config: TwilioConfig,
     http: reqwest::Client,
+    /// For media: no system proxy (a picture is fetched from where the URL says, as checked).
+    media_http: reqwest::Client,
     max_attempts: u32,
     base_backoff: Duration,
 }
@@ -58,9 +60,15 @@ impl TwilioTransport {
             .timeout(config.timeout)
             .build()
             .map_err(|e| format!("HTTP client: {e}"))?;
+        let media_http = reqwest::Client::builder()
+            .no_proxy()
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| format!("HTTP client: {e}"))?;
         Ok(Self {
             config,
             http,
+            media_http,
             max_attempts: 4,
             base_backoff: Duration::from_millis(250),
         })
@@ -182,7 +190,7 @@ impl SmsTransport for TwilioTransport {
         }
         let (_, user, password) = self.creds(account);
         super::get_limited(
-            self.http.get(url).basic_auth(user, Some(password)),
+            self.media_http.get(url).basic_auth(user, Some(password)),
             max_bytes,
         )
         .await
