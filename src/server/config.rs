@@ -60,6 +60,8 @@ pub struct Config {
     pub share_operator_account: bool,
     /// `ALLOWED_HOSTS`: host names answered besides `PUBLIC_URL`'s and loopback (comma-separated).
     pub allowed_hosts: Vec<String>,
+    /// `REQUEST_TIMEOUT_SECS` (default 60): a request that has no answer by then gets 408.
+    pub request_timeout: std::time::Duration,
     /// `SHUTDOWN_GRACE_SECS` (default 20): after SIGTERM, how long in-flight requests and
     /// background work may take to finish before the process exits.
     pub shutdown_grace: std::time::Duration,
@@ -341,7 +343,9 @@ impl Config {
         );
         p.or(
             crate::server::access_config::check_status_callback(
-                twilio.as_ref().and_then(|t| t.status_callback_url.as_deref()),
+                twilio
+                    .as_ref()
+                    .and_then(|t| t.status_callback_url.as_deref()),
                 &public_url,
             ),
             (),
@@ -359,6 +363,12 @@ impl Config {
         let config = Self {
             setup_token,
             share_operator_account,
+            request_timeout: std::time::Duration::from_secs(
+                var("REQUEST_TIMEOUT_SECS")
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .filter(|s| (1..=3600).contains(s))
+                    .unwrap_or(60),
+            ),
             allowed_hosts: var("ALLOWED_HOSTS")
                 .map(|v| {
                     v.split(',')
@@ -471,6 +481,7 @@ impl Config {
             setup_token: None,
             share_operator_account: false,
             allowed_hosts: Vec::new(),
+            request_timeout: std::time::Duration::from_secs(60),
             metrics_token: None,
             shutdown_grace: std::time::Duration::from_secs(20),
             secret_key: None,

@@ -5,6 +5,9 @@ use crate::server::AppState;
 use axum::routing::get;
 use axum::{Extension, Router};
 
+/// The largest request body any route takes: a picture uploaded for a text, with room to spare.
+pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+
 pub fn build_router(state: AppState) -> Router {
     let ops = Router::new()
         .route("/healthz", get(health::healthz))
@@ -66,6 +69,15 @@ pub fn build_router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::server::host_check::check,
+        ))
+        // Every route has a time limit and a body limit (issue 49 §7): routes take less where
+        // they read less (a webhook's form 64 KB, a server function's arguments 2 MB).
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            state.config.request_timeout,
+        ))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            MAX_BODY_BYTES,
         ))
         .layer(Extension(state))
 }

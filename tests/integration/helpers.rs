@@ -180,6 +180,8 @@ pub struct Options {
     pub database: Option<String>,
     /// `HERALD_SETUP_TOKEN`: the first sign-up needs it (as in production).
     pub setup_token: Option<String>,
+    /// `REQUEST_TIMEOUT_SECS`, when a test needs it short.
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 impl Default for Options {
@@ -210,6 +212,7 @@ impl Default for Options {
             replies_per_contact_day: 10,
             database: None,
             setup_token: None,
+            request_timeout: None,
         }
     }
 }
@@ -252,6 +255,9 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.share_operator_account =
         opts.sign_up == herald::server::access_config::SignUpMode::Invite;
     config.setup_token = opts.setup_token;
+    if let Some(t) = opts.request_timeout {
+        config.request_timeout = t;
+    }
     config.metrics_token = opts.metrics_token;
     config.secret_key = opts
         .secret_key

@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 /// Holds every suggester request until released; answers three options.
-struct HeldModel(Arc<Notify>);
+pub(crate) struct HeldModel(pub(crate) Arc<Notify>);
 
 #[async_trait::async_trait]
 impl ChatModel for HeldModel {
