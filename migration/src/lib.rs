@@ -57,6 +57,7 @@ mod m20261129_000053_sender_profiles;
 pub mod m20261129_000054_campaign_funnels;
 pub mod m20261129_000055_contact_by_id_in_org;
 mod m20261129_000056_plan_step;
+mod m20261206_000057_organisation_limits;
 mod platform_agent;
 
 pub struct Migrator;
@@ -121,6 +122,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000054_campaign_funnels::Migration),
             Box::new(m20261129_000055_contact_by_id_in_org::Migration),
             Box::new(m20261129_000056_plan_step::Migration),
+            Box::new(m20261206_000057_organisation_limits::Migration),
         ]
     }
 }

@@ -23,6 +23,8 @@ pub mod api_key {
         pub burst: i32,
         /// The rate limit's theoretical arrival time (GCRA), epoch milliseconds.
         pub tat_ms: i64,
+        /// Reads made with it: counted, not audited one by one (its writes are audited).
+        pub reads: i64,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -114,6 +114,17 @@ pub async fn create(
         )));
     }
     let scopes = clean_scopes(scopes)?;
+    let held = api_key::Entity::find()
+        .filter(api_key::Column::OrganizationId.eq(owner.organization_id))
+        .filter(api_key::Column::RevokedAt.is_null())
+        .count(&state.db)
+        .await?;
+    let limit = state.config.limits.api_keys;
+    if held >= limit {
+        return Err(AppError::Validation(format!(
+            "An organisation holds at most {limit} API keys: revoke one it no longer uses first."
+        )));
+    }
     let (secret, _) = new_token();
     let token = format!("{KEY_PREFIX}{secret}");
     let now = state.clock.now();
@@ -131,6 +142,7 @@ pub async fn create(
         rate_per_second: Set(rate.per_second as i32),
         burst: Set(rate.burst as i32),
         tat_ms: Set(0),
+        reads: Set(0),
     };
     let txn = crate::server::db::begin_write(&state.db).await?;
     let row = row.insert(&txn).await?;
@@ -282,6 +294,10 @@ pub async fn authenticate(state: &AppState, token: &str) -> AppResult<Result<Cal
     if let Err(wait) = take_turn(state, &key, state.clock.now()).await? {
         return Ok(Err(wait));
     }
+    // The organisation's own limit, across all its keys.
+    if let Err(wait) = take_org_turn(state, key.organization_id, state.clock.now()).await? {
+        return Ok(Err(wait));
+    }
     Ok(Ok(Caller {
         key_id: key.id,
         key_name: key.name,
@@ -333,6 +349,54 @@ async fn take_turn(
         return Ok(Err(Refusal::Unknown));
     }
     let ahead = Ord::max(row.tat_ms, now_ms) - now_ms - rate.tolerance_ms();
+    Ok(Err(Refusal::Limited(
+        (Ord::max(ahead, 1) as u64).div_ceil(1000),
+    )))
+}
+
+/// Advances the organisation's cell (`organization.api_tat_ms`) if its keys together may make a
+/// request now, as `take_turn` does for one key.
+async fn take_org_turn(
+    state: &AppState,
+    org: Uuid,
+    now: DateTime<Utc>,
+) -> AppResult<Result<(), Refusal>> {
+    use crate::auth::entity::organization;
+    use sea_orm::sea_query::ExprTrait;
+    let limits = &state.config.limits;
+    let rate = Rate {
+        per_second: Ord::max(limits.api_rate_per_second, 1),
+        burst: Ord::max(limits.api_burst, 1),
+    };
+    let now_ms = now.timestamp_millis();
+    let start = || -> Expr {
+        CaseStatement::new()
+            .case(
+                organization::Column::ApiTatMs.gt(now_ms),
+                Expr::col(organization::Column::ApiTatMs),
+            )
+            .finally(Expr::val(now_ms))
+            .into()
+    };
+    let done = organization::Entity::update_many()
+        .col_expr(
+            organization::Column::ApiTatMs,
+            start().add(rate.interval_ms()),
+        )
+        .filter(organization::Column::Id.eq(org))
+        .filter(start().sub(now_ms).lte(rate.tolerance_ms()))
+        .exec(&state.db)
+        .await?;
+    if done.rows_affected == 1 {
+        return Ok(Ok(()));
+    }
+    let tat: Option<i64> = organization::Entity::find_by_id(org)
+        .select_only()
+        .column(organization::Column::ApiTatMs)
+        .into_tuple()
+        .one(&state.db)
+        .await?;
+    let ahead = Ord::max(tat.unwrap_or(now_ms), now_ms) - now_ms - rate.tolerance_ms();
     Ok(Err(Refusal::Limited(
         (Ord::max(ahead, 1) as u64).div_ceil(1000),
     )))

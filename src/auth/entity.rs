@@ -39,6 +39,11 @@ pub mod organization {
         pub business_days: String,
         pub business_open: i32,
         pub business_close: i32,
+        /// The organisation's API rate-limit cell, shared by all its keys (GCRA, epoch ms).
+        pub api_tat_ms: i64,
+        /// Domains a member's saved reply may turn into Herald short links, one per line.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub short_link_domains: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

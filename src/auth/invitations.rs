@@ -13,7 +13,8 @@ use crate::server::AppState;
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
 };
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -33,8 +34,22 @@ pub fn invitation_url(state: &AppState, token: &str) -> String {
 #[tracing::instrument(skip(state))]
 pub async fn create(state: &AppState, owner: &Member, role: Role) -> AppResult<InvitationCreated> {
     owner.require_owner()?;
-    let (token, token_hash) = new_token();
     let now = state.clock.now();
+    let open = invitation::Entity::find()
+        .filter(invitation::Column::OrganizationId.eq(owner.organization_id))
+        .filter(invitation::Column::AcceptedAt.is_null())
+        .filter(invitation::Column::RevokedAt.is_null())
+        .filter(invitation::Column::ExpiresAt.gt(now))
+        .count(&state.db)
+        .await?;
+    let limit = state.config.limits.open_invitations;
+    if open >= limit {
+        return Err(AppError::Validation(format!(
+            "An organisation may have {limit} open invitations at once: revoke one that is no \
+             longer needed first."
+        )));
+    }
+    let (token, token_hash) = new_token();
     let expires_at = now + Duration::days(INVITATION_DAYS);
     let id = Uuid::new_v4();
     let txn = crate::server::db::begin_write(&state.db).await?;

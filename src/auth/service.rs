@@ -95,6 +95,8 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         business_days: Set(crate::reports::hours::DAYS_DEFAULT.into()),
         business_open: Set(crate::reports::hours::OPEN_DEFAULT),
         business_close: Set(crate::reports::hours::CLOSE_DEFAULT),
+        api_tat_ms: Set(0),
+        short_link_domains: Set(None),
     }
     .insert(txn)
     .await?;

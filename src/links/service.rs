@@ -73,6 +73,21 @@ pub async fn shorten<C: ConnectionTrait>(
     text: &str,
     now: DateTime<Utc>,
 ) -> AppResult<String> {
+    shorten_only(db, public_url, org, scope, contact_id, text, now, &|_| true).await
+}
+
+/// Like `shorten`, for the links `allowed` lets through; the others stay as written.
+#[allow(clippy::too_many_arguments)]
+pub async fn shorten_only<C: ConnectionTrait>(
+    db: &C,
+    public_url: &str,
+    org: Uuid,
+    scope: Scope,
+    contact_id: Uuid,
+    text: &str,
+    now: DateTime<Utc>,
+    allowed: &(dyn Fn(&str) -> bool + Sync),
+) -> AppResult<String> {
     let found = model::find(text);
     if found.is_empty() {
         return Ok(text.to_owned());
@@ -81,14 +96,37 @@ pub async fn shorten<C: ConnectionTrait>(
     let mut codes = Vec::with_capacity(found.len());
     for r in &found {
         let link = &text[r.clone()];
-        if !link.starts_with(&prefix) {
+        if !link.starts_with(&prefix) && allowed(link) {
             codes.push(code_for(db, org, scope, contact_id, &target(link), now).await?);
         }
     }
     let mut codes = codes.into_iter();
-    Ok(model::replace(text, &prefix, |_| {
-        format!("{prefix}{}", codes.next().unwrap_or_default())
+    Ok(model::replace(text, &prefix, |link| match allowed(link) {
+        true => format!("{prefix}{}", codes.next().unwrap_or_default()),
+        false => link.to_owned(),
     }))
+}
+
+/// The host a link names (`www.` links included), in lower case.
+pub fn host_of(link: &str) -> Option<String> {
+    let full = if link.to_ascii_lowercase().starts_with("www.") {
+        format!("https://{link}")
+    } else {
+        link.to_owned()
+    };
+    reqwest::Url::parse(&full)
+        .ok()?
+        .host_str()
+        .map(str::to_ascii_lowercase)
+}
+
+/// Whether `host` is one of `domains` or under one of them (`shop.example.com` under
+/// `example.com`).
+pub fn host_allowed(host: &str, domains: &[String]) -> bool {
+    domains.iter().any(|d| {
+        let d = d.trim().trim_start_matches("*.").to_ascii_lowercase();
+        !d.is_empty() && (host == d || host.ends_with(&format!(".{d}")))
+    })
 }
 
 /// The code of (scope, contact, url): the existing one, or a new one.

@@ -38,6 +38,7 @@ async fn accept(state: AppState, headers: &HeaderMap, body: Bytes) -> AppResult<
             "A picture may be at most 5 MB (the carriers' limit for a text).",
         ));
     }
+    within_quota(&state, m.organization_id, body.len() as u64).await?;
     let declared = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -242,6 +243,35 @@ pub async fn public_handler(
         Ok(r) => r,
         Err(e) => (e.as_status_code(), e.to_string()).into_response(),
     }
+}
+
+/// Refuses an upload past the organisation's quota of pictures kept for texts not sent yet (a
+/// campaign's picture counts until the campaign is gone; sent texts' copies do not).
+async fn within_quota(state: &AppState, org: Uuid, adding: u64) -> AppResult<()> {
+    use sea_orm::sea_query::{Alias, Expr, Func};
+    use sea_orm::QuerySelect;
+    // PostgreSQL sums a bigint as a numeric: read back as one.
+    let sum = Func::cast_as(
+        Func::sum(Expr::col(upload::Column::SizeBytes)),
+        Alias::new("BIGINT"),
+    );
+    let kept: Option<i64> = upload::Entity::find()
+        .select_only()
+        .column_as(Expr::expr(sum), "n")
+        .filter(upload::Column::OrganizationId.eq(org))
+        .into_tuple::<Option<i64>>()
+        .one(&state.db)
+        .await?
+        .flatten();
+    let limit = state.config.limits.upload_bytes;
+    if kept.unwrap_or(0).max(0) as u64 + adding > limit {
+        return Err(AppError::Validation(format!(
+            "This organisation keeps {} MB of pictures for texts not sent yet, its limit: send \
+             or remove some (unsent ones go after {UNSENT_UPLOAD_HOURS} hours), then try again.",
+            limit >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// Removes uploads no text took within `UNSENT_UPLOAD_HOURS`, with their copies (a text takes

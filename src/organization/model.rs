@@ -17,6 +17,10 @@ pub struct OrgSettings {
     /// conversation for this many hours (the handoff).
     #[serde(default = "ai_pause_hours_default")]
     pub ai_pause_hours: u32,
+    /// Domains a member's saved reply may turn into Herald short links, one per line (an
+    /// owner's replies shorten any link).
+    #[serde(default)]
+    pub link_domains: String,
 }
 
 /// A day: what peers pause their AI for after a person replies.
@@ -51,11 +55,31 @@ impl OrgSettings {
                 "The AI pause after a person's text lasts 1 to {AI_PAUSE_HOURS_MAX} hours."
             ));
         }
+        let mut domains = Vec::new();
+        for d in self.link_domains.split(['\n', ',']).map(str::trim) {
+            let d = d.trim_start_matches("*.").to_ascii_lowercase();
+            if d.is_empty() {
+                continue;
+            }
+            let plain = d.contains('.')
+                && d.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+            if !plain {
+                return Err(format!(
+                    "\"{d}\" is not a domain; write one per line, such as example.com."
+                ));
+            }
+            domains.push(d);
+        }
+        if domains.len() > 50 {
+            return Err("List at most 50 link domains.".into());
+        }
         Ok(OrgSettings {
             name: name.to_owned(),
             time_zone: self.time_zone.trim().to_owned(),
             rules: rules.to_owned(),
             ai_pause_hours: self.ai_pause_hours,
+            link_domains: domains.join("\n"),
         })
     }
 }
@@ -71,8 +95,17 @@ mod tests {
             time_zone: " UTC ".into(),
             rules: "\n Never quote prices. \n".into(),
             ai_pause_hours: 24,
+            link_domains: " *.Shop.example\n\nbook.example ".into(),
         };
         let c = s.cleaned().unwrap();
+        assert_eq!(c.link_domains, "shop.example\nbook.example");
+        assert!(OrgSettings {
+            link_domains: "https://x.example/".into(),
+            ..s.clone()
+        }
+        .cleaned()
+        .unwrap_err()
+        .contains("is not a domain"));
         assert_eq!(
             (c.name.as_str(), c.time_zone.as_str(), c.rules.as_str()),
             ("Acme", "UTC", "Never quote prices.")

@@ -20,6 +20,7 @@ fn settings_of(o: organization::Model) -> OrgSettings {
         time_zone: o.time_zone,
         rules: o.rules.unwrap_or_default(),
         ai_pause_hours: (o.ai_pause_minutes.max(60) / 60) as u32,
+        link_domains: o.short_link_domains.unwrap_or_default(),
     }
 }
 
@@ -42,6 +43,7 @@ pub async fn update(state: &AppState, m: &Member, input: &OrgSettings) -> AppRes
     am.time_zone = Set(clean.time_zone);
     am.rules = Set((!clean.rules.is_empty()).then_some(clean.rules));
     am.ai_pause_minutes = Set(clean.ai_pause_hours as i32 * 60);
+    am.short_link_domains = Set((!clean.link_domains.is_empty()).then_some(clean.link_domains));
     let saved = am.update(&state.db).await?;
     tracing::info!(
         rules_chars = saved.rules.as_deref().map_or(0, |r| r.chars().count()),

@@ -15,6 +15,8 @@ pub struct Model {
     pub created_by: Option<Uuid>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// An owner wrote its words last: its links become short links whatever their domain.
+    pub links_by_owner: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

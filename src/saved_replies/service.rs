@@ -118,9 +118,20 @@ pub async fn save(
             am.name_key = Set(key(&name));
             am.body = Set(body);
             am.updated_at = Set(now);
+            am.links_by_owner = Set(m.role == Role::Owner);
             am.update(&state.db).await
         }
         None => {
+            let kept = saved_reply::Entity::find()
+                .filter(saved_reply::Column::OrganizationId.eq(m.organization_id))
+                .count(&state.db)
+                .await?;
+            let limit = state.config.limits.saved_replies;
+            if kept >= limit {
+                return Err(AppError::Validation(format!(
+                    "An organisation keeps at most {limit} saved replies: delete one first."
+                )));
+            }
             saved_reply::ActiveModel {
                 id: Set(Uuid::new_v4()),
                 organization_id: Set(m.organization_id),
@@ -130,6 +141,7 @@ pub async fn save(
                 created_by: Set(Some(m.user_id)),
                 created_at: Set(now),
                 updated_at: Set(now),
+                links_by_owner: Set(m.role == Role::Owner),
             }
             .insert(&state.db)
             .await
@@ -188,8 +200,17 @@ pub async fn fill(state: &AppState, m: &Member, id: Uuid, contact_id: Uuid) -> A
     let row = find(state, m.organization_id, id).await?;
     let values = values(state, m, contact_id).await?;
     let text = render(&row.body, &values).map_err(|e| AppError::Validation(e.to_string()))?;
-    // Its links become this contact's tracked short links (the same ones each time it is used).
-    crate::links::service::shorten(
+    // Its links become this contact's tracked short links (the same ones each time it is used),
+    // when an owner wrote the reply or the link's domain is on the organisation's list: a member
+    // cannot hide where a link goes behind the business's own short address (issue 49 §9).
+    let domains = short_link_domains(state, m.organization_id).await?;
+    let by_owner = row.links_by_owner;
+    let allowed = move |link: &str| {
+        by_owner
+            || crate::links::service::host_of(link)
+                .is_some_and(|h| crate::links::service::host_allowed(&h, &domains))
+    };
+    crate::links::service::shorten_only(
         &state.db,
         &state.config.public_url,
         m.organization_id,
@@ -197,6 +218,24 @@ pub async fn fill(state: &AppState, m: &Member, id: Uuid, contact_id: Uuid) -> A
         contact_id,
         &text,
         state.clock.now(),
+        &allowed,
     )
     .await
+}
+
+/// The domains a member's saved reply may shorten: the organisation's list, one per line.
+pub async fn short_link_domains(state: &AppState, org: Uuid) -> AppResult<Vec<String>> {
+    let listed: Option<Option<String>> = organization::Entity::find_by_id(org)
+        .select_only()
+        .column(organization::Column::ShortLinkDomains)
+        .into_tuple()
+        .one(&state.db)
+        .await?;
+    Ok(listed
+        .flatten()
+        .unwrap_or_default()
+        .split(['\n', ','])
+        .map(|d| d.trim().to_ascii_lowercase())
+        .filter(|d| !d.is_empty())
+        .collect())
 }

@@ -62,6 +62,8 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
     /// `REQUEST_TIMEOUT_SECS` (default 60): a request that has no answer by then gets 408.
     pub request_timeout: std::time::Duration,
+    /// Limits per organisation (`server::limits`).
+    pub limits: super::limits::Limits,
     /// `SHUTDOWN_GRACE_SECS` (default 20): after SIGTERM, how long in-flight requests and
     /// background work may take to finish before the process exits.
     pub shutdown_grace: std::time::Duration,
@@ -360,7 +362,9 @@ impl Config {
             ),
             false,
         );
+        let limits = super::limits::read(&mut p.0);
         let config = Self {
+            limits,
             setup_token,
             share_operator_account,
             request_timeout: std::time::Duration::from_secs(
@@ -482,6 +486,7 @@ impl Config {
             share_operator_account: false,
             allowed_hosts: Vec::new(),
             request_timeout: std::time::Duration::from_secs(60),
+            limits: super::limits::Limits::default(),
             metrics_token: None,
             shutdown_grace: std::time::Duration::from_secs(20),
             secret_key: None,

@@ -13,6 +13,7 @@ pub mod faults;
 pub mod full_client;
 pub mod host_check;
 pub mod launch;
+pub mod limits;
 pub mod media_config;
 pub mod origin;
 pub mod preflight;

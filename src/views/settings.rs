@@ -92,6 +92,12 @@ fn SettingsForm(settings: OrgSettings) -> Element {
                     oninput: move |e| form.write().ai_pause_hours = e.value().trim().parse().unwrap_or(0) }
             }
             p { class: "muted small", "When someone on the team replies in a conversation, autonomous agents stay silent there for this long (or until someone presses Resume). Suggestions go on." }
+            label { "Link domains for saved replies (one per line)"
+                textarea { id: "settings-link-domains", rows: "3", disabled: !is_owner,
+                    placeholder: "brightsmile.example",
+                    value: "{form.read().link_domains}", oninput: move |e| form.write().link_domains = e.value() }
+            }
+            p { class: "muted small", "A saved reply's links become Herald short links (counted per contact) when an owner wrote it, or when they go to one of these domains. Other links are sent as written, so nobody can hide where a link goes." }
             if is_owner {
                 div { class: "row",
                     button { id: "settings-save", class: "primary", r#type: "submit", "Save settings" }

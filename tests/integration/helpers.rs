@@ -182,6 +182,8 @@ pub struct Options {
     pub setup_token: Option<String>,
     /// `REQUEST_TIMEOUT_SECS`, when a test needs it short.
     pub request_timeout: Option<std::time::Duration>,
+    /// Limits per organisation, when a test needs them small.
+    pub limits: Option<herald::server::limits::Limits>,
 }
 
 impl Default for Options {
@@ -213,6 +215,7 @@ impl Default for Options {
             database: None,
             setup_token: None,
             request_timeout: None,
+            limits: None,
         }
     }
 }
@@ -257,6 +260,9 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.setup_token = opts.setup_token;
     if let Some(t) = opts.request_timeout {
         config.request_timeout = t;
+    }
+    if let Some(l) = opts.limits.clone() {
+        config.limits = l;
     }
     config.metrics_token = opts.metrics_token;
     config.secret_key = opts

@@ -77,6 +77,7 @@ mod operate;
 mod operator_composer;
 mod operator_taint;
 mod ops;
+mod org_limits;
 mod org_settings;
 mod org_twilio;
 mod paging;

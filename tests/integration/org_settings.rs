@@ -26,7 +26,7 @@ async fn org_rules_reach_turns_and_drafts(backend: Backend) {
         .await;
     assert_eq!(
         before,
-        json!({"name": "Agent Co", "time_zone": "UTC", "rules": "", "ai_pause_hours": 24})
+        json!({"name": "Agent Co", "time_zone": "UTC", "rules": "", "ai_pause_hours": 24, "link_domains": ""})
     );
     text_in(
         &s,
@@ -103,7 +103,7 @@ async fn org_rules_reach_turns_and_drafts(backend: Backend) {
         .await;
     assert_eq!(
         saved,
-        json!({"name": "Agent Co", "time_zone": "America/Los_Angeles", "rules": RULES, "ai_pause_hours": 48})
+        json!({"name": "Agent Co", "time_zone": "America/Los_Angeles", "rules": RULES, "ai_pause_hours": 48, "link_domains": ""})
     );
     text_in(
         &s,

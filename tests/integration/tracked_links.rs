@@ -337,3 +337,74 @@ async fn saved_reply_links_are_tracked(backend: Backend) {
     assert_eq!(profile["link_clicks"], 2, "{profile}");
     assert_eq!(fill(c.katherine).await, first);
 }
+
+/// Issue 49 §9: a member's saved reply keeps its links as written (a member cannot hide where a
+/// link goes behind the business's short address), unless the link's domain is on the owners'
+/// list; an owner's edit makes the reply's links short again.
+async fn a_member_s_saved_reply_links_go_as_written(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let c = crm(&app).await;
+    let mo = app.add_member(&c.org, "Mo").await;
+    let save = |who: &Org, id: Value, body: &str| {
+        let (client, body) = (who.client.clone(), body.to_owned());
+        let app = &app;
+        async move {
+            app.ok_as::<Value>(
+                &client,
+                "/api/saved_replies/save",
+                json!({"id": id, "input": {"name": "Offer", "body": body}}),
+            )
+            .await
+        }
+    };
+    let fill = |id: Value| {
+        let client = mo.client.clone();
+        let app = &app;
+        let katherine = c.katherine;
+        async move {
+            app.ok_as::<Value>(
+                &client,
+                "/api/saved_replies/fill",
+                json!({"id": id, "contact_id": katherine}),
+            )
+            .await
+            .as_str()
+            .unwrap()
+            .to_owned()
+        }
+    };
+    let body = "See https://phish.example/login and www.shop.example/deal";
+    let saved = save(&mo, Value::Null, body).await;
+    assert_eq!(
+        fill(saved["id"].clone()).await,
+        body,
+        "a member's links go as written"
+    );
+    // The owners list shop.example: that link is shortened, the other stays.
+    let settings: Value = app
+        .ok_as(&c.org.client, "/api/organization", Value::Null)
+        .await;
+    let mut s = settings.clone();
+    s["link_domains"] = json!("shop.example");
+    let _: Value = app
+        .ok_as(
+            &c.org.client,
+            "/api/organization/update",
+            json!({"settings": s}),
+        )
+        .await;
+    let filled = fill(saved["id"].clone()).await;
+    assert!(
+        filled.starts_with("See https://phish.example/login and "),
+        "{filled}"
+    );
+    assert!(!filled.contains("shop.example"), "{filled}");
+    // An owner's words: every link is shortened.
+    save(&c.org, saved["id"].clone(), body).await;
+    let filled = fill(saved["id"].clone()).await;
+    assert!(!filled.contains("phish.example"), "{filled}");
+}
+
+on_both_databases!(a_member_s_saved_reply_links_go_as_written);
