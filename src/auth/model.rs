@@ -139,6 +139,18 @@ pub struct SessionView {
     pub current: bool,
 }
 
+/// An API key the current user made, still in force: listed with their sessions, since a key
+/// keeps acting for them after they sign out everywhere.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MyApiKey {
+    pub id: Uuid,
+    pub name: String,
+    pub prefix: String,
+    pub organization_name: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub last_used_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResetLink {
     pub url: String,

@@ -143,9 +143,22 @@ server_fn! {
 
 server_fn! {
     #[post("/api/auth/sessions/end_all")]
-    /// Signs the caller out everywhere, this browser included.
-    pub async fn end_all_my_sessions() -> Result<u64, AppError> {
+    /// Signs the caller out everywhere, this browser included; with `revoke_keys`, the API keys
+    /// they made stop working too.
+    pub async fn end_all_my_sessions(revoke_keys: Option<bool>) -> Result<u64, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
+        if revoke_keys == Some(true) {
+            crate::api_keys::mine::revoke_all(&state, &m).await?;
+        }
         crate::auth::account::end_everywhere(&state, &m).await
+    }
+}
+
+server_fn! {
+    #[get("/api/auth/api_keys")]
+    /// The API keys in force that the caller made, in any organisation.
+    pub async fn my_api_keys() -> Result<Vec<crate::auth::model::MyApiKey>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::api_keys::mine::list(&state, &m).await
     }
 }

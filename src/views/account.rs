@@ -1,13 +1,17 @@
 //! A person's own account: their password and sessions. (The owners' audit log is a page the
 //! server renders, `audit::page`.)
 use crate::app::Route;
-use crate::auth::team_api::{change_password, end_all_my_sessions, end_my_session, my_sessions};
+use crate::auth::team_api::{
+    change_password, end_all_my_sessions, end_my_session, my_api_keys, my_sessions,
+};
 use crate::components::ErrorBanner;
 use dioxus::prelude::*;
 
 #[component]
 pub fn Account() -> Element {
     let mut sessions = use_resource(my_sessions);
+    let keys = use_resource(my_api_keys);
+    let mut revoke_keys = use_signal(|| true);
     let mut current = use_signal(String::new);
     let mut new = use_signal(String::new);
     let mut error = use_signal(|| None::<String>);
@@ -27,8 +31,11 @@ pub fn Account() -> Element {
             Err(e) => error.set(Some(e.to_string())),
         }
     };
+    let key_list = keys.read().clone().and_then(Result::ok).unwrap_or_default();
+    let has_keys = !key_list.is_empty();
     let everywhere = move |_| async move {
-        if end_all_my_sessions().await.is_ok() {
+        let revoke = has_keys && revoke_keys();
+        if end_all_my_sessions(Some(revoke)).await.is_ok() {
             navigator().replace(Route::SignIn {});
         }
     };
@@ -72,6 +79,20 @@ pub fn Account() -> Element {
                             }
                         }
                     },
+                }
+                if has_keys {
+                    h3 { "API keys you made" }
+                    p { class: "muted", "They keep working for you after you sign out, until they are revoked." }
+                    ul { id: "my-api-keys",
+                        for k in key_list.iter() {
+                            li { key: "{k.id}", "{k.name} ({k.prefix}…) in {k.organization_name}" }
+                        }
+                    }
+                    label { class: "check",
+                        input { id: "revoke-keys", r#type: "checkbox", checked: revoke_keys(),
+                            onchange: move |e| revoke_keys.set(e.checked()) }
+                        " Revoke them too when I sign out everywhere"
+                    }
                 }
                 button { id: "sign-out-everywhere", class: "danger", onclick: everywhere, "Sign out everywhere" }
             }

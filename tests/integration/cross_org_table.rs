@@ -73,6 +73,8 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Anyone,
         ),
         row("/api/auth/sign_out", json!({}), Own, Anyone),
+        // The caller's own keys: nobody else's ever.
+        row("/api/auth/api_keys", Value::Null, Own, Member),
         // Another organisation's id is refused: only the account's own organisations open.
         row(
             "/api/auth/switch_organization",

@@ -69,6 +69,7 @@ mod merge_fields;
 mod message_search;
 mod messaging;
 mod migrations;
+mod my_api_keys;
 mod notes;
 mod notification_rollup;
 mod offline_model;
