@@ -2,8 +2,9 @@
 # Installs what Herald's build and tests need, once, into a cache kept between runs:
 # the wasm target, wasm-bindgen-cli at the Cargo.lock version, esbuild and wasm-opt (from npm),
 # and, when asked with --test, Chromium, ChromeDriver, Xvfb, ImageMagick (desktop screenshots),
-# libfaketime (the pinned-clock runs), the desktop (webview) libraries and Prism (the Twilio
-# contract test). The web app is built by scripts/build_web.sh, without dx (see there why).
+# libfaketime (the pinned-clock runs), the desktop (webview) libraries, Prism (the Twilio
+# contract test), and schemathesis and openapi-spec-validator (pip; the public API's conformance
+# test). The web app is built by scripts/build_web.sh, without dx (see there why).
 # `--linker` installs only the linker (mold), so that a build can start while the rest installs.
 # Every step checks first, so a second run does nothing and takes a second.
 set -euo pipefail
@@ -79,6 +80,16 @@ if ((${#npm_tools[@]})); then
   say "npm install ${npm_tools[*]} (in the background)"
   (TIMINGS=(); timed "npm: ${npm_tools[*]}" bash -c "cd '$TOOLS/node' && npm install --silent --no-audit --no-fund ${npm_tools[*]}"
     printf '%s\n' "${TIMINGS[@]}" >"$TOOLS/.timings-npm") >>"$BG_LOG" 2>&1 &
+  bg_pids+=($!)
+fi
+
+# The public API's conformance test runs these against /v1 (tests/integration/api_conformance.rs),
+# at the versions it was written against (their checks change between releases).
+if ((want_test)) && ! python3 -c 'import schemathesis, openapi_spec_validator' 2>/dev/null; then
+  say "pip install schemathesis openapi-spec-validator (in the background)"
+  (TIMINGS=(); timed "pip: schemathesis, openapi-spec-validator" \
+      python3 -m pip install --quiet schemathesis==4.32.5 openapi-spec-validator==0.9.0
+    printf '%s\n' "${TIMINGS[@]}" >"$TOOLS/.timings-pip") >>"$BG_LOG" 2>&1 &
   bg_pids+=($!)
 fi
 

@@ -33,6 +33,9 @@ pub struct ApiKeyView {
     /// Requests a second, and how many may come at once.
     pub rate_per_second: u32,
     pub burst: u32,
+    /// Reads made with it (its writes are in the audit log).
+    #[serde(default)]
+    pub reads: u64,
 }
 
 /// A new key: `token` is shown this once.

@@ -76,6 +76,7 @@ pub fn to_view(k: api_key::Model) -> ApiKeyView {
         revoked_at: k.revoked_at,
         rate_per_second: k.rate_per_second.max(0) as u32,
         burst: k.burst.max(0) as u32,
+        reads: k.reads.max(0) as u64,
     }
 }
 
@@ -269,8 +270,13 @@ pub enum Refusal {
 }
 
 /// The key in `token`, if it may make a call now; the call is counted against its rate and
-/// becomes its last use.
-pub async fn authenticate(state: &AppState, token: &str) -> AppResult<Result<Caller, Refusal>> {
+/// becomes its last use. A read (`read`) is counted on the key in the same write; writes are
+/// audited one by one by the caller (issue 49 §6).
+pub async fn authenticate(
+    state: &AppState,
+    token: &str,
+    read: bool,
+) -> AppResult<Result<Caller, Refusal>> {
     let token = token.trim();
     if !token.starts_with(KEY_PREFIX) {
         return Ok(Err(Refusal::Unknown));
@@ -291,7 +297,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> AppResult<Result<Cal
             Err(AppError::Unauthorized) => return Ok(Err(Refusal::Unknown)),
             Err(e) => return Err(e),
         };
-    if let Err(wait) = take_turn(state, &key, state.clock.now()).await? {
+    if let Err(wait) = take_turn(state, &key, state.clock.now(), read).await? {
         return Ok(Err(wait));
     }
     // The organisation's own limit, across all its keys.
@@ -312,6 +318,7 @@ async fn take_turn(
     state: &AppState,
     key: &api_key::Model,
     now: DateTime<Utc>,
+    read: bool,
 ) -> AppResult<Result<(), Refusal>> {
     let rate = Rate {
         per_second: Ord::max(key.rate_per_second, 1) as u32,
@@ -333,6 +340,10 @@ async fn take_turn(
     let done = api_key::Entity::update_many()
         .col_expr(api_key::Column::TatMs, start().add(rate.interval_ms()))
         .col_expr(api_key::Column::LastUsedAt, Expr::value(now))
+        .col_expr(
+            api_key::Column::Reads,
+            Expr::col(api_key::Column::Reads).add(i64::from(read)),
+        )
         .filter(api_key::Column::Id.eq(key.id))
         .filter(api_key::Column::RevokedAt.is_null())
         .filter(start().sub(now_ms).lte(rate.tolerance_ms()))

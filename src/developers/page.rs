@@ -84,6 +84,8 @@ pub fn render(
                                                 (None, None) => "never used".to_string(),
                                             }
                                         }
+                                        " · "
+                                        span { class: "api-key-reads", if k.reads == 1 { "1 read" } else { "{k.reads} reads" } }
                                         if k.revoked_at.is_none() {
                                             form { method: "post", action: "/developers/keys/{k.id}/revoke", class: "api-key-revoke-form",
                                                 button { class: "link api-key-revoke", r#type: "submit", "Revoke" }

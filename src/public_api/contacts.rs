@@ -5,13 +5,14 @@ use crate::api_keys::service::Caller;
 use crate::contacts::model::{ContactCursor, ContactFilter, ContactInput};
 use crate::public_api::caller::need;
 use crate::public_api::cursor;
-use crate::public_api::problem::{rejected, ApiResult, Problem};
+use crate::public_api::extract::{id_param, text_param, Body, Csv, Id, Params};
+use crate::public_api::problem::{ApiResult, Problem};
 use crate::public_api::schema::{
-    Contact, ContactList, ContactWrite, DeletedContact, ImportResult, ImportRowError,
+    Contact, ContactList, ContactPatch, DeletedContact, ImportResult, ImportRowError, NewContact,
+    SearchFilter,
 };
 use crate::server::AppState;
-use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde::Deserialize;
@@ -26,7 +27,8 @@ pub struct ContactQuery {
     /// Tagged with any of these (comma-separated).
     pub tags: Option<String>,
     /// Only the members of this saved segment.
-    pub segment_id: Option<Uuid>,
+    #[param(value_type = Option<Uuid>)]
+    pub segment_id: Option<String>,
     pub opted_out: Option<bool>,
     /// From a previous page's `next_cursor`.
     pub cursor: Option<String>,
@@ -34,25 +36,28 @@ pub struct ContactQuery {
     pub limit: Option<u64>,
 }
 
-#[utoipa::path(get, path = "/contacts", tag = "contacts", params(ContactQuery),
+#[utoipa::path(get, path = "/contacts", tag = "contacts", operation_id = "listContacts",
+    params(ContactQuery),
     security(("api_key" = ["contacts:read"])),
-    responses((status = 200, body = ContactList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = ContactList, description = "A page of contacts, in name order"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    q: Result<Query<ContactQuery>, QueryRejection>,
+    Params(q): Params<ContactQuery>,
 ) -> ApiResult<Json<ContactList>> {
     need(&caller, "contacts:read")?;
-    let Query(q) = q.map_err(rejected)?;
     let org = caller.member.organization_id;
-    let mut filter = match q.segment_id {
+    let search = text_param("search", q.search)?;
+    let tags = text_param("tags", q.tags)?;
+    let mut filter = match id_param("segment_id", q.segment_id.as_deref())? {
         Some(id) => segment_filter(&state, org, id).await?,
         None => ContactFilter::default(),
     };
-    if let Some(s) = q.search.filter(|s| !s.trim().is_empty()) {
+    if let Some(s) = search.filter(|s| !s.trim().is_empty()) {
         filter.search = Some(s);
     }
-    if let Some(t) = q.tags.as_deref() {
+    if let Some(t) = tags.as_deref() {
         filter.tags_any = crate::contacts::model::parse_tags(t);
     }
     if q.opted_out.is_some() {
@@ -68,26 +73,28 @@ pub async fn list(
 #[serde(deny_unknown_fields)]
 pub struct ContactSearch {
     #[serde(default)]
-    pub filter: ContactFilter,
+    pub filter: SearchFilter,
     /// From a previous page's `next_cursor`.
     pub cursor: Option<String>,
     /// 1 to 200; 50 unless given.
     pub limit: Option<u64>,
 }
 
-#[utoipa::path(post, path = "/contacts/search", tag = "contacts", request_body = ContactSearch,
+#[utoipa::path(post, path = "/contacts/search", tag = "contacts", operation_id = "searchContacts",
+    request_body = ContactSearch,
     security(("api_key" = ["contacts:read"])),
-    responses((status = 200, body = ContactList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = ContactList, description = "A page of the contacts the filter matches"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn search(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Result<Json<ContactSearch>, JsonRejection>,
+    Body(q): Body<ContactSearch>,
 ) -> ApiResult<Json<ContactList>> {
     need(&caller, "contacts:read")?;
-    let Json(q) = body.map_err(rejected)?;
     let org = caller.member.organization_id;
+    let filter = ContactFilter::from(q.filter);
     Ok(Json(
-        page(&state, org, &q.filter, q.cursor.as_deref(), q.limit).await?,
+        page(&state, org, &filter, q.cursor.as_deref(), q.limit).await?,
     ))
 }
 
@@ -100,17 +107,15 @@ async fn page(
     limit: Option<u64>,
 ) -> ApiResult<ContactList> {
     let limit = cursor::limit(limit)?;
-    let after: Option<ContactCursor> = cursor::decode(at)?;
+    let after = cursor::read_contact(at)?.map(|(name, id)| ContactCursor { name, id });
     let now = state.clock.now();
     let total = crate::contacts::list::count(&state.db, org, filter, now).await?;
     let (rows, more) =
         crate::contacts::list::rows(&state.db, org, filter, now, after.as_ref(), limit).await?;
-    let next_cursor = more.then(|| rows.last()).flatten().map(|c| {
-        cursor::encode(&ContactCursor {
-            name: c.name.clone(),
-            id: c.id,
-        })
-    });
+    let next_cursor = more
+        .then(|| rows.last())
+        .flatten()
+        .map(|c| cursor::contact(&c.name, c.id));
     let ids: Vec<Uuid> = rows.iter().map(|c| c.id).collect();
     let sources = crate::contacts::opt_out::sms_opt_outs(&state.db, &ids).await?;
     let data = rows
@@ -138,31 +143,37 @@ async fn segment_filter(state: &AppState, org: Uuid, id: Uuid) -> ApiResult<Cont
     Ok(crate::contacts::segments::to_view(row)?.filter)
 }
 
-#[utoipa::path(get, path = "/contacts/{id}", tag = "contacts",
+#[utoipa::path(get, path = "/contacts/{id}", tag = "contacts", operation_id = "getContact",
     params(("id" = Uuid, Path, description = "The contact's id")),
     security(("api_key" = ["contacts:read"])),
-    responses((status = 200, body = Contact), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = Contact, description = "The contact"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such contact")))]
 pub async fn get(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
+    Id(id): Id,
 ) -> ApiResult<Json<Contact>> {
     need(&caller, "contacts:read")?;
     let c = crate::contacts::service::view(&state, caller.member.organization_id, id).await?;
     Ok(Json(c.into()))
 }
 
-#[utoipa::path(post, path = "/contacts", tag = "contacts", request_body = ContactWrite,
+#[utoipa::path(post, path = "/contacts", tag = "contacts", operation_id = "createContact",
+    request_body = NewContact,
     security(("api_key" = ["contacts:write"])),
-    responses((status = 201, body = Contact), (status = "4XX", body = Problem)))]
+    responses((status = 201, body = Contact, description = "The new contact"),
+        (status = 409, body = Problem, description = "Another contact has that phone number"),
+        (status = 422, body = Problem,
+        description = "The phone number does not exist (or cannot be read as one)"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Result<Json<ContactWrite>, JsonRejection>,
+    Body(w): Body<NewContact>,
 ) -> ApiResult<(StatusCode, Json<Contact>)> {
     need(&caller, "contacts:write")?;
-    let Json(w) = body.map_err(rejected)?;
-    let consent = consent_of(&w)?;
+    let w = ContactPatch::from(w);
+    let consent = w.consent.as_ref().map(|c| c.to_input());
     let input = ContactInput {
         name: w.name.unwrap_or_default(),
         phone: w.phone.unwrap_or_default(),
@@ -177,20 +188,24 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(c.into())))
 }
 
-#[utoipa::path(patch, path = "/contacts/{id}", tag = "contacts", request_body = ContactWrite,
+#[utoipa::path(patch, path = "/contacts/{id}", tag = "contacts", operation_id = "updateContact",
+    request_body = ContactPatch,
     params(("id" = Uuid, Path, description = "The contact's id")),
     security(("api_key" = ["contacts:write"])),
-    responses((status = 200, body = Contact), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = Contact, description = "The contact as it is now"),
+        (status = 409, body = Problem, description = "Another contact has that phone number"),
+        (status = 422, body = Problem,
+        description = "The phone number does not exist, or the contact would have neither name nor phone"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such contact")))]
 pub async fn update(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
-    body: Result<Json<ContactWrite>, JsonRejection>,
+    Id(id): Id,
+    Body(w): Body<ContactPatch>,
 ) -> ApiResult<Json<Contact>> {
     need(&caller, "contacts:write")?;
-    let Json(w) = body.map_err(rejected)?;
     let org = caller.member.organization_id;
-    let consent = consent_of(&w)?;
+    let consent = w.consent.as_ref().map(|c| c.to_input());
     let now = crate::contacts::service::view(&state, org, id).await?;
     let input = ContactInput {
         name: w.name.unwrap_or(now.name),
@@ -206,7 +221,7 @@ pub async fn update(
     Ok(Json(c.into()))
 }
 
-#[utoipa::path(delete, path = "/contacts/{id}", tag = "contacts",
+#[utoipa::path(delete, path = "/contacts/{id}", tag = "contacts", operation_id = "deleteContact",
     params(("id" = Uuid, Path, description = "The contact's id")),
     security(("api_key" = ["contacts:write"])),
     responses((status = 200, body = DeletedContact,
@@ -214,11 +229,11 @@ pub async fn update(
                        their number's opt-out stays."),
         (status = 409, body = Problem,
         description = "A text of theirs is in flight (a campaign, a scheduled text, an agent's reply)."),
-        (status = "4XX", body = Problem)))]
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such contact")))]
 pub async fn delete(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
+    Id(id): Id,
 ) -> ApiResult<Json<DeletedContact>> {
     need(&caller, "contacts:write")?;
     let e = crate::contacts::erase::erase(&state, &caller.member, id).await?;
@@ -230,19 +245,30 @@ pub async fn delete(
     }))
 }
 
-#[utoipa::path(post, path = "/contacts/import", tag = "contacts",
+#[utoipa::path(post, path = "/contacts/import", tag = "contacts", operation_id = "importContacts",
     request_body(content = String, content_type = "text/csv",
-        description = "A header row (name, phone, email, tags, and custom fields), then a contact a row."),
+        description = "A header row (name, phone, email, tags, consent, consent_at, consent_note), then a contact a row."),
     security(("api_key" = ["contacts:write"])),
-    responses((status = 200, body = ImportResult), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = ImportResult,
+        description = "The contacts imported, or each row's problem (then none are)"),
+        (status = 422, body = Problem,
+        description = "The header row names neither a name nor a phone column (or cannot be read)"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn import(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: String,
+    Csv(body): Csv,
 ) -> ApiResult<Json<ImportResult>> {
     need(&caller, "contacts:write")?;
     let r =
         crate::contacts::import::import_csv(&state, caller.member.organization_id, &body).await?;
+    // A header that names no column Herald reads: the text is not a contacts file at all.
+    if let Some(header) = r.errors.iter().find(|e| e.line == 1) {
+        return Err(Problem::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            header.message.clone(),
+        ));
+    }
     Ok(Json(ImportResult {
         imported: r.imported,
         errors: r
@@ -254,11 +280,4 @@ pub async fn import(
             })
             .collect(),
     }))
-}
-
-fn consent_of(w: &ContactWrite) -> ApiResult<Option<crate::compliance::model::ConsentInput>> {
-    w.consent
-        .as_ref()
-        .map(|c| c.to_input().map_err(Problem::bad_request))
-        .transpose()
 }

@@ -10,9 +10,10 @@ use crate::server::AppState;
 use axum::extract::State;
 use axum::{Extension, Json};
 
-#[utoipa::path(get, path = "/segments", tag = "directory",
+#[utoipa::path(get, path = "/segments", tag = "directory", operation_id = "listSegments",
     security(("api_key" = ["contacts:read"])),
-    responses((status = 200, body = SegmentList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = SegmentList, description = "The organisation's saved segments"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn segments(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -34,9 +35,10 @@ pub async fn segments(
     }))
 }
 
-#[utoipa::path(get, path = "/numbers", tag = "directory",
+#[utoipa::path(get, path = "/numbers", tag = "directory", operation_id = "listNumbers",
     security(("api_key" = ["messages:read"])),
-    responses((status = 200, body = PhoneNumberList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = PhoneNumberList, description = "The organisation's phone numbers"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn numbers(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -57,9 +59,10 @@ pub async fn numbers(
     }))
 }
 
-#[utoipa::path(get, path = "/agents", tag = "directory",
+#[utoipa::path(get, path = "/agents", tag = "directory", operation_id = "listAgents",
     security(("api_key" = ["plans:read"])),
-    responses((status = 200, body = AgentList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = AgentList, description = "The organisation's agents"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn agents(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,

@@ -8,13 +8,13 @@ use crate::error::AppError;
 use crate::messaging::model::{InboxCursor, InboxFilter};
 use crate::public_api::caller::need;
 use crate::public_api::cursor;
-use crate::public_api::problem::{rejected, ApiResult, Problem};
+use crate::public_api::extract::{idempotency_key, Body, Id, Params};
+use crate::public_api::problem::{self, ApiResult, Problem};
 use crate::public_api::schema::{
     Conversation, ConversationList, Message, MessageList, SendMessage,
 };
 use crate::server::AppState;
-use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
@@ -22,45 +22,61 @@ use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
+
+/// Which conversations.
+#[derive(Debug, Default, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InboxView {
+    #[default]
+    All,
+    Unread,
+    Unassigned,
+    Open,
+    Closed,
+    Snoozed,
+}
+
+impl From<InboxView> for InboxFilter {
+    fn from(v: InboxView) -> Self {
+        match v {
+            InboxView::All => InboxFilter::All,
+            InboxView::Unread => InboxFilter::Unread,
+            InboxView::Unassigned => InboxFilter::Unassigned,
+            InboxView::Open => InboxFilter::Open,
+            InboxView::Closed => InboxFilter::Closed,
+            InboxView::Snoozed => InboxFilter::Snoozed,
+        }
+    }
+}
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ConversationQuery {
     /// all (the default), unread, unassigned, open, closed or snoozed.
-    pub view: Option<String>,
+    #[param(inline)]
+    pub view: Option<InboxView>,
+    /// From a previous page's `next_cursor`.
     pub cursor: Option<String>,
 }
 
-fn view_of(s: Option<&str>) -> ApiResult<InboxFilter> {
-    Ok(match s.unwrap_or("all") {
-        "all" => InboxFilter::All,
-        "unread" => InboxFilter::Unread,
-        "unassigned" => InboxFilter::Unassigned,
-        "open" => InboxFilter::Open,
-        "closed" => InboxFilter::Closed,
-        "snoozed" => InboxFilter::Snoozed,
-        other => {
-            return Err(Problem::bad_request(format!(
-                "\"{other}\" is not a view: all, unread, unassigned, open, closed or snoozed."
-            )))
-        }
-    })
-}
-
-#[utoipa::path(get, path = "/conversations", tag = "messages", params(ConversationQuery),
+#[utoipa::path(get, path = "/conversations", tag = "messages", operation_id = "listConversations",
+    params(ConversationQuery),
     security(("api_key" = ["messages:read"])),
-    responses((status = 200, body = ConversationList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = ConversationList, description = "A page of conversations, latest first"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn conversations(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    q: Result<Query<ConversationQuery>, QueryRejection>,
+    Params(q): Params<ConversationQuery>,
 ) -> ApiResult<Json<ConversationList>> {
     need(&caller, "messages:read")?;
-    let Query(q) = q.map_err(rejected)?;
-    let view = view_of(q.view.as_deref())?;
-    let after: Option<InboxCursor> = cursor::decode(q.cursor.as_deref())?;
+    let view = InboxFilter::from(q.view.unwrap_or_default());
+    let after = cursor::read_at(q.cursor.as_deref())?.map(|(last_at, contact_id)| InboxCursor {
+        last_at,
+        contact_id,
+    });
     let viewer = crate::inbox::service::viewer(&state, &caller.member);
     let page = crate::messaging::conversation::inbox(&state.db, &viewer, view, after).await?;
     Ok(Json(ConversationList {
@@ -80,7 +96,10 @@ pub async fn conversations(
             })
             .collect(),
         total: page.total,
-        next_cursor: page.next.as_ref().map(cursor::encode),
+        next_cursor: page
+            .next
+            .as_ref()
+            .map(|c| cursor::at(c.last_at, c.contact_id)),
     }))
 }
 
@@ -92,20 +111,21 @@ pub struct MessageQuery {
 }
 
 #[utoipa::path(get, path = "/conversations/{contact_id}/messages", tag = "messages",
+    operation_id = "listMessages",
     params(("contact_id" = Uuid, Path, description = "The contact's id"), MessageQuery),
     security(("api_key" = ["messages:read"])),
-    responses((status = 200, body = MessageList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = MessageList, description = "A page of the conversation's messages, oldest first"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such contact")))]
 pub async fn messages(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(contact_id): Path<Uuid>,
-    q: Result<Query<MessageQuery>, QueryRejection>,
+    Id(contact_id): Id,
+    Params(q): Params<MessageQuery>,
 ) -> ApiResult<Json<MessageList>> {
     need(&caller, "messages:read")?;
-    let Query(q) = q.map_err(rejected)?;
     let org = caller.member.organization_id;
+    let before = cursor::read_seq(q.cursor.as_deref())?;
     crate::contacts::service::view(&state, org, contact_id).await?;
-    let before: Option<i64> = cursor::decode(q.cursor.as_deref())?;
     let (rows, older) =
         crate::messaging::conversation::history(&state.db, org, contact_id, before).await?;
     Ok(Json(MessageList {
@@ -113,41 +133,34 @@ pub async fn messages(
             .into_iter()
             .map(|m| crate::messaging::service::to_view(m).into())
             .collect(),
-        next_cursor: older.as_ref().map(cursor::encode),
+        next_cursor: older.map(cursor::seq),
     }))
 }
 
-/// The longest `Idempotency-Key`.
-const KEY_MAX: usize = 255;
-
-#[utoipa::path(post, path = "/messages", tag = "messages", request_body = SendMessage,
+#[utoipa::path(post, path = "/messages", tag = "messages", operation_id = "sendMessage",
+    request_body = SendMessage,
     params(("Idempotency-Key" = Option<String>, Header,
-        description = "Up to 255 characters. The same key with the same body answers the first text; with another body, 409.")),
+        description = "Up to 255 visible ASCII characters. The same key with the same body answers the first text; with another body, 409.")),
     security(("api_key" = ["messages:send"])),
-    responses((status = 201, body = Message), (status = 200, body = Message,
-        description = "An idempotent replay: the text the key first sent"),
-        (status = "4XX", body = Problem)))]
+    responses((status = 201, body = Message, description = "The text, sent or on its way"),
+        (status = 200, body = Message,
+        description = "An idempotent replay: the text the key first sent (`Idempotent-Replayed: true`)"),
+        (status = 404, body = Problem, description = "No such contact or phone number"),
+        (status = 409, body = Problem,
+        description = "The Idempotency-Key was first used with another body"),
+        (status = 422, body = Problem,
+        description = "The rules refuse the text. `type` says why: `tag:herald.example,2026:problems/quiet-hours` (the recipient is in quiet hours; `send_after` says when it may go), `…/opted-out` (they opted out), `…/compliance` (another rule, such as no marketing consent on record, in `detail`); `about:blank` for a text that cannot go as written (a merge field nothing fills, a contact without a phone number, no number to send from)."),
+        (status = 502, body = Problem, description = "The SMS provider refused the text"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn send(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     headers: HeaderMap,
-    body: Result<Json<SendMessage>, JsonRejection>,
+    Body(req): Body<SendMessage>,
 ) -> ApiResult<Response> {
     need(&caller, "messages:send")?;
-    let Json(req) = body.map_err(rejected)?;
     let org = caller.member.organization_id;
-    let idem = match headers.get("idempotency-key") {
-        None => None,
-        Some(v) => {
-            let k = v.to_str().unwrap_or("").trim();
-            if k.is_empty() || k.len() > KEY_MAX {
-                return Err(Problem::bad_request(format!(
-                    "An Idempotency-Key is 1 to {KEY_MAX} visible characters."
-                )));
-            }
-            Some(k.to_owned())
-        }
-    };
+    let idem = idempotency_key(&headers)?;
     let key = match &idem {
         Some(k) => Some(bind_key(&state, &caller, k, &req).await?),
         None => None,
@@ -172,6 +185,8 @@ pub async fn send(
     };
     crate::inbox::handoff::pause(&state, org, req.contact_id, caller.member.user_id).await?;
     let purpose = crate::messaging::outbound::purpose_for(&state, org, req.contact_id).await?;
+    // Every text is keyed, so that a refused one can be found and its reason read.
+    let text_key = key.unwrap_or_else(Uuid::new_v4);
     let sent = crate::messaging::outbound::send_sms_keyed(
         &state,
         org,
@@ -179,12 +194,16 @@ pub async fn send(
         number,
         &req.body,
         None,
-        key,
+        Some(text_key),
         purpose,
     )
     .await;
     match sent {
         Ok(m) => Ok(answer(StatusCode::CREATED, m.into(), false)),
+        Err(AppError::Transport(e)) => match refusal(&state, org, text_key).await? {
+            Some(p) => Err(p),
+            None => Err(AppError::Transport(e).into()),
+        },
         // The same key sent at the same moment: the other request's text is the answer.
         Err(AppError::Internal(e)) => match key {
             Some(k) => match sent_with(&state, org, k).await? {
@@ -195,6 +214,55 @@ pub async fn send(
         },
         Err(e) => Err(e.into()),
     }
+}
+
+/// A text the compliance gate held back as it left, as the problem that says why (422); None for
+/// a text the provider refused. The gate records its reason on the failed text as
+/// `Not sent: <why>.`, and a quiet-hours reason is the one `quiet::held_reason` writes.
+async fn refusal(state: &AppState, org: Uuid, key: Uuid) -> ApiResult<Option<Problem>> {
+    use crate::messaging::entity as message;
+    use crate::messaging::quiet;
+    let Some(row) = message::Entity::find()
+        .filter(message::Column::IdempotencyKey.eq(key.to_string()))
+        .filter(message::Column::OrganizationId.eq(org))
+        .one(&state.db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let Some(why) = row
+        .error
+        .as_deref()
+        .and_then(|e| e.strip_prefix("Not sent: "))
+        .map(|w| w.trim_end_matches('.').to_owned())
+    else {
+        return Ok(None);
+    };
+    let contact = crate::contacts::entity::contact::Entity::find_by_id(row.contact_id)
+        .one(&state.db)
+        .await?;
+    if let Some(c) = contact {
+        let zone = quiet::org_zone(&state.db, org).await?;
+        if let Some(until) = quiet::quiet_until(state.clock.now(), &c, &zone) {
+            let held = quiet::held_reason(until, &c, &zone);
+            if held.trim_end_matches('.') == why {
+                let mut p = Problem::typed(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    problem::QUIET_HOURS,
+                    "Quiet hours",
+                    format!("Not sent: {held}"),
+                );
+                p.send_after = Some(until);
+                return Ok(Some(p));
+            }
+        }
+    }
+    Ok(Some(Problem::typed(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        problem::COMPLIANCE,
+        "Refused by the compliance rules",
+        format!("Not sent: {why}."),
+    )))
 }
 
 fn answer(status: StatusCode, m: Message, replayed: bool) -> Response {

@@ -5,46 +5,74 @@ use crate::api_keys::service::Caller;
 use crate::plans::model::{PlanCursor, PlanStatus};
 use crate::public_api::caller::need;
 use crate::public_api::cursor;
-use crate::public_api::problem::{rejected, ApiResult, Problem};
-use crate::public_api::schema::{Plan, PlanList, Reason};
+use crate::public_api::extract::{id_param, Body, Id, Params};
+use crate::public_api::problem::{ApiResult, Problem};
+use crate::public_api::schema::{Plan, PlanList, Rejection, StopReason};
 use crate::server::AppState;
-use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::{Extension, Json};
 use serde::Deserialize;
-use utoipa::IntoParams;
-use uuid::Uuid;
+use utoipa::{IntoParams, ToSchema};
+
+/// A plan's status.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatusParam {
+    Drafting,
+    AwaitingApproval,
+    Approved,
+    Rejected,
+    Executing,
+    Done,
+    Failed,
+    Stopped,
+}
+
+impl From<PlanStatusParam> for PlanStatus {
+    fn from(s: PlanStatusParam) -> Self {
+        match s {
+            PlanStatusParam::Drafting => PlanStatus::Drafting,
+            PlanStatusParam::AwaitingApproval => PlanStatus::AwaitingApproval,
+            PlanStatusParam::Approved => PlanStatus::Approved,
+            PlanStatusParam::Rejected => PlanStatus::Rejected,
+            PlanStatusParam::Executing => PlanStatus::Executing,
+            PlanStatusParam::Done => PlanStatus::Done,
+            PlanStatusParam::Failed => PlanStatus::Failed,
+            PlanStatusParam::Stopped => PlanStatus::Stopped,
+        }
+    }
+}
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PlanQuery {
     /// drafting, awaiting_approval, approved, rejected, executing, done, failed or stopped.
-    pub status: Option<String>,
-    pub agent_id: Option<Uuid>,
+    #[param(inline)]
+    pub status: Option<PlanStatusParam>,
+    /// Only this agent's plans.
+    #[param(value_type = Option<Uuid>)]
+    pub agent_id: Option<String>,
+    /// From a previous page's `next_cursor`.
     pub cursor: Option<String>,
 }
 
-#[utoipa::path(get, path = "/plans", tag = "plans", params(PlanQuery),
+#[utoipa::path(get, path = "/plans", tag = "plans", operation_id = "listPlans", params(PlanQuery),
     security(("api_key" = ["plans:read"])),
-    responses((status = 200, body = PlanList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = PlanList, description = "A page of plans, newest first"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    q: Result<Query<PlanQuery>, QueryRejection>,
+    Params(q): Params<PlanQuery>,
 ) -> ApiResult<Json<PlanList>> {
     need(&caller, "plans:read")?;
-    let Query(q) = q.map_err(rejected)?;
-    let status = match q.status.as_deref() {
-        None => None,
-        Some(s) => Some(
-            PlanStatus::parse(s)
-                .ok_or_else(|| Problem::bad_request(format!("\"{s}\" is not a plan status.")))?,
-        ),
-    };
-    let after: Option<PlanCursor> = cursor::decode(q.cursor.as_deref())?;
+    let status = q.status.map(PlanStatus::from);
+    let agent = id_param("agent_id", q.agent_id.as_deref())?;
+    let after =
+        cursor::read_at(q.cursor.as_deref())?.map(|(created_at, id)| PlanCursor { created_at, id });
     let by = crate::plans::service::PlanQuery {
         status,
-        agent: q.agent_id,
+        agent,
         thread: None,
         search: None,
         waiting: false,
@@ -54,66 +82,73 @@ pub async fn list(
     Ok(Json(PlanList {
         data: page.items.into_iter().map(Plan::from).collect(),
         total: page.total,
-        next_cursor: page.next.as_ref().map(cursor::encode),
+        next_cursor: page.next.as_ref().map(|c| cursor::at(c.created_at, c.id)),
     }))
 }
 
-#[utoipa::path(get, path = "/plans/{id}", tag = "plans",
+#[utoipa::path(get, path = "/plans/{id}", tag = "plans", operation_id = "getPlan",
     params(("id" = Uuid, Path, description = "The plan's id")),
     security(("api_key" = ["plans:read"])),
-    responses((status = 200, body = Plan), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = Plan, description = "The plan"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such plan")))]
 pub async fn get(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
+    Id(id): Id,
 ) -> ApiResult<Json<Plan>> {
     need(&caller, "plans:read")?;
     let p = crate::plans::access::find_visible(&state, &caller.member, id).await?;
     Ok(Json(crate::plans::service::view(&state, p).await?.into()))
 }
 
-#[utoipa::path(post, path = "/plans/{id}/approve", tag = "plans",
+#[utoipa::path(post, path = "/plans/{id}/approve", tag = "plans", operation_id = "approvePlan",
     params(("id" = Uuid, Path, description = "The plan's id")),
     security(("api_key" = ["plans:write"])),
-    responses((status = 200, body = Plan), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = Plan, description = "The plan, approved"),
+        (status = 409, body = Problem, description = "The plan was already decided"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such plan")))]
 pub async fn approve(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
+    Id(id): Id,
 ) -> ApiResult<Json<Plan>> {
     need(&caller, "plans:write")?;
     let p = crate::plans::decisions::approve(&state, &caller.member, id).await?;
     Ok(Json(p.into()))
 }
 
-#[utoipa::path(post, path = "/plans/{id}/reject", tag = "plans", request_body = Reason,
+#[utoipa::path(post, path = "/plans/{id}/reject", tag = "plans", operation_id = "rejectPlan",
+    request_body = Rejection,
     params(("id" = Uuid, Path, description = "The plan's id")),
     security(("api_key" = ["plans:write"])),
-    responses((status = 200, body = Plan), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = Plan, description = "The plan, rejected"),
+        (status = 409, body = Problem, description = "The plan was already decided"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such plan")))]
 pub async fn reject(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
-    body: Result<Json<Reason>, JsonRejection>,
+    Id(id): Id,
+    Body(r): Body<Rejection>,
 ) -> ApiResult<Json<Plan>> {
     need(&caller, "plans:write")?;
-    let Json(r) = body.map_err(rejected)?;
     let p = crate::plans::decisions::reject(&state, &caller.member, id, &r.reason).await?;
     Ok(Json(p.into()))
 }
 
-#[utoipa::path(post, path = "/plans/{id}/stop", tag = "plans", request_body = Reason,
+#[utoipa::path(post, path = "/plans/{id}/stop", tag = "plans", operation_id = "stopPlan",
+    request_body = StopReason,
     params(("id" = Uuid, Path, description = "The plan's id")),
     security(("api_key" = ["plans:write"])),
-    responses((status = 200, body = Plan), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = Plan, description = "The plan, stopped"),
+        (status = 409, body = Problem, description = "Only an approved or running plan can be stopped"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such plan")))]
 pub async fn stop(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
-    body: Result<Json<Reason>, JsonRejection>,
+    Id(id): Id,
+    Body(r): Body<StopReason>,
 ) -> ApiResult<Json<Plan>> {
     need(&caller, "plans:write")?;
-    let Json(r) = body.map_err(rejected)?;
     let p = crate::plans::stop::stop(&state, &caller.member, id, &r.reason).await?;
     Ok(Json(p.into()))
 }

@@ -55,50 +55,168 @@ pub struct ContactList {
     pub next_cursor: Option<String>,
 }
 
-/// A contact's fields to write. On create, `name` and `phone` are needed; on update, only the
-/// fields given change.
+/// A new contact: a name or a phone (or both), and anything else known about them.
 #[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ContactWrite {
+pub struct NewContact {
+    /// Empty: the phone number stands for the name.
     pub name: Option<String>,
     /// Any common format; stored as E.164.
     pub phone: Option<String>,
     pub email: Option<String>,
     pub tags: Option<Vec<String>>,
+    /// Text, numbers, true or false, by field name.
     #[schema(value_type = Option<Object>)]
     pub custom_fields: Option<serde_json::Map<String, serde_json::Value>>,
     pub notes: Option<String>,
+    /// An IANA zone, such as `America/Chicago`; empty: none. One Herald does not know: 422.
+    pub time_zone: Option<String>,
+    /// Consent to record, with its evidence; absent: none on record.
+    pub consent: Option<ConsentWrite>,
+}
+
+/// A contact's fields to change: only the fields given change (an empty phone removes it).
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContactPatch {
+    pub name: Option<String>,
+    /// Any common format; stored as E.164. Empty: no phone.
+    pub phone: Option<String>,
+    pub email: Option<String>,
+    pub tags: Option<Vec<String>>,
+    /// Text, numbers, true or false, by field name; replaces them all.
+    #[schema(value_type = Option<Object>)]
+    pub custom_fields: Option<serde_json::Map<String, serde_json::Value>>,
+    pub notes: Option<String>,
+    /// An IANA zone, such as `America/Chicago`; empty: none. One Herald does not know: 422.
     pub time_zone: Option<String>,
     /// Consent to record, with its evidence; absent: the consent on record stays as it is.
     pub consent: Option<ConsentWrite>,
+}
+
+impl From<NewContact> for ContactPatch {
+    fn from(c: NewContact) -> Self {
+        Self {
+            name: c.name,
+            phone: c.phone,
+            email: c.email,
+            tags: c.tags,
+            custom_fields: c.custom_fields,
+            notes: c.notes,
+            time_zone: c.time_zone,
+            consent: c.consent,
+        }
+    }
+}
+
+/// Where consent came from. `texted_first` is recorded by Herald itself; `none` clears it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsentChoice {
+    WebForm,
+    Imported,
+    Verbal,
+    None,
 }
 
 /// Consent and where it came from.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConsentWrite {
-    /// web_form, imported or verbal (texted_first is recorded by Herald itself; none clears it).
-    pub source: String,
+    pub source: ConsentChoice,
     /// The evidence: where and when they agreed.
     #[serde(default)]
     pub note: String,
 }
 
 impl ConsentWrite {
-    pub fn to_input(&self) -> Result<crate::compliance::model::ConsentInput, String> {
+    pub fn to_input(&self) -> crate::compliance::model::ConsentInput {
         use crate::compliance::model::ConsentSource;
-        let source = ConsentSource::parse(&self.source)
-            .filter(|s| *s != ConsentSource::TextedFirst)
-            .ok_or_else(|| {
-                format!(
-                    "\"{}\" is not a consent source: web_form, imported, verbal or none.",
-                    self.source
-                )
-            })?;
-        Ok(crate::compliance::model::ConsentInput {
-            source,
+        crate::compliance::model::ConsentInput {
+            source: match self.source {
+                ConsentChoice::WebForm => ConsentSource::WebForm,
+                ConsentChoice::Imported => ConsentSource::Imported,
+                ConsentChoice::Verbal => ConsentSource::Verbal,
+                ConsentChoice::None => ConsentSource::None,
+            },
             note: self.note.clone(),
-        })
+        }
+    }
+}
+
+/// Which contacts: every test given must hold; an empty filter is everyone. The filter a saved
+/// segment holds, in the same words.
+#[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilter {
+    /// Name, e-mail or tag containing it, or a phone containing its digits.
+    pub search: Option<String>,
+    /// Tagged with at least one of these.
+    #[serde(default)]
+    pub tags_any: Vec<String>,
+    /// Tagged with every one of these.
+    #[serde(default)]
+    pub tags_all: Vec<String>,
+    /// Tagged with none of these.
+    #[serde(default)]
+    pub tags_none: Vec<String>,
+    pub opted_out: Option<bool>,
+    /// Written consent on record (what marketing needs).
+    pub marketing_consent: Option<bool>,
+    /// They texted us within the last N days.
+    pub replied_within_days: Option<u32>,
+    /// They have not texted us within the last N days (or never).
+    pub no_reply_within_days: Option<u32>,
+    /// We texted them within the last N days.
+    pub texted_within_days: Option<u32>,
+    /// We have not texted them within the last N days (or never).
+    pub not_texted_within_days: Option<u32>,
+    /// Tests on custom fields.
+    #[serde(default)]
+    pub fields: Vec<CustomFieldTest>,
+    pub created_after: Option<DateTime<Utc>>,
+    pub created_before: Option<DateTime<Utc>>,
+    /// Only these contacts (a hand-picked list).
+    pub ids: Option<Vec<Uuid>>,
+}
+
+/// A test on one custom field.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CustomFieldTest {
+    pub field: String,
+    pub op: crate::contacts::model::FieldOp,
+    /// What `equals` and `contains` compare with, ignoring case.
+    #[serde(default)]
+    pub value: String,
+}
+
+impl From<SearchFilter> for crate::contacts::model::ContactFilter {
+    fn from(f: SearchFilter) -> Self {
+        Self {
+            search: f.search,
+            tags_any: f.tags_any,
+            tags_all: f.tags_all,
+            tags_none: f.tags_none,
+            opted_out: f.opted_out,
+            marketing_consent: f.marketing_consent,
+            replied_within_days: f.replied_within_days,
+            no_reply_within_days: f.no_reply_within_days,
+            texted_within_days: f.texted_within_days,
+            not_texted_within_days: f.not_texted_within_days,
+            fields: f
+                .fields
+                .into_iter()
+                .map(|t| crate::contacts::model::FieldTest {
+                    field: t.field,
+                    op: t.op,
+                    value: t.value,
+                })
+                .collect(),
+            created_after: f.created_after,
+            created_before: f.created_before,
+            ids: f.ids,
+        }
     }
 }
 
@@ -250,10 +368,17 @@ pub struct PlanList {
     pub next_cursor: Option<String>,
 }
 
-/// Why a plan is rejected or stopped.
+/// Why a plan is rejected: it goes back to the agent, to revise the plan.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rejection {
+    pub reason: String,
+}
+
+/// Why a plan is stopped, if you say.
 #[derive(Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Reason {
+pub struct StopReason {
     #[serde(default)]
     pub reason: String,
 }

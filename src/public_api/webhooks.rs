@@ -2,10 +2,10 @@
 //! A new subscription's signing secret is in the answer to its creation, and only there.
 use crate::api_keys::service::Caller;
 use crate::public_api::caller::need;
-use crate::public_api::problem::{rejected, ApiResult, Problem};
+use crate::public_api::extract::{Body, Id};
+use crate::public_api::problem::{ApiResult, Problem};
 use crate::server::AppState;
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
@@ -56,9 +56,10 @@ fn view(row: crate::webhooks::entity::subscription::Model, waiting: u64) -> Webh
     }
 }
 
-#[utoipa::path(get, path = "/webhooks", tag = "webhooks",
+#[utoipa::path(get, path = "/webhooks", tag = "webhooks", operation_id = "listWebhooks",
     security(("api_key" = ["webhooks:manage"])),
-    responses((status = 200, body = WebhookList), (status = "4XX", body = Problem)))]
+    responses((status = 200, body = WebhookList, description = "The organisation's subscriptions"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -72,16 +73,19 @@ pub async fn list(
     }))
 }
 
-#[utoipa::path(post, path = "/webhooks", tag = "webhooks", request_body = NewWebhook,
+#[utoipa::path(post, path = "/webhooks", tag = "webhooks", operation_id = "createWebhook",
+    request_body = NewWebhook,
     security(("api_key" = ["webhooks:manage"])),
-    responses((status = 201, body = WebhookCreated), (status = "4XX", body = Problem)))]
+    responses((status = 201, body = WebhookCreated, description = "The subscription, with its signing secret"),
+        (status = 422, body = Problem,
+        description = "The host does not resolve, or to a private address; or the organisation has as many webhooks as it may"),
+        (status = "4XX", body = Problem, description = "Refused (see the problem)")))]
 pub async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Result<Json<NewWebhook>, JsonRejection>,
+    Body(w): Body<NewWebhook>,
 ) -> ApiResult<(StatusCode, Json<WebhookCreated>)> {
     need(&caller, "webhooks:manage")?;
-    let Json(w) = body.map_err(rejected)?;
     let (row, secret) =
         crate::webhooks::service::create(&state, &caller.member, &w.url, &w.events).await?;
     Ok((
@@ -93,15 +97,15 @@ pub async fn create(
     ))
 }
 
-#[utoipa::path(delete, path = "/webhooks/{id}", tag = "webhooks",
+#[utoipa::path(delete, path = "/webhooks/{id}", tag = "webhooks", operation_id = "deleteWebhook",
     params(("id" = Uuid, Path, description = "The webhook's id")),
     security(("api_key" = ["webhooks:manage"])),
     responses((status = 204, description = "Removed: nothing more is sent to it"),
-        (status = "4XX", body = Problem)))]
+        (status = "4XX", body = Problem, description = "Refused (see the problem); 404: no such webhook")))]
 pub async fn remove(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(id): Path<Uuid>,
+    Id(id): Id,
 ) -> ApiResult<StatusCode> {
     need(&caller, "webhooks:manage")?;
     crate::webhooks::service::remove(&state, &caller.member, id).await?;

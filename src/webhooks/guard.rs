@@ -43,6 +43,18 @@ fn private_v4(ip: Ipv4Addr) -> bool {
 
 /// A URL a subscription may take: http or https, a host, no credentials in it.
 pub fn check_url(url: &str) -> Result<reqwest::Url, String> {
+    // Host names are ASCII (`idna_adapter` is pinned to none, README "First load"): a Unicode one
+    // is refused here, before the URL parser would try to convert it.
+    let authority = url.trim().split_once("://").map_or("", |(_, rest)| {
+        rest.split(['/', '?', '#']).next().unwrap_or("")
+    });
+    if !authority.is_ascii() {
+        return Err(
+            "A webhook URL's host name must be written in ASCII (xn--… for a \
+                    non-Latin name)."
+                .into(),
+        );
+    }
     let u = reqwest::Url::parse(url.trim())
         .map_err(|_| format!("\u{201c}{url}\u{201d} is not a URL."))?;
     if !matches!(u.scheme(), "http" | "https") {
@@ -127,6 +139,11 @@ mod tests {
         assert!(check_url("ftp://example.com").is_err());
         assert!(check_url("https://user:pw@example.com").is_err());
         assert!(check_url("not a url").is_err());
+        assert!(
+            check_url("https://Bücher.example/hook").is_err(),
+            "a Unicode host"
+        );
+        assert!(check_url("https://xn--bcher-kva.example/hook").is_ok());
     }
 
     #[tokio::test]

@@ -24,6 +24,7 @@ mod agent_safety;
 mod agent_support;
 mod agent_widening;
 mod agents;
+mod api_conformance;
 mod assets;
 mod assistant_scale;
 mod attention;

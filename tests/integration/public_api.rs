@@ -234,7 +234,8 @@ async fn a_key_reaches_the_organisation_as_the_app_does(backend: Backend) {
     assert_eq!(api.get("/plans").await.body["total"], 0);
     assert_eq!(api.get("/nowhere").await.status, StatusCode::NOT_FOUND);
 
-    // Each call is audited with the key as its actor.
+    // Each write is audited with the key as its actor; reads are counted on the key instead of
+    // an audit row each (issue 49 §6).
     let audit: Value = app
         .ok_as(&owner.client, "/api/audit", json!({"before": null}))
         .await;
@@ -251,6 +252,23 @@ async fn a_key_reaches_the_organisation_as_the_app_does(backend: Backend) {
     assert!(calls
         .iter()
         .any(|e| e["target"] == "POST /v1/messages" && e["detail"] == "answered 201"));
+    assert!(
+        calls
+            .iter()
+            .all(|e| !e["target"].as_str().unwrap().starts_with("GET ")),
+        "no read is audited: {audit}"
+    );
+    let keys: Value = app
+        .ok_as(&owner.client, "/api/api_keys", json!({"before": null}))
+        .await;
+    let zapier = keys["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == "Zapier")
+        .unwrap()
+        .clone();
+    assert!(zapier["reads"].as_u64().unwrap() >= 5, "{zapier}");
 
     // Without a key, with a wrong one, or a revoked one: 401, saying no more.
     for wrong in ["", "herald_nope", "Basic abc"] {

@@ -11,7 +11,15 @@ use serde_json::{json, Value};
 on_both_databases!(each_operation_needs_its_scope);
 
 async fn each_operation_needs_its_scope(backend: Backend) {
-    let Some(app) = spawn_app(backend).await else {
+    // Two keys for each operation, past the default of twenty an organisation holds.
+    let opts = Options {
+        limits: Some(herald::server::limits::Limits {
+            api_keys: 100,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let Some(app) = spawn_app_with(backend, opts).await else {
         return;
     };
     let owner = app.new_org("Bright Smiles").await;
