@@ -165,7 +165,7 @@ mod tests {
             text: "hi".into(),
             plan_mode: false,
         };
-        assert_eq!(of_events(&[user.clone()], None), Taint::Clean);
+        assert_eq!(of_events(std::slice::from_ref(&user), None), Taint::Clean);
         let mut events = vec![user];
         events.extend(call(
             "a",

@@ -14,13 +14,15 @@ use std::sync::LazyLock;
 /// The largest body a server function takes: axum's own default, which Dioxus's reader uses too.
 pub const MAX_ARGS_BYTES: usize = 2 * 1024 * 1024;
 
-static CHECKS: LazyLock<HashMap<&'static str, fn(&[u8]) -> Result<(), String>>> =
-    LazyLock::new(|| {
-        inventory::iter::<crate::rpc::ArgCheck>
-            .into_iter()
-            .map(|c| (c.path, c.check))
-            .collect()
-    });
+/// A server function's argument check (`rpc::ArgCheck::check`).
+type Check = fn(&[u8]) -> Result<(), String>;
+
+static CHECKS: LazyLock<HashMap<&'static str, Check>> = LazyLock::new(|| {
+    inventory::iter::<crate::rpc::ArgCheck>
+        .into_iter()
+        .map(|c| (c.path, c.check))
+        .collect()
+});
 
 /// How many server functions have a check (every POST one).
 pub fn registered() -> usize {
