@@ -74,9 +74,9 @@ fn main() {
             // Warm-up: both pools open their connections, and the database its caches.
             let warm: Vec<_> = texts(PLAIN, "558").into_iter().take((rate * 2.0) as usize).collect();
             fire_at_rate(&base, "warm", warm, rate).await;
-            herald::server::state::wait_for_background(&state.tasks).await;
+            herald::platform::state::wait_for_background(&state.tasks).await;
             let b = fire_at_rate(&base, "plain", texts(PLAIN, "557"), rate).await;
-            herald::server::state::wait_for_background(&state.tasks).await;
+            herald::platform::state::wait_for_background(&state.tasks).await;
             Some(b)
         } else {
             None
@@ -90,7 +90,7 @@ fn main() {
         };
         // Routed: every text queued on its contact's thread (the turns may still be running).
         let routed = wait_until_routed(&state, to_id, total).await;
-        herald::server::state::wait_for_background(&state.tasks).await;
+        herald::platform::state::wait_for_background(&state.tasks).await;
         let all_done = started.elapsed();
         let threads = herald::ai_agent::entity::ai_thread::Entity::find().count(&state.db).await.unwrap();
         let peak = peak_rss_mib();
@@ -154,7 +154,7 @@ struct Routed {
 /// Waits until every text to `number` is routed, then reads, from the texts' own timestamps,
 /// how fast they were routed and how long each waited.
 async fn wait_until_routed(
-    state: &herald::server::AppState,
+    state: &herald::platform::AppState,
     number: uuid::Uuid,
     total: usize,
 ) -> Routed {

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use herald::bulk_operation::drafter::FixedLatencyDrafter;
+use herald::campaign::drafter::FixedLatencyDrafter;
 use herald::plans::model::{ContactChange, PlanAction};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,7 +17,7 @@ async fn campaign(
     items: usize,
     latency: Duration,
     sends_per_second: f64,
-) -> (herald::server::AppState, uuid::Uuid) {
+) -> (herald::platform::AppState, uuid::Uuid) {
     let (_, state, org) = start_herald_with(postgres, &["+14155550100"], |s| {
         s.drafter = Some(Arc::new(FixedLatencyDrafter(latency)));
         s.engine.sends_per_second = sends_per_second;
@@ -69,11 +69,10 @@ async fn campaign(
     )
     .await
     .unwrap();
-    let op = herald::bulk_operation::create::create_bulk_operation(
-        &state, &plan, &audience, "Hello", None,
-    )
-    .await
-    .unwrap();
+    let op =
+        herald::campaign::create::create_bulk_operation(&state, &plan, &audience, "Hello", None)
+            .await
+            .unwrap();
     (state, op)
 }
 
@@ -82,7 +81,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 async fn drafting(postgres: bool, items: usize, latency: Duration) -> f64 {
     let (state, op) = campaign(postgres, items, latency, 1.0).await;
     let t = Instant::now();
-    herald::bulk_operation::draft_engine::run_draft_engine(&state, op)
+    herald::campaign::draft_engine::run_draft_engine(&state, op)
         .await
         .unwrap();
     items as f64 / t.elapsed().as_secs_f64()
@@ -90,24 +89,24 @@ async fn drafting(postgres: bool, items: usize, latency: Duration) -> f64 {
 
 async fn pacing(postgres: bool, items: usize, rate: f64) -> (f64, f64, f64, f64) {
     let (state, op) = campaign(postgres, items, Duration::ZERO, rate).await;
-    herald::bulk_operation::draft_engine::run_draft_engine(&state, op)
+    herald::campaign::draft_engine::run_draft_engine(&state, op)
         .await
         .unwrap();
     use sea_orm::sea_query::Expr;
-    herald::bulk_operation::entity::operation::Entity::update_many()
+    herald::campaign::entity::operation::Entity::update_many()
         .col_expr(
-            herald::bulk_operation::entity::operation::Column::Status,
+            herald::campaign::entity::operation::Column::Status,
             Expr::value("sending"),
         )
-        .filter(herald::bulk_operation::entity::operation::Column::Id.eq(op))
+        .filter(herald::campaign::entity::operation::Column::Id.eq(op))
         .exec(&state.db)
         .await
         .unwrap();
-    herald::bulk_operation::send_engine::run_send_engine(&state, op)
+    herald::campaign::send_engine::run_send_engine(&state, op)
         .await
         .unwrap();
     let mut sent: Vec<chrono::DateTime<chrono::Utc>> =
-        herald::bulk_operation::create::items_of(&state, op)
+        herald::campaign::create::items_of(&state, op)
             .await
             .unwrap()
             .into_iter()

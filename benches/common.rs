@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 use futures::StreamExt;
 use herald::messaging::signature::compute_signature;
-use herald::server::config::Config;
+use herald::platform::config::Config;
 use sea_orm::{ConnectionTrait, Database};
 use std::time::{Duration, Instant};
 
@@ -40,7 +40,7 @@ pub async fn database_url(postgres: bool, name: &str) -> String {
 pub async fn start_herald(
     postgres: bool,
     numbers: &[&str],
-) -> (String, herald::server::AppState, uuid::Uuid) {
+) -> (String, herald::platform::AppState, uuid::Uuid) {
     start_herald_with(postgres, numbers, |_| {}).await
 }
 
@@ -48,15 +48,16 @@ pub async fn start_herald(
 pub async fn start_herald_with(
     postgres: bool,
     numbers: &[&str],
-    adjust: impl FnOnce(&mut herald::server::state::Services),
-) -> (String, herald::server::AppState, uuid::Uuid) {
+    adjust: impl FnOnce(&mut herald::platform::state::Services),
+) -> (String, herald::platform::AppState, uuid::Uuid) {
     let mut config = Config::for_database(database_url(postgres, "herald").await);
     config.webhook_auth_token = Some(TOKEN.into());
     config.public_url = PUBLIC_URL.into();
     config.turn_concurrency = arg("--turns", config.turn_concurrency);
-    let mut services = herald::server::state::Services::from_config(&config).expect("services");
+    let mut services = herald::platform::state::Services::from_config(&config).expect("services");
     // Daytime for the server whatever the hour here: quiet hours must not stall the send bench.
-    services.clock = std::sync::Arc::new(herald::clock::ShiftedClock::starting_at(daytime()));
+    services.clock =
+        std::sync::Arc::new(herald::platform::clock::ShiftedClock::starting_at(daytime()));
     adjust(&mut services);
     let running = herald::server::launch::start_with(config, services)
         .await

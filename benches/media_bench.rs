@@ -72,7 +72,7 @@ async fn serve(big: Vec<u8>, ok: Vec<u8>) -> String {
 /// Posts `n` signed MMS with `url` at once and waits until every copy is done.
 async fn burst(
     base: &str,
-    state: &herald::server::AppState,
+    state: &herald::platform::AppState,
     label: &str,
     url: &str,
     n: usize,

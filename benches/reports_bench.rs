@@ -101,16 +101,14 @@ async fn main() {
         "its funnel counted (the migration's backfill, then the passes) in {:.1} s",
         start.elapsed().as_secs_f64()
     );
-    let kept = herald::bulk_operation::funnel::of(&state.db, &op)
-        .await
-        .unwrap();
+    let kept = herald::campaign::funnel::of(&state.db, &op).await.unwrap();
     let old = reports_campaign::the_old_way(&state.db, &op).await;
     assert_eq!(kept, old, "the counters say what the old count says");
     println!("its funnel: {kept:?}");
     let funnel = percentiles(runs, || {
         let (db, op) = (state.db.clone(), op.clone());
         async move {
-            herald::bulk_operation::funnel::of(&db, &op).await.unwrap();
+            herald::campaign::funnel::of(&db, &op).await.unwrap();
         }
     })
     .await;

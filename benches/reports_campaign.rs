@@ -3,8 +3,8 @@
 //! the old way of reading a funnel (paging the sent items and their texts, replies and
 //! opt-outs) kept here as the baseline.
 use chrono::{DateTime, Duration, Utc};
-use herald::bulk_operation::entity::{item, operation};
-use herald::bulk_operation::funnel::{Funnel, WITHIN};
+use herald::campaign::entity::{item, operation};
+use herald::campaign::funnel::{Funnel, WITHIN};
 use herald::contacts::entity::{contact, suppression};
 use herald::messaging::entity as message;
 use sea_orm::{

@@ -6,7 +6,7 @@ use herald::auth::session::Member;
 use herald::contacts::model::ContactFilter;
 use herald::plans::model::{Audience, PlanAction, PlanStatus};
 use herald::plans::service::{present_plan, Presented};
-use herald::server::AppState;
+use herald::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::time::{Duration, Instant};
 use uuid::Uuid;
@@ -180,7 +180,7 @@ pub async fn plans_over_a_segment(state: &AppState, org: Uuid, member: &Member) 
     });
     // Drafting runs at the model's limit; the bench stops it so the next size starts quiet.
     if let Some(op) = op {
-        let _ = herald::bulk_operation::review::cancel(state, member, op).await;
+        let _ = herald::campaign::review::cancel(state, member, op).await;
     }
     out
 }

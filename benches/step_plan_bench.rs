@@ -85,7 +85,7 @@ fn noop(args: &Value, pad: &str) -> Value {
 
 /// A running Herald (SQLite or PostgreSQL) and the organisation's assistant, to own the plans.
 struct Persisted {
-    state: herald::server::AppState,
+    state: herald::platform::AppState,
     org: uuid::Uuid,
     agent: uuid::Uuid,
 }

@@ -26,11 +26,32 @@ pub enum AppError {
     Transport(String),
     #[error("Something went wrong on the server ({0}). It has been logged.")]
     Internal(String),
+    /// The database failed; the kind is kept so that callers match it, never its words.
+    #[error("Something went wrong on the server (database). It has been logged.")]
+    Database(DbFault),
     #[error("Could not reach the server: {0}")]
     ServerFn(String),
 }
 
+/// The kind of a database failure (`From<DbErr>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DbFault {
+    /// A unique constraint refused the row.
+    Unique,
+    /// A foreign key refused the row.
+    ForeignKey,
+    /// Transient: the database was busy or locked, a transaction lost a serialisation race, or
+    /// no connection was to be had in time. Trying again may work.
+    Busy,
+    /// Anything else: trying again would fail the same way.
+    Other,
+}
+
 impl AppError {
+    /// Whether trying again may succeed: a busy database, not a broken request or a bug.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, AppError::Database(DbFault::Busy))
+    }
     pub fn validation(msg: impl Into<String>) -> Self {
         Self::Validation(msg.into())
     }
@@ -71,7 +92,9 @@ impl AsStatusCode for AppError {
             AppError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             AppError::OptedOut(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::Transport(_) => StatusCode::BAD_GATEWAY,
-            AppError::Internal(_) | AppError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Internal(_) | AppError::ServerFn(_) | AppError::Database(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         }
     }
 }
@@ -79,8 +102,41 @@ impl AsStatusCode for AppError {
 #[cfg(feature = "server")]
 impl From<sea_orm::DbErr> for AppError {
     fn from(err: sea_orm::DbErr) -> Self {
-        tracing::error!(error = %err, "database error");
-        AppError::Internal("database".into())
+        let fault = DbFault::of(&err);
+        tracing::error!(error = %err, ?fault, "database error");
+        AppError::Database(fault)
+    }
+}
+
+#[cfg(feature = "server")]
+impl DbFault {
+    /// The kind of `err`: constraint violations as sea-orm classifies them, and the codes of a
+    /// busy database (SQLite's BUSY and LOCKED families; PostgreSQL's serialization failure,
+    /// deadlock and lock-not-available), or a connection not to be had, as transient.
+    pub fn of(err: &sea_orm::DbErr) -> Self {
+        use sea_orm::{DbErr, RuntimeErr, SqlErr};
+        match err.sql_err() {
+            Some(SqlErr::UniqueConstraintViolation(_)) => return DbFault::Unique,
+            Some(SqlErr::ForeignKeyConstraintViolation(_)) => return DbFault::ForeignKey,
+            _ => {}
+        }
+        let sqlx = match err {
+            DbErr::ConnectionAcquire(_) => return DbFault::Busy,
+            DbErr::Conn(RuntimeErr::SqlxError(e))
+            | DbErr::Exec(RuntimeErr::SqlxError(e))
+            | DbErr::Query(RuntimeErr::SqlxError(e)) => e,
+            _ => return DbFault::Other,
+        };
+        match &**sqlx {
+            sea_orm::sqlx::Error::PoolTimedOut | sea_orm::sqlx::Error::Io(_) => DbFault::Busy,
+            sea_orm::sqlx::Error::Database(d) => match d.code().as_deref() {
+                Some("5" | "6" | "261" | "262" | "517" | "40001" | "40P01" | "55P03") => {
+                    DbFault::Busy
+                }
+                _ => DbFault::Other,
+            },
+            _ => DbFault::Other,
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! step-plan reference resolver and validator, and a person's plan edits. Random and adversarial inputs must never panic, and must give
 //! a result or a typed error. The unit tests run each target briefly; `fuzz_bench` runs them
 //! for as long as it is asked.
-use crate::bulk_operation::segments::{segments, Encoding};
+use crate::campaign::segments::{segments, Encoding};
 use crate::compliance::detector::{detect, Verdict};
 use crate::contacts::phone::{can_text, normalize_phone, sender, MAX_SENDER_CHARS};
 use crate::error::AppError;

@@ -8,11 +8,12 @@ pub mod app;
 pub mod attention;
 pub mod audit;
 pub mod auth;
-pub mod bulk_operation;
+pub mod campaign;
 pub mod compliance;
 pub mod components;
 pub mod contacts;
 pub mod error;
+pub mod format;
 pub mod inbox;
 pub mod links;
 pub mod media;
@@ -27,13 +28,13 @@ pub mod sender_profiles;
 pub mod views;
 
 #[cfg(feature = "server")]
-pub mod clock;
-#[cfg(feature = "server")]
 pub mod developers;
 #[cfg(all(feature = "server", any(test, feature = "fuzz")))]
 pub mod fuzzing;
 #[cfg(feature = "server")]
 pub mod ops;
+#[cfg(feature = "server")]
+pub mod platform;
 #[cfg(feature = "server")]
 pub mod public_api;
 #[cfg(feature = "server")]

@@ -4,7 +4,7 @@
 use crate::ai_agent::entity::{ai_thread, ai_thread_event};
 use crate::ai_agent::events::{fence_untrusted, AiThreadEventPayload};
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;

@@ -6,7 +6,7 @@ use crate::ai_agent::thread::{active_thread_for, find_or_create_thread};
 use crate::ai_agent::worker::enqueue_and_maybe_spawn;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use uuid::Uuid;
 
 fn key(member: &Member) -> String {

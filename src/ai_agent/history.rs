@@ -6,7 +6,7 @@ use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::llm::{ChatImage, ChatMessage};
 use crate::ai_agent::thread::payload_of;
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;

@@ -3,7 +3,7 @@
 //! lease expires, so no contact is ever left unanswered.
 use crate::ai_agent::entity::{ai_thread, ai_thread_event};
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QuerySelect};

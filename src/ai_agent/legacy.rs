@@ -8,7 +8,7 @@ use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
 use crate::phone_numbers::entity as phone_number;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };

@@ -7,7 +7,7 @@ use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::model::{OperatorView, MAX_INSTRUCTION_CHARS};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
 

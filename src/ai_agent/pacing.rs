@@ -7,7 +7,7 @@ use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::model::SendMode;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use std::collections::HashSet;

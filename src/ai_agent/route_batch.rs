@@ -17,7 +17,7 @@ use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity::conversation;
 use crate::messaging::inbound::StoredInbound;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -211,7 +211,7 @@ async fn threads_for(
 /// Queues every text on its thread and marks them routed, all or none.
 async fn queue_all(state: &AppState, items: &[(ForAgent, StoredInbound)]) -> AppResult<()> {
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.ack_db).await?;
+    let txn = crate::platform::db::begin_write(&state.ack_db).await?;
     for (item, _) in items {
         append_event_once(
             &txn,

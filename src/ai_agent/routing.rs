@@ -10,7 +10,7 @@ use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::inbound::{InboundSink, StoredInbound};
 use crate::phone_numbers::entity as phone_number;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
@@ -161,7 +161,7 @@ async fn route_message(
                 agent_text_of(&msg),
             );
             // Queued and marked routed together: a crash leaves both or neither.
-            let txn = crate::server::db::begin_write(&state.db).await?;
+            let txn = crate::platform::db::begin_write(&state.db).await?;
             let queued = append_event_once(
                 &txn,
                 thread_id,

@@ -17,7 +17,7 @@ use crate::ai_agent::tools::{
 use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
 use crate::phone_numbers::entity as phone_number;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::time::Duration;
 use uuid::Uuid;
@@ -472,7 +472,7 @@ async fn run_calls(
         };
         state
             .faults
-            .check(crate::server::faults::TOOL_RESULT_WRITE)?;
+            .check(crate::platform::faults::TOOL_RESULT_WRITE)?;
         let result = AiThreadEventPayload::ToolResult {
             call_id: call.id.clone(),
             name: call.name.clone(),

@@ -10,7 +10,7 @@ use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -256,7 +256,7 @@ pub async fn update(
     am.goals = Set(c.goals);
     am.send_mode = Set(c.send_mode.as_str().into());
     am.config_payload = Set(payload);
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let a = am.update(&txn).await?;
     if let Some(what) = approval {
         crate::audit::service::record(
@@ -289,7 +289,7 @@ pub async fn assign_numbers(
     for n in number_ids {
         crate::phone_numbers::service::find_in_org(&state.db, member.organization_id, *n).await?;
     }
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     phone_number::Entity::update_many()
         .col_expr(
             phone_number::Column::AiAgentId,

@@ -7,7 +7,7 @@ use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, Set,
@@ -147,7 +147,7 @@ pub async fn bind(
         return Err(AppError::NotFound(format!("Contact {missing}")));
     }
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     phone_number::Entity::update_many()
         .col_expr(
             phone_number::Column::TextAgentId,

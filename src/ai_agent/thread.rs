@@ -4,8 +4,8 @@
 use crate::ai_agent::entity::{ai_thread, ai_thread_event};
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::error::{AppError, AppResult};
-use crate::server::db::is_unique_violation;
-use crate::server::AppState;
+use crate::platform::db::is_unique_violation;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{

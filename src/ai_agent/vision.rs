@@ -9,7 +9,7 @@ use crate::ai_agent::llm::ChatImage;
 use crate::error::AppResult;
 use crate::media::entity as media;
 use crate::media::model::status;
-use crate::server::AppState;
+use crate::platform::AppState;
 use base64::Engine;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::collections::HashMap;

@@ -11,7 +11,7 @@ use crate::ai_agent::thread::{
 use crate::ai_agent::tools::{escalate_to_owner, Escalation};
 use crate::error::AppResult;
 use crate::messaging::model::LiveEvent;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};

@@ -9,7 +9,7 @@ use crate::auth::entity::organization;
 use crate::auth::model::MyApiKey;
 use crate::auth::session::Member;
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::collections::HashMap;
@@ -45,7 +45,7 @@ pub async fn list(state: &AppState, m: &Member) -> AppResult<Vec<MyApiKey>> {
 /// Revokes every key in force this person made; answers how many.
 pub async fn revoke_all(state: &AppState, m: &Member) -> AppResult<u64> {
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let keys = api_key::Entity::find()
         .filter(api_key::Column::CreatedBy.eq(m.user_id))
         .filter(api_key::Column::RevokedAt.is_null())

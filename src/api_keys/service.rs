@@ -10,7 +10,7 @@ use crate::audit::service::{record, Entry};
 use crate::auth::session::Member;
 use crate::auth::tokens::{hash_token, new_token};
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{CaseStatement, Expr};
 use sea_orm::{
@@ -145,7 +145,7 @@ pub async fn create(
         tat_ms: Set(0),
         reads: Set(0),
     };
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let row = row.insert(&txn).await?;
     record(
         &txn,
@@ -216,7 +216,7 @@ pub async fn list(
 pub async fn revoke(state: &AppState, owner: &Member, id: Uuid) -> AppResult<ApiKeyView> {
     owner.require_owner()?;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let row = api_key::Entity::find_by_id(id)
         .filter(api_key::Column::OrganizationId.eq(owner.organization_id))
         .one(&txn)
@@ -336,7 +336,7 @@ async fn take_turn(
             .finally(Expr::val(now_ms))
             .into()
     };
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let done = api_key::Entity::update_many()
         .col_expr(api_key::Column::TatMs, start().add(rate.interval_ms()))
         .col_expr(api_key::Column::LastUsedAt, Expr::value(now))

@@ -9,7 +9,7 @@ use crate::messaging::model::InboxFilter;
 use crate::notifications::entity as notification;
 use crate::plans::entity::plan;
 use crate::plans::model::PlanStatus;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 
 pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {

@@ -6,7 +6,7 @@
 #![allow(clippy::result_large_err)]
 use crate::audit::model::AuditCursor;
 use crate::audit::service::page;
-use crate::server::AppState;
+use crate::platform::AppState;
 use crate::server_page::{document, error_page, Viewer};
 use axum::extract::{Query, State};
 use axum::response::{Html, IntoResponse, Response};
@@ -62,7 +62,7 @@ async fn show(
                 tbody {
                     for e in p.entries.iter() {
                         tr { class: "audit-{e.action}",
-                            td { "data-label": "When", {crate::components::day_time_utc(e.at)} }
+                            td { "data-label": "When", {crate::format::day_time_utc(e.at)} }
                             td { "data-label": "Who", {e.actor.clone().unwrap_or_else(|| "Herald".into())} }
                             td { class: "cell-title", "{e.label}" if let Some(d) = e.detail.clone() { div { class: "muted", "{d}" } } }
                             td { "data-label": "On", "{e.target}" }

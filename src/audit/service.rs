@@ -6,7 +6,7 @@ use crate::audit::model::{AuditAction, AuditCursor, AuditEntryView, AuditPage, A
 use crate::auth::entity::user;
 use crate::auth::session::Member;
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait,

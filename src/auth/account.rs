@@ -6,7 +6,7 @@ use crate::auth::session::Member;
 use crate::auth::tokens::{hash_token, new_token};
 use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -38,7 +38,7 @@ pub async fn change_password(
     }
     let hash = state.hashing.hash(new).await?;
     let keep = crate::auth::session::current_token_hash()?;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     user::Entity::update_many()
         .col_expr(user::Column::PasswordHash, Expr::value(hash))
         .filter(user::Column::Id.eq(u.id))
@@ -190,7 +190,7 @@ pub async fn reset_link_for_email(
         .await?
         .ok_or_else(|| AppError::not_found(format!("An account with the email {email}")))?;
     let now = chrono::Utc::now();
-    let txn = crate::server::db::begin_write(db).await?;
+    let txn = crate::platform::db::begin_write(db).await?;
     let link = new_reset(&txn, public_url, now, u.id, None).await?;
     // Issued by the operator: each of the account's organisations has it in its log.
     let orgs = organizations_of(&txn, u.id).await?;
@@ -227,7 +227,7 @@ pub async fn reset_password(state: &AppState, token: &str, new: &str) -> AppResu
         ));
     }
     let hash = state.hashing.hash(new).await?;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let claimed = password_reset::Entity::update_many()
         .col_expr(password_reset::Column::UsedAt, Expr::value(now))
         .filter(password_reset::Column::Id.eq(r.id))

@@ -10,7 +10,7 @@ server_fn! {
         use crate::auth::{service, session};
         crate::auth::model::validate_credentials(&form.email, &form.password)
             .map_err(AppError::Validation)?;
-        let state = crate::server::AppState::current()?;
+        let state = crate::platform::AppState::current()?;
         admit(&state, &state.sign_up_limiter, &form.email, "sign-ups").await?;
         let (org_id, user_id) = service::create_organization_with_owner(
             &state,
@@ -37,7 +37,7 @@ server_fn! {
     /// answer lists them and no session starts (never "the oldest", issue 49 §2).
     pub async fn sign_in(form: SignInForm) -> Result<SignInResult, AppError> {
         use crate::auth::{service, session};
-        let state = crate::server::AppState::current()?;
+        let state = crate::platform::AppState::current()?;
         admit(
             &state,
             &state.sign_in_limiter,
@@ -96,7 +96,7 @@ server_fn! {
 /// Counts one attempt against `limiter` for this email and the caller's address, or refuses it.
 #[cfg(feature = "server")]
 pub(crate) async fn admit(
-    state: &crate::server::AppState,
+    state: &crate::platform::AppState,
     limiter: &crate::auth::rate_limit::SignInLimiter,
     email: &str,
     what: &str,
@@ -117,7 +117,7 @@ pub(crate) async fn admit(
 server_fn! {
     #[post("/api/auth/sign_out")]
     pub async fn sign_out() -> Result<(), AppError> {
-        let state = crate::server::AppState::current()?;
+        let state = crate::platform::AppState::current()?;
         crate::auth::session::end_session(&state).await
     }
 }
@@ -140,7 +140,7 @@ server_fn! {
     #[get("/api/auth/sign_up_state")]
     /// Whether this instance takes sign-ups: on its first run, or when `SIGN_UP=open`.
     pub async fn sign_up_state() -> Result<SignUpState, AppError> {
-        let state = crate::server::AppState::current()?;
+        let state = crate::platform::AppState::current()?;
         crate::auth::service::sign_up_state(&state).await
     }
 }

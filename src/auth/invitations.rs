@@ -9,7 +9,7 @@ use crate::auth::service::{insert_membership, insert_user, normalize_email};
 use crate::auth::session::Member;
 use crate::auth::tokens::{hash_token, new_token};
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -52,7 +52,7 @@ pub async fn create(state: &AppState, owner: &Member, role: Role) -> AppResult<I
     let (token, token_hash) = new_token();
     let expires_at = now + Duration::days(INVITATION_DAYS);
     let id = Uuid::new_v4();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     invitation::ActiveModel {
         id: Set(id),
         organization_id: Set(owner.organization_id),
@@ -154,7 +154,7 @@ pub async fn revoke(state: &AppState, owner: &Member, id: Uuid) -> AppResult<()>
         .await?
         .ok_or_else(|| AppError::not_found("That invitation"))?;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = invitation::Entity::update_many()
         .col_expr(invitation::Column::RevokedAt, Expr::value(now))
         .filter(invitation::Column::Id.eq(id))
@@ -255,7 +255,7 @@ pub async fn accept(
     };
     let now = state.clock.now();
     let role = Role::parse(&inv.role).unwrap_or(Role::Member);
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let (user_id, display) = match &joiner {
         Joiner::Existing(u) => {
             already_member(&txn, u.id, inv.organization_id).await?;

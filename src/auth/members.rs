@@ -10,7 +10,7 @@ use crate::auth::model::{MemberRemoved, ResetLink, Role};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
@@ -65,8 +65,8 @@ pub async fn remove(state: &AppState, owner: &Member, user_id: Uuid) -> AppResul
     owner.require_owner()?;
     let org = owner.organization_id;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
-    crate::server::db::lock_organization(&txn, org).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
+    crate::platform::db::lock_organization(&txn, org).await?;
     let m = membership_of(&txn, org, user_id).await?;
     if m.role == Role::Owner.as_str() && owners(&txn, org).await? <= 1 {
         return Err(AppError::Conflict(
@@ -152,8 +152,8 @@ pub async fn set_role(
     owner.require_owner()?;
     let org = owner.organization_id;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
-    crate::server::db::lock_organization(&txn, org).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
+    crate::platform::db::lock_organization(&txn, org).await?;
     let m = membership_of(&txn, org, user_id).await?;
     if m.role == role.as_str() {
         return Ok(());
@@ -207,7 +207,7 @@ pub async fn issue_reset(state: &AppState, owner: &Member, user_id: Uuid) -> App
         ));
     }
     let (name, email) = name_of(&state.db, user_id).await?;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let link = crate::auth::account::new_reset(
         &txn,
         &state.config.public_url,

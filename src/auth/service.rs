@@ -4,8 +4,8 @@ use crate::auth::model::{CurrentUser, MemberView, OrganizationChoice, Role, Sign
 use crate::auth::password::hash_password;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::server::access_config::SignUpMode;
-use crate::server::AppState;
+use crate::platform::access_config::SignUpMode;
+use crate::platform::AppState;
 use chrono::Utc;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
@@ -47,10 +47,10 @@ pub async fn create_organization_with_owner(
         return Err(refuse_sign_up(state, &email).await);
     }
     let hash = state.hashing.hash(password).await?;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     if invite_only {
         // Two first visitors at once: one sets Herald up, the other is refused.
-        crate::server::db::advisory_xact_lock(&txn, SETUP_LOCK).await?;
+        crate::platform::db::advisory_xact_lock(&txn, SETUP_LOCK).await?;
         if organization::Entity::find().one(&txn).await?.is_some() {
             drop(txn);
             return Err(refuse_sign_up(state, &email).await);
@@ -90,8 +90,8 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         ai_disclosure_text: Set(None),
         opt_out_phrases: Set(None),
         ai_pause_minutes: Set(crate::organization::model::AI_PAUSE_HOURS_DEFAULT as i32 * 60),
-        pause_filtered_pct: Set(crate::bulk_operation::delivery_alarm::FILTERED_PCT_DEFAULT),
-        pause_undelivered_pct: Set(crate::bulk_operation::delivery_alarm::UNDELIVERED_PCT_DEFAULT),
+        pause_filtered_pct: Set(crate::campaign::delivery_alarm::FILTERED_PCT_DEFAULT),
+        pause_undelivered_pct: Set(crate::campaign::delivery_alarm::UNDELIVERED_PCT_DEFAULT),
         business_days: Set(crate::reports::hours::DAYS_DEFAULT.into()),
         business_open: Set(crate::reports::hours::OPEN_DEFAULT),
         business_close: Set(crate::reports::hours::CLOSE_DEFAULT),
@@ -201,7 +201,7 @@ pub(crate) async fn insert_user<C: ConnectionTrait>(
     .insert(db)
     .await
     .map_err(|e| {
-        if crate::server::db::is_unique_violation(&e) {
+        if crate::platform::db::is_unique_violation(&e) {
             AppError::Conflict("An account with that email already exists.".into())
         } else {
             e.into()
@@ -227,7 +227,7 @@ pub(crate) async fn insert_membership<C: ConnectionTrait>(
     .insert(db)
     .await
     .map_err(|e| {
-        if crate::server::db::is_unique_violation(&e) {
+        if crate::platform::db::is_unique_violation(&e) {
             AppError::Conflict(
                 "You are already a member of this organisation. Sign in instead.".into(),
             )

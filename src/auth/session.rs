@@ -3,7 +3,7 @@ use crate::auth::entity::{membership, session};
 use crate::auth::model::Role;
 use crate::auth::tokens::{hash_token, new_token};
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::Duration;
 use dioxus::fullstack::FullstackContext;
 use sea_orm::sea_query::Expr;

@@ -46,7 +46,7 @@ server_fn! {
     #[post("/api/invitations/info")]
     /// What an invitation link is for, before it is accepted (no sign-in needed).
     pub async fn invitation_info(token: String) -> Result<InvitationInfo, AppError> {
-        let state = crate::server::AppState::current()?;
+        let state = crate::platform::AppState::current()?;
         crate::auth::invitations::info(&state, &token).await
     }
 }
@@ -64,7 +64,7 @@ server_fn! {
         let form = crate::auth::model::AcceptInvitationForm { token, name, email, password };
         crate::auth::model::validate_credentials(&form.email, &form.password)
             .map_err(AppError::Validation)?;
-        let state = crate::server::AppState::current()?;
+        let state = crate::platform::AppState::current()?;
         crate::auth::api::admit(&state, &state.sign_up_limiter, &form.email, "sign-ups").await?;
         let (org_id, user_id) = crate::auth::invitations::accept(
             &state,
@@ -119,7 +119,7 @@ server_fn! {
     #[post("/api/auth/reset")]
     /// Sets a new password from a reset link (no sign-in needed); every session ends.
     pub async fn reset_password(token: String, password: String) -> Result<(), AppError> {
-        let state = crate::server::AppState::current()?;
+        let state = crate::platform::AppState::current()?;
         crate::auth::api::admit(&state, &state.sign_in_limiter, &token, "password resets").await?;
         crate::auth::account::reset_password(&state, &token, &password).await
     }

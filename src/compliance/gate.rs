@@ -11,7 +11,7 @@ use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::ledger::send_state;
 use crate::messaging::quiet;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::Duration;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 

@@ -227,7 +227,7 @@ pub async fn queue<C: ConnectionTrait>(
     );
     match row.insert(db).await {
         Ok(_) => {}
-        Err(e) if crate::server::db::is_unique_violation(&e) => {}
+        Err(e) if crate::platform::db::is_unique_violation(&e) => {}
         Err(e) => return Err(e.into()),
     }
     Ok(Some(id))

@@ -11,7 +11,7 @@ use crate::contacts::opt_out::{self, Because, OptOutSource};
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::HashMap;
@@ -104,7 +104,7 @@ pub async fn decide(state: &AppState, m: &Member, id: Uuid, confirm: bool) -> Ap
         .await?
         .ok_or_else(|| AppError::not_found("Possible opt-out"))?;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let decided = opt_out_review::Entity::update_many()
         .col_expr(
             opt_out_review::Column::Status,

@@ -112,7 +112,7 @@ impl PhraseCache {
 
 /// The settings page's view: the organisation's own wording and the defaults.
 pub async fn settings(
-    state: &crate::server::AppState,
+    state: &crate::platform::AppState,
     org: Uuid,
 ) -> AppResult<crate::compliance::model::ComplianceSettingsView> {
     let o = organization::Entity::find_by_id(org)
@@ -135,7 +135,7 @@ pub async fn settings(
 
 /// Saves the texting-law settings; owners only. Turning disclosure off is logged.
 pub async fn update(
-    state: &crate::server::AppState,
+    state: &crate::platform::AppState,
     m: &crate::auth::session::Member,
     input: &crate::compliance::model::ComplianceSettings,
 ) -> AppResult<crate::compliance::model::ComplianceSettingsView> {

@@ -1,8 +1,8 @@
 //! The operation card: live drafting and sending progress, skips with reasons, and a link to the
 //! draft review sheet.
 use crate::app::Route;
-use crate::bulk_operation::api::{get_operation, resume_operation};
-use crate::bulk_operation::model::OperationStatus;
+use crate::campaign::api::{get_operation, resume_operation};
+use crate::campaign::model::OperationStatus;
 use crate::components::use_page_tick;
 use dioxus::prelude::*;
 use uuid::Uuid;

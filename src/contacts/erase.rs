@@ -17,7 +17,7 @@ use crate::error::AppResult;
 use crate::media::entity as media;
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
@@ -86,10 +86,10 @@ pub async fn erase(state: &AppState, m: &Member, id: Uuid) -> AppResult<Erased> 
     m.require_owner()?;
     let org = m.organization_id;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     // Serialised with merges of the organisation on PostgreSQL; SQLite's write lock is held.
     if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
-        crate::server::db::advisory_xact_lock(&txn, super::merge::lock_key(org)).await?;
+        crate::platform::db::advisory_xact_lock(&txn, super::merge::lock_key(org)).await?;
     }
     let c = find_in_org(&txn, org, id).await?;
     super::in_flight::refuse(&txn, org, &c, now, "Delete the contact").await?;

@@ -8,7 +8,7 @@
 use crate::auth::session::Member;
 use crate::contacts::erase::{erase, preview, Preview};
 use crate::error::AppError;
-use crate::server::AppState;
+use crate::platform::AppState;
 use crate::server_page::{document, status_of, Poster, Viewer};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -11,7 +11,7 @@ use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactCursor, ContactFilter};
 use crate::contacts::{filter, list, opt_out};
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::body::Body;
 use axum::extract::Query;
 use axum::http::{header, HeaderMap};

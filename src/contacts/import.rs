@@ -4,7 +4,7 @@ use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactInput, ImportReport, ImportRowError};
 use crate::contacts::service::{self, CleanContact};
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
@@ -181,7 +181,7 @@ pub async fn import_csv(state: &AppState, org_id: Uuid, text: &str) -> AppResult
             errors,
         });
     }
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let count = rows.len();
     let now = state.clock.now();
     // Each row alone, then every `contact.created` event in one go: one subscription lookup for

@@ -3,8 +3,8 @@
 //! sending or in doubt.
 use crate::ai_agent::entity::ai_thread;
 use crate::ai_agent::thread::contact_key;
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::{item_status, OperationStatus};
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::{item_status, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;

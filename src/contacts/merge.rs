@@ -16,7 +16,7 @@ use crate::ai_agent::thread::contact_key;
 use crate::audit::model::AuditAction;
 use crate::audit::service::{record, Entry};
 use crate::auth::session::Member;
-use crate::bulk_operation::entity::item;
+use crate::campaign::entity::item;
 use crate::compliance::model::ConsentSource;
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out::{self, Because, OptOutSource};
@@ -27,7 +27,7 @@ use crate::inbox::notes::entity as note;
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
 use crate::messaging::scheduled::{entity as scheduled, status as scheduled_status};
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
@@ -55,12 +55,12 @@ pub async fn merge(
     }
     let org = m.organization_id;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     // On PostgreSQL the two rows are locked for the merge; SQLite's write lock is already held.
     let kept = find_in_org(&txn, org, keep).await?;
     let dup = find_in_org(&txn, org, duplicate).await?;
     if txn.get_database_backend() == sea_orm::DbBackend::Postgres {
-        crate::server::db::advisory_xact_lock(&txn, lock_key(org)).await?;
+        crate::platform::db::advisory_xact_lock(&txn, lock_key(org)).await?;
     }
     super::in_flight::refuse(&txn, org, &dup, now, "Merge").await?;
     let kept_out = opt_out::sms_opt_out(&txn, keep).await?;

@@ -2,7 +2,7 @@
 //! conversation rows into one.
 use crate::ai_agent::entity::{ai_thread, contact_text_agent};
 use crate::ai_agent::thread::contact_key;
-use crate::bulk_operation::entity::item;
+use crate::campaign::entity::item;
 use crate::compliance::entity::opt_out_review;
 use crate::error::AppResult;
 use crate::inbox::notes::entity as note;

@@ -104,7 +104,7 @@ pub async fn suppress<C: ConnectionTrait>(
     .await;
     match res {
         Ok(_) => {}
-        Err(e) if crate::server::db::is_unique_violation(&e) => return Ok(false),
+        Err(e) if crate::platform::db::is_unique_violation(&e) => return Ok(false),
         Err(e) => return Err(e.into()),
     }
     audit(db, org, phone, "opted_out", source.as_str(), why, now).await?;

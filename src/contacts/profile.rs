@@ -2,7 +2,7 @@
 //! them, and the campaigns and plans that included them. Every read is by the contact's own
 //! indexes, so its cost does not grow with the organisation.
 use crate::auth::session::Member;
-use crate::bulk_operation::entity::{item, operation};
+use crate::campaign::entity::{item, operation};
 use crate::contacts::profile_model::{
     ContactProfile, ConversationSummary, NumberUse, Touch, TouchKind, TOUCHES_SHOWN,
 };
@@ -12,7 +12,7 @@ use crate::messaging::entity as message;
 use crate::messaging::entity::conversation;
 use crate::phone_numbers::entity as phone_number;
 use crate::plans::entity::plan;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
@@ -148,7 +148,7 @@ async fn touches<C: ConnectionTrait>(db: &C, m: &Member, id: Uuid) -> AppResult<
     let seen_ops = Query::select()
         .column(operation::Column::Id)
         .from(operation::Entity)
-        .cond_where(crate::bulk_operation::review::visible_to(m))
+        .cond_where(crate::campaign::review::visible_to(m))
         .to_owned();
     let items = item::Entity::find()
         .filter(item::Column::OrganizationId.eq(org))

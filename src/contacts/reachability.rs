@@ -8,7 +8,9 @@
 use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::carrier_errors::{action, explain, CarrierAction};
+use crate::platform::events::{DomainEvent, Listener};
+use crate::platform::AppState;
 use crate::server_page::{error_page, Poster};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -39,6 +41,28 @@ pub async fn mark<C: ConnectionTrait>(
         .exec(db)
         .await?;
     Ok(res.rows_affected == 1)
+}
+
+/// Hears delivery statuses (`DomainEvent::MessageStatus`): a code that says the number cannot
+/// receive texts marks the contact, so campaigns leave them out until someone clears it.
+pub struct CarrierUnreachable;
+
+#[async_trait::async_trait]
+impl Listener for CarrierUnreachable {
+    async fn on(&self, state: &AppState, event: &DomainEvent) -> AppResult<()> {
+        let DomainEvent::MessageStatus {
+            contact_id,
+            error_code: Some(code),
+            ..
+        } = event
+        else {
+            return Ok(());
+        };
+        if action(code) == CarrierAction::Unreachable {
+            mark(&state.db, *contact_id, &explain(code), state.clock.now()).await?;
+        }
+        Ok(())
+    }
 }
 
 /// A person clears it: the contact is texted again, campaigns included.

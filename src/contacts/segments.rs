@@ -5,7 +5,7 @@ use crate::auth::session::Member;
 use crate::contacts::entity::segment;
 use crate::contacts::model::{ContactFilter, SegmentList, SegmentView};
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
     QueryOrder, QuerySelect, Set,
@@ -78,7 +78,7 @@ pub async fn save(
     .insert(&state.db)
     .await
     .map_err(|e| {
-        if crate::server::db::is_unique_violation(&e) {
+        if crate::platform::db::is_unique_violation(&e) {
             AppError::Conflict(format!("There is a segment called \"{name}\" already."))
         } else {
             e.into()

@@ -6,8 +6,8 @@ use crate::contacts::model::{ContactInput, ContactView};
 use crate::contacts::opt_out::{self, OptOutSource};
 use crate::contacts::phone::normalize_phone;
 use crate::error::{AppError, AppResult};
-use crate::server::db::is_unique_violation;
-use crate::server::AppState;
+use crate::platform::db::is_unique_violation;
+use crate::platform::AppState;
 use chrono::Utc;
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use uuid::Uuid;
@@ -218,7 +218,7 @@ pub async fn create(
 ) -> AppResult<ContactView> {
     let c = clean(input, &state.config.default_region)?;
     // The contact and its webhook event commit together.
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let created = insert(&txn, org_id, c, state.clock.now()).await?;
     txn.commit().await?;
     // A number on the suppression list stays there: the new contact shows it.
@@ -296,7 +296,7 @@ pub async fn set_opted_out(
                     "Say why the opt-out may be cleared (for example, the written consent you hold); it is kept in the audit.",
                 ));
             }
-            let txn = crate::server::db::begin_write(&state.db).await?;
+            let txn = crate::platform::db::begin_write(&state.db).await?;
             opt_out::lift(&txn, org_id, phone, false, &why, state.clock.now()).await?;
             crate::audit::service::record(
                 &txn,

@@ -7,7 +7,7 @@ use crate::api_keys::service::{self, Rate};
 use crate::auth::session::Member;
 use crate::developers::page::{render, Notice};
 use crate::error::AppError;
-use crate::server::AppState;
+use crate::platform::AppState;
 use crate::server_page::{Poster, Viewer};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;

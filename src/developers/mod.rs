@@ -7,7 +7,7 @@
 pub mod handlers;
 pub mod page;
 
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::routing::{get, post};
 use axum::Router;
 

@@ -1,7 +1,7 @@
 //! The Developers page's HTML, rendered with Dioxus's server renderer (which escapes every
 //! value) and styled by the app's own stylesheet.
 use crate::api_keys::model::{ApiKeyPage, SCOPES};
-use crate::components::short_time;
+use crate::format::short_time;
 use crate::webhooks::service::Subscription;
 use dioxus::prelude::*;
 
@@ -22,7 +22,7 @@ pub struct Notice {
 }
 
 pub fn render(
-    state: &crate::server::AppState,
+    state: &crate::platform::AppState,
     owner: bool,
     keys: Option<&ApiKeyPage>,
     hooks: &[Subscription],

@@ -12,7 +12,7 @@ use crate::messaging::entity::conversation;
 use crate::messaging::model::LiveEvent;
 use crate::notifications::service::{notify, Notice};
 use crate::phone_numbers::entity as phone_number;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
@@ -93,7 +93,7 @@ pub async fn on_inbound(
     let now = state.clock.now();
     // One turn at a time per number: SQLite's writer lock from BEGIN IMMEDIATE, PostgreSQL's
     // lock on the number's row. The turn is read and moved under it.
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let Some(locked) = phone_number::Entity::find_by_id(number.id)
         .lock_exclusive()
         .one(&txn)

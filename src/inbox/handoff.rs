@@ -8,7 +8,7 @@ use crate::error::AppResult;
 use crate::inbox::model::Triage;
 use crate::messaging::entity::conversation;
 use crate::messaging::model::LiveEvent;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};

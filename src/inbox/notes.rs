@@ -7,7 +7,7 @@ use crate::error::{AppError, AppResult};
 use crate::inbox::model::{NoteCursor, NotePage, NoteView, NOTE_MAX_CHARS, NOTE_PAGE};
 use crate::messaging::model::LiveEvent;
 use crate::notifications::service::{notify, Notice};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::entity::prelude::*;
 use sea_orm::{Condition, PaginatorTrait, QueryOrder, QuerySelect, Set};
 use std::collections::HashMap;

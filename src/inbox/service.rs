@@ -11,7 +11,7 @@ use crate::messaging::conversation::{assignee_names, triage};
 use crate::messaging::entity::conversation;
 use crate::messaging::model::LiveEvent;
 use crate::notifications::service::{notify, Notice};
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -129,7 +129,7 @@ pub async fn assign(
         }
     }
     // The assignment and its webhook event commit together.
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     conversation::Entity::update_many()
         .col_expr(conversation::Column::AssigneeId, Expr::value(assignee))
         .filter(conversation::Column::OrganizationId.eq(m.organization_id))

@@ -75,7 +75,7 @@ pub async fn count_up_to<C: ConnectionTrait>(
         .filter(condition(v, filter))
         .limit(cap)
         .into_query();
-    crate::server::db::count_rows(db, inner).await
+    crate::platform::db::count_rows(db, inner).await
 }
 
 /// Every view's count, for the inbox's tabs.

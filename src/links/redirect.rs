@@ -3,7 +3,7 @@
 //! previews (a phone's or a chat app's robot fetching the page to draw a card) are redirected
 //! but not counted, and neither is a HEAD request: only a person's tap is a click.
 use crate::links::model::PATH;
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};

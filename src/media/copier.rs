@@ -10,7 +10,7 @@ use crate::media::model::status;
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
 use crate::messaging::transport::TransportError;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{

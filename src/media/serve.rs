@@ -6,7 +6,7 @@ use crate::auth::session::member_from_cookie_header;
 use crate::error::{AppError, AppResult};
 use crate::media::entity as media;
 use crate::media::model::status;
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::Path;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};

@@ -1,6 +1,6 @@
 //! Where media copies live: a folder under the data directory by default, or an S3-compatible
 //! bucket (`MEDIA_S3_BUCKET`) that several instances share. Both through `object_store`.
-use crate::server::media_config::MediaConfig;
+use crate::platform::media_config::MediaConfig;
 use object_store::aws::AmazonS3Builder;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path;

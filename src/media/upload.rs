@@ -8,7 +8,7 @@ use crate::error::{AppError, AppResult};
 use crate::media::copier::{kind_of, thumbnail};
 use crate::media::entity::{self as media, upload};
 use crate::media::model::{status, UploadView, MAX_PER_TEXT, MAX_SEND_BYTES, SENDABLE};
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::body::Bytes;
 use axum::extract::Path;
 use axum::http::{header, HeaderMap};

@@ -46,7 +46,7 @@ pub async fn inbox<C: ConnectionTrait>(
     let total = views::count(db, viewer, filter).await?;
     let mut q = conversation::Entity::find().filter(views::condition(viewer, filter));
     if let Some(c) = &after {
-        q = q.filter(crate::server::db::older_than(
+        q = q.filter(crate::platform::db::older_than(
             conversation::Column::LastAt,
             conversation::Column::ContactId,
             c.last_at,
@@ -222,7 +222,7 @@ pub async fn mark_read(
     contact_id: Uuid,
     now: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<()> {
-    let txn = crate::server::db::begin_write(db).await?;
+    let txn = crate::platform::db::begin_write(db).await?;
     let marked = message::Entity::update_many()
         .col_expr(message::Column::ReadAt, Expr::value(now))
         .filter(message::Column::OrganizationId.eq(org_id))

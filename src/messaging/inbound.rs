@@ -7,8 +7,8 @@ use crate::error::AppError;
 use crate::messaging::entity as message;
 use crate::messaging::model::{Direction, LiveEvent};
 use crate::messaging::webhook_form::WebhookForm;
-use crate::server::db::is_unique_violation;
-use crate::server::AppState;
+use crate::platform::db::is_unique_violation;
+use crate::platform::AppState;
 use sea_orm::{ActiveModelTrait, NotSet, Set, TryIntoModel};
 use uuid::Uuid;
 
@@ -230,7 +230,7 @@ async fn store(
             false => Ok(None),
         };
     }
-    let txn = crate::server::db::begin_write(&state.ack_db).await?;
+    let txn = crate::platform::db::begin_write(&state.ack_db).await?;
     let message = match row.insert(&txn).await {
         Ok(m) => m,
         Err(e) => return duplicate(e),

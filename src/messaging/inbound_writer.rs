@@ -83,7 +83,7 @@ async fn insert_all(
     rows: Vec<message::ActiveModel>,
 ) -> Result<HashSet<Uuid>, DbErr> {
     // The texts and their webhook events (`message.received`) commit together.
-    let txn = crate::server::db::begin_write(db).await?;
+    let txn = crate::platform::db::begin_write(db).await?;
     let result = message::Entity::insert_many(rows.clone())
         .on_conflict_do_nothing_on([message::Column::ProviderSid])
         .exec_with_returning_keys(&txn)

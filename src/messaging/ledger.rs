@@ -8,7 +8,8 @@ use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
 use crate::messaging::transport::{Lookup, OutboundSms, TransportError};
-use crate::server::AppState;
+use crate::platform::events::DomainEvent;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -89,14 +90,15 @@ pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
         Ok(sent) => {
             record_sent(state, id, &attempt, &sent.provider_sid, &sent.status).await?;
             state.metrics.outbound_messages.inc();
-            // A campaign's texts were counted against the brand's day as their slots were
-            // reserved; every other text counts as it leaves.
-            if row.ai_origin.as_deref() != Some("campaign") {
-                if let Err(e) =
-                    crate::sender_profiles::pacing::count_sent(state, row.phone_number_id).await
-                {
-                    tracing::warn!(%id, error = %e, "a text was not counted against its daily cap");
-                }
+            // Its listeners count it against the brand's day (`sender_profiles::pacing`).
+            let event = DomainEvent::TextLeft {
+                organization_id: row.organization_id,
+                message_id: id,
+                phone_number_id: row.phone_number_id,
+                campaign: row.ai_origin.as_deref() == Some("campaign"),
+            };
+            if let Err(e) = crate::platform::events::publish(state, event).await {
+                tracing::warn!(%id, error = %e, "a sent text's after-effects failed");
             }
         }
         Err(TransportError::Rejected(e)) => settle_failed(state, id, &attempt, &e).await?,

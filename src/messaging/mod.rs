@@ -4,8 +4,6 @@ pub mod merge;
 pub mod model;
 
 #[cfg(feature = "server")]
-pub mod carrier_errors;
-#[cfg(feature = "server")]
 pub mod conversation;
 #[cfg(feature = "server")]
 pub mod entity;

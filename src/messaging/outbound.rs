@@ -7,7 +7,7 @@ use crate::messaging::ledger::send_state;
 use crate::messaging::model::{Direction, LiveEvent, MessageView, MAX_SMS_CHARS};
 use crate::messaging::service::to_view;
 use crate::phone_numbers::service as numbers;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, NotSet, QueryFilter, Set};
 use uuid::Uuid;
 
@@ -230,7 +230,7 @@ async fn write_with_pictures(
         .iter()
         .map(|u| u.content_type.clone())
         .collect::<Vec<_>>())));
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     row.insert(&txn).await?;
     <crate::media::entity::Entity as EntityTrait>::insert_many(
         crate::media::upload::rows_for_sent(org_id, id, pictures, now),

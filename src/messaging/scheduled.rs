@@ -4,9 +4,9 @@
 //! row's id (a crash mid-send never sends twice), re-checking opt-out, and holds a text that
 //! falls in the recipient's quiet hours until they end. A person can cancel one until it goes.
 use crate::auth::session::Member;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, DbFault};
 use crate::messaging::model::ScheduledTextView;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -117,7 +117,7 @@ pub async fn schedule(
     match row {
         Ok(r) => Ok(r),
         // Scheduled at the same moment by a second run of the same call.
-        Err(e) if crate::server::db::is_unique_violation(&e) => scheduled::Entity::find_by_id(id)
+        Err(e) if crate::platform::db::is_unique_violation(&e) => scheduled::Entity::find_by_id(id)
             .one(&state.db)
             .await?
             .ok_or_else(|| AppError::not_found("Scheduled text")),
@@ -254,8 +254,9 @@ async fn send_one(state: &AppState, r: &scheduled::Model) -> AppResult<()> {
     .await;
     match sent {
         Ok(m) => set(state, r.id, status::SENT, None, Some(m.id), None).await,
-        Err(AppError::Internal(e)) => {
-            // A database hiccup: left `sending`, it is picked up again after a while.
+        // A busy database, or its twin inserted at the same moment: left `sending`, it is picked
+        // up again after a while. Any other failure is final.
+        Err(e) if e.is_transient() || e == AppError::Database(DbFault::Unique) => {
             tracing::warn!(error = %e, "a scheduled text could not be sent yet");
             Ok(())
         }

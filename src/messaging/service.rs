@@ -6,7 +6,7 @@ use crate::messaging::conversation;
 use crate::messaging::entity as message;
 use crate::messaging::model::{ConversationView, Direction, MessagePage, MessageView};
 use crate::phone_numbers::service as numbers;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
 

@@ -9,8 +9,9 @@ use crate::messaging::entity as message;
 use crate::messaging::inbound::WebhookError;
 use crate::messaging::model::LiveEvent;
 use crate::messaging::webhook_form::WebhookForm;
+use crate::platform::events::DomainEvent;
+use crate::platform::AppState;
 use crate::provider_accounts::entity as provider_account;
-use crate::server::AppState;
 use sea_orm::sea_query::{Alias, CaseStatement, Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 use uuid::Uuid;
@@ -114,11 +115,11 @@ async fn advance(
     if let Some(code) = error_code {
         update = update.col_expr(
             message::Column::Error,
-            Expr::value(Some(crate::messaging::carrier_errors::explain(code))),
+            Expr::value(Some(crate::platform::carrier_errors::explain(code))),
         );
     }
     // The status and its webhook event commit together.
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = update
         .filter(message::Column::ProviderSid.eq(sid))
         .filter(message::Column::OrganizationId.eq(org))
@@ -156,7 +157,8 @@ async fn advance(
 }
 
 /// Effects of a status beyond the status itself: a code that says the recipient opted out at the
-/// carrier (21610, `carrier_errors`) puts their number on the suppression list.
+/// carrier (21610, `carrier_errors`) puts their number on the suppression list, and the listeners
+/// of `DomainEvent::MessageStatus` do the rest.
 async fn after_status(
     state: &AppState,
     org: Uuid,
@@ -171,13 +173,7 @@ async fn after_status(
     else {
         return Ok(());
     };
-    use crate::messaging::carrier_errors::{action, CarrierAction};
-    if error_code.map(action) == Some(CarrierAction::Unreachable) {
-        // The number cannot receive texts: campaigns leave the contact out until cleared.
-        let why = crate::messaging::carrier_errors::explain(error_code.unwrap_or_default());
-        crate::contacts::reachability::mark(&state.db, row.contact_id, &why, state.clock.now())
-            .await?;
-    }
+    use crate::platform::carrier_errors::{action, CarrierAction};
     if error_code.map(action) == Some(CarrierAction::Suppress) {
         // The carrier says the number opted out: it goes on the same suppression list.
         let why = opt_out::Because {
@@ -197,23 +193,17 @@ async fn after_status(
             state.metrics.opt_outs.inc();
         }
     }
-    if error_code.map(action) == Some(CarrierAction::Unregistered) {
-        // The number lacks its registration: owners see a banner until a text is delivered.
-        crate::phone_numbers::registration::refused(
-            state,
-            org,
-            row.phone_number_id,
-            error_code.unwrap_or_default(),
-            state.clock.now(),
-        )
-        .await?;
-    } else if row.status == "delivered" {
-        crate::phone_numbers::registration::delivered(&state.db, row.phone_number_id).await?;
-    }
-    if matches!(row.status.as_str(), "delivered" | "undelivered" | "failed") {
-        // A campaign's text: past its thresholds, the campaign pauses itself.
-        crate::bulk_operation::delivery_alarm::after_callback(state, row.id).await?;
-    }
+    // The rest is other modules' business: the contact's reachability, the number's registration,
+    // a campaign's delivery alarm (`docs/architecture.md`, events).
+    let event = DomainEvent::MessageStatus {
+        organization_id: org,
+        message_id: row.id,
+        contact_id: row.contact_id,
+        phone_number_id: row.phone_number_id,
+        status: row.status.clone(),
+        error_code: error_code.map(str::to_owned),
+    };
+    crate::platform::events::publish(state, event).await?;
     state.live.publish(
         row.organization_id,
         LiveEvent::MessageUpdated {

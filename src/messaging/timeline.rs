@@ -3,9 +3,9 @@
 //! undelivered, failed), each with its time and, for a failure, the carrier's code in plain
 //! words with what to do about it. Only the organisation's own texts.
 use crate::error::{AppError, AppResult};
-use crate::messaging::carrier_errors;
 use crate::messaging::entity::{self as message, status_event};
-use crate::server::AppState;
+use crate::platform::carrier_errors;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;

@@ -3,7 +3,7 @@
 // A handler's early exit is a whole response; boxing it would only move the size elsewhere.
 #![allow(clippy::result_large_err)]
 use crate::messaging::timeline::timeline;
-use crate::server::AppState;
+use crate::platform::AppState;
 use crate::server_page::{document, error_page, Viewer};
 use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Response};

@@ -3,7 +3,7 @@ use crate::messaging::inbound::{persist_inbound, InboundOutcome, InboundSms, Web
 use crate::messaging::signature::verify_signature;
 use crate::messaging::status::apply_status_callback;
 use crate::messaging::webhook_form::WebhookForm;
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};

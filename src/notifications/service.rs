@@ -3,8 +3,8 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::notifications::entity as notification;
 use crate::notifications::model::{NotificationCursor, NotificationPage, NotificationView};
-use crate::server::db::is_unique_violation;
-use crate::server::AppState;
+use crate::platform::db::is_unique_violation;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,

@@ -1,6 +1,6 @@
 //! `GET /healthz`: answers 200 when the database answers (liveness), and reports the scheduled
 //! backups; `GET /readyz`: whether to route traffic here.
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;

@@ -1,5 +1,5 @@
 //! Prometheus metrics: HTTP requests and latency by route, inbound and outbound message counters.
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header;
 use axum::middleware::Next;

@@ -6,11 +6,11 @@
 // A handler's early exit is a whole response; boxing it would only move the size elsewhere.
 #![allow(clippy::result_large_err)]
 use crate::auth::session::Member;
-use crate::bulk_operation::delivery_alarm::{
+use crate::campaign::delivery_alarm::{
     filtered_by_number, set_thresholds, thresholds, MIN_OUTCOMES, WINDOW,
 };
 use crate::error::AppError;
-use crate::server::AppState;
+use crate::platform::AppState;
 use crate::server_page::{document, error_page, status_of, Poster, Viewer};
 use axum::extract::{Form, State};
 use axum::http::StatusCode;

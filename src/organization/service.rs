@@ -3,7 +3,7 @@ use crate::auth::entity::organization;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::organization::model::OrgSettings;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, QuerySelect, Set};
 use uuid::Uuid;
 

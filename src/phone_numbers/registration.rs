@@ -5,7 +5,9 @@
 use crate::error::AppResult;
 use crate::notifications::service::{notify, Notice};
 use crate::phone_numbers::entity as phone_number;
-use crate::server::AppState;
+use crate::platform::carrier_errors::{action, CarrierAction};
+use crate::platform::events::{DomainEvent, Listener};
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -81,6 +83,34 @@ pub async fn delivered<C: ConnectionTrait>(db: &C, phone_number_id: Uuid) -> App
     Ok(())
 }
 
+/// Hears delivery statuses (`DomainEvent::MessageStatus`): a refusal as unregistered marks the
+/// sending number and tells its owners; a delivered text clears the mark.
+pub struct RegistrationWatch;
+
+#[async_trait::async_trait]
+impl Listener for RegistrationWatch {
+    async fn on(&self, state: &AppState, event: &DomainEvent) -> AppResult<()> {
+        let DomainEvent::MessageStatus {
+            organization_id,
+            phone_number_id,
+            status,
+            error_code,
+            ..
+        } = event
+        else {
+            return Ok(());
+        };
+        match error_code.as_deref() {
+            Some(code) if action(code) == CarrierAction::Unregistered => {
+                let now = state.clock.now();
+                refused(state, *organization_id, *phone_number_id, code, now).await
+            }
+            _ if status == "delivered" => delivered(&state.db, *phone_number_id).await,
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The banner's words for a number refused with `code`: what is missing, and what to do.
 fn banner(number: &str, code: &str) -> String {
     let missing = match code.trim() {
@@ -89,7 +119,7 @@ fn banner(number: &str, code: &str) -> String {
     };
     format!(
         "Carriers are blocking texts from {number}: it lacks {missing}. {}",
-        crate::messaging::carrier_errors::explain(code)
+        crate::platform::carrier_errors::explain(code)
     )
 }
 

@@ -3,8 +3,8 @@ use crate::contacts::phone::normalize_phone;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
 use crate::phone_numbers::model::{PhoneNumberInput, PhoneNumberView};
-use crate::server::db::is_unique_violation;
-use crate::server::AppState;
+use crate::platform::db::is_unique_violation;
+use crate::platform::AppState;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
 };

@@ -7,7 +7,7 @@ use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::{Query, SelectStatement};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter};
 use uuid::Uuid;

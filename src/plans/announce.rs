@@ -10,7 +10,7 @@ use crate::notifications::service::{notify, resolve, Notice};
 use crate::plans::entity::plan;
 use crate::plans::model::{PlanAction, PlanStatus};
 use crate::plans::steps::model::{PlanStep, StepCounts, StepStatus};
-use crate::server::AppState;
+use crate::platform::AppState;
 use uuid::Uuid;
 
 fn awaiting_key(plan_id: Uuid) -> String {

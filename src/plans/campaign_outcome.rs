@@ -5,13 +5,13 @@
 //! failed: 5 opted out, 2 unreachable"), so the agent's next turn knows. When the campaign ends
 //! the plan ends with it: sent → done, cancelled → stopped, failed → failed. A sweep settles a
 //! plan whose campaign ended while no instance was there to tell it.
-use crate::auth::session::Member;
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::{item_status, OperationStatus};
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::{item_status, OperationStatus};
 use crate::error::AppResult;
 use crate::plans::entity::plan;
 use crate::plans::model::PlanStatus;
-use crate::server::AppState;
+use crate::platform::events::{DomainEvent, Listener};
+use crate::platform::AppState;
 use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
@@ -63,6 +63,24 @@ pub async fn watch(state: &AppState, plan_id: Uuid, owner: &str, op_id: Uuid) ->
     }
 }
 
+/// Hears a campaign's course (`DomainEvent::Campaign*`) for the plan that started it.
+pub struct CampaignOutcome;
+
+#[async_trait::async_trait]
+impl Listener for CampaignOutcome {
+    async fn on(&self, state: &AppState, event: &DomainEvent) -> AppResult<()> {
+        match *event {
+            DomainEvent::CampaignDrafted { operation_id } => drafted(state, operation_id).await,
+            DomainEvent::CampaignApproved {
+                operation_id,
+                by_user_id,
+            } => approved(state, by_user_id, operation_id).await,
+            DomainEvent::CampaignEnded { operation_id } => ended(state, operation_id).await,
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The campaign's drafts are ready for review.
 pub async fn drafted(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let Some((p, op)) = watched(state, op_id).await? else {
@@ -84,11 +102,11 @@ pub async fn drafted(state: &AppState, op_id: Uuid) -> AppResult<()> {
 }
 
 /// An owner approved the drafts: sending starts.
-pub async fn approved(state: &AppState, m: &Member, op_id: Uuid) -> AppResult<()> {
+pub async fn approved(state: &AppState, by_user_id: Uuid, op_id: Uuid) -> AppResult<()> {
     let Some((p, op)) = watched(state, op_id).await? else {
         return Ok(());
     };
-    let who = crate::auth::entity::user::Entity::find_by_id(m.user_id)
+    let who = crate::auth::entity::user::Entity::find_by_id(by_user_id)
         .one(&state.db)
         .await?
         .map(|u| u.name)
@@ -120,7 +138,7 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
         _ => return Ok(()),
     };
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
         .col_expr(plan::Column::Status, Expr::value(to.as_str()))
         .col_expr(plan::Column::Error, Expr::value(error.clone()))

@@ -8,7 +8,7 @@ use crate::plans::edit::Editable;
 use crate::plans::entity::plan;
 use crate::plans::model::*;
 use crate::plans::service::{action_of, record, transition, validate_action, view};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
@@ -35,7 +35,7 @@ pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppRe
         summary,
         mut action,
     } = edited;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     // The contacts a person left out or put back are resolved again; nobody else's row moves.
     if !e.include.is_empty() {
         crate::plans::audience::lifecycle::on_edit(

@@ -4,7 +4,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{PlanAction, PlanStatus};
 use crate::plans::service::action_of;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter};
 use uuid::Uuid;
@@ -36,7 +36,7 @@ pub async fn resume_pending(state: &AppState) -> AppResult<usize> {
     Ok(rows.len())
 }
 
-/// Runs the plan under a supervisor: a server error (a database hiccup) is retried with
+/// Runs the plan under a supervisor: a transient error (a busy database) is retried with
 /// backoff; any other error, or too many, fails the plan for good, with its reason.
 #[tracing::instrument(skip(state))]
 pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
@@ -47,7 +47,7 @@ pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
         tries += 1;
         match run(state, plan_id, &owner).await {
             Ok(()) => break,
-            Err(AppError::Internal(e)) if tries < PLAN_TRIES => {
+            Err(e) if e.is_transient() && tries < PLAN_TRIES => {
                 tracing::warn!(error = %e, tries, "plan execution hit a server error; retrying");
                 tokio::time::sleep(backoff).await;
                 backoff *= 2;
@@ -75,7 +75,7 @@ pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
 /// An executing plan fails for good, with its reason and its `plan.finished` event.
 async fn fail(state: &AppState, plan_id: Uuid, why: &str) -> AppResult<()> {
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
         .col_expr(
             plan::Column::Status,
@@ -161,7 +161,7 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
         return Ok(());
     }
     publish(state, plan_id).await;
-    state.faults.check(crate::server::faults::PLAN_EXECUTE)?;
+    state.faults.check(crate::platform::faults::PLAN_EXECUTE)?;
     let p = plan::Entity::find_by_id(plan_id)
         .one(&state.db)
         .await?
@@ -186,7 +186,7 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
     // Done and what it made, in one statement: never Done without its reference; its event in
     // the same transaction.
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
         .col_expr(plan::Column::Status, Expr::value(PlanStatus::Done.as_str()))
         .col_expr(plan::Column::ExecutedRef, Expr::value(executed_ref))
@@ -224,7 +224,7 @@ enum Dispatched {
 
 /// The campaign a step plan started, if it did: the plan's card shows it.
 async fn started_campaign(state: &AppState, plan_id: Uuid) -> AppResult<Option<Uuid>> {
-    use crate::bulk_operation::entity::operation;
+    use crate::campaign::entity::operation;
     Ok(operation::Entity::find()
         .filter(operation::Column::PlanId.eq(plan_id))
         .one(&state.db)
@@ -293,7 +293,7 @@ async fn dispatch(
                 Some(_) => crate::plans::audience::lifecycle::decisions(state, p.id).await?,
                 None => audience,
             };
-            let op = crate::bulk_operation::create::create_bulk_operation(
+            let op = crate::campaign::create::create_bulk_operation(
                 state,
                 p,
                 &audience,
@@ -301,11 +301,7 @@ async fn dispatch(
                 from_number_id,
             )
             .await?;
-            crate::bulk_operation::engines::start(
-                state,
-                op,
-                crate::bulk_operation::engines::Engine::Draft,
-            );
+            crate::campaign::engines::start(state, op, crate::campaign::engines::Engine::Draft);
             Ok(Dispatched::Watching(op))
         }
     }
@@ -320,7 +316,7 @@ async fn tag_audience(
     remove: &[String],
 ) -> AppResult<()> {
     crate::plans::audience::lifecycle::for_each_batch(state, p.id, |ids| async move {
-        let txn = crate::server::db::begin_write(&state.db).await?;
+        let txn = crate::platform::db::begin_write(&state.db).await?;
         let now = state.clock.now();
         // A contact deleted since the plan was approved is passed over.
         crate::contacts::edits::retag_many(&txn, p.organization_id, &ids, add, remove, now).await?;

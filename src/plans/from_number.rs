@@ -5,7 +5,7 @@ use crate::ai_agent::entity::ai_agent;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
 use crate::plans::model::PlanAction;
-use crate::server::AppState;
+use crate::platform::AppState;
 use uuid::Uuid;
 
 /// The number a campaign of `agent`'s sends from when the plan names none.

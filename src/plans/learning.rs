@@ -6,7 +6,7 @@ use crate::contacts::entity::contact;
 use crate::error::AppResult;
 use crate::plans::entity::plan;
 use crate::plans::model::PlanAction;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};

@@ -306,7 +306,7 @@ impl PlanAction {
                     .collect();
                 let mut segments: usize = bodies
                     .iter()
-                    .map(|b| crate::bulk_operation::segments::segments(b).count.max(1))
+                    .map(|b| crate::campaign::segments::segments(b).count.max(1))
                     .sum();
                 let mut texts = bodies.len();
                 // A campaign step: its audience as written (a reference counts as one) times its
@@ -321,10 +321,7 @@ impl PlanAction {
                     };
                     let concept = s.arguments["message_concept"].as_str().unwrap_or("");
                     texts += people;
-                    segments += people
-                        * crate::bulk_operation::segments::segments(concept)
-                            .count
-                            .max(1);
+                    segments += people * crate::campaign::segments::segments(concept).count.max(1);
                 }
                 CostEstimate::of(texts, segments)
             }
@@ -336,7 +333,7 @@ impl PlanAction {
                 let texts = self
                     .members()
                     .unwrap_or_else(|| audience.iter().filter(|c| c.include).count());
-                let per_text = crate::bulk_operation::segments::segments(message_concept)
+                let per_text = crate::campaign::segments::segments(message_concept)
                     .count
                     .max(1);
                 CostEstimate::of(texts, texts * per_text)
@@ -410,7 +407,7 @@ impl CostEstimate {
         Self {
             texts,
             segments,
-            dollars: segments as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT,
+            dollars: segments as f64 * crate::campaign::segments::COST_PER_SEGMENT,
         }
     }
     /// "12 texts · 24 segments · about $0.19".

@@ -6,7 +6,7 @@ use crate::ai_agent::entity::ai_agent;
 use crate::error::AppResult;
 use crate::notifications::service::{notify, Notice};
 use crate::plans::entity::plan;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;

@@ -11,7 +11,7 @@ use crate::plans::service::{find_in_org, record, view};
 use crate::plans::steps::model::{PlanStep, StepStatus};
 use crate::plans::steps::revise::{revise, MAX_REPLANS};
 use crate::plans::steps::store;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::json;

@@ -8,7 +8,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::approval::{effective_policy, resolve_approval};
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::*;
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -287,7 +287,7 @@ pub async fn present_plan(
     };
     // A revision replaces its plan in the same transaction; a second revision of the same plan
     // is refused by the unique `revision_of`.
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     if let Some(o) = &old {
         crate::plans::replan::close_old(&txn, now, o, id).await?;
     }

@@ -8,13 +8,13 @@
 use crate::ai_agent::entity::ai_agent;
 use crate::auth::entity::user;
 use crate::auth::session::Member;
-use crate::bulk_operation::entity::operation;
-use crate::bulk_operation::model::OperationStatus;
+use crate::campaign::entity::operation;
+use crate::campaign::model::OperationStatus;
 use crate::error::{AppError, AppResult};
 use crate::messaging::scheduled::{entity as scheduled, status as scheduled_status};
 use crate::plans::entity::plan;
 use crate::plans::model::{PlanAction, PlanStatus, PlanView};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::json;
@@ -50,7 +50,7 @@ pub async fn stop(
         )));
     }
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
         .col_expr(
             plan::Column::Status,

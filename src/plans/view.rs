@@ -9,7 +9,7 @@ use crate::phone_numbers::entity as phone_number;
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::*;
 use crate::plans::service::UNREADABLE;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::{BTreeSet, HashMap};
 use uuid::Uuid;
@@ -259,7 +259,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                     if s.for_each.is_some() && s.tool == SEND_TOOL && !s.status.is_final() && n > 1
                     {
                         let body = s.arguments["body"].as_str().unwrap_or("");
-                        let per = crate::bulk_operation::segments::segments(body).count.max(1);
+                        let per = crate::campaign::segments::segments(body).count.max(1);
                         *cost = CostEstimate::of(cost.texts + n - 1, cost.segments + per * (n - 1));
                     }
                 }

@@ -5,13 +5,13 @@ use crate::audit::service::{record, Entry};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::messaging::transport::{ProviderAccount, TransportError};
+use crate::platform::config::TransportKind;
+use crate::platform::AppState;
 use crate::provider_accounts::crypto::{open, seal};
 use crate::provider_accounts::entity as provider_account;
 use crate::provider_accounts::model::{
     masked, validate, ProviderAccountView, ProviderSettings, TwilioAccountInput,
 };
-use crate::server::config::TransportKind;
-use crate::server::AppState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -187,7 +187,7 @@ pub async fn connect(
         None => None,
     };
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let existing = provider_account::Entity::find()
         .filter(provider_account::Column::OrganizationId.eq(org))
         .one(&txn)

@@ -4,8 +4,8 @@
 //! a write is audited with the key as its actor once it is answered. A read is counted on its key
 //! (in the rate's own write) rather than written as an undeletable row of its own (issue 49 §6).
 use crate::api_keys::service::{authenticate, Caller, Refusal};
+use crate::platform::AppState;
 use crate::public_api::problem::{ApiResult, Problem};
-use crate::server::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, Method};
 use axum::middleware::Next;

@@ -3,6 +3,7 @@
 //! contact keeps their number's opt-out.
 use crate::api_keys::service::Caller;
 use crate::contacts::model::{ContactCursor, ContactFilter, ContactInput};
+use crate::platform::AppState;
 use crate::public_api::caller::need;
 use crate::public_api::cursor;
 use crate::public_api::extract::{id_param, text_param, Body, Csv, Id, Params};
@@ -11,7 +12,6 @@ use crate::public_api::schema::{
     Contact, ContactList, ContactPatch, DeletedContact, ImportResult, ImportRowError, NewContact,
     SearchFilter,
 };
-use crate::server::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};

@@ -1,12 +1,12 @@
 //! `/v1/segments`, `/v1/numbers` and `/v1/agents`: what an integration needs to name when it
 //! lists contacts, sends a text or reads plans. Read only.
 use crate::api_keys::service::Caller;
+use crate::platform::AppState;
 use crate::public_api::caller::need;
 use crate::public_api::problem::{ApiResult, Problem};
 use crate::public_api::schema::{
     Agent, AgentList, PhoneNumber, PhoneNumberList, Segment, SegmentList,
 };
-use crate::server::AppState;
 use axum::extract::State;
 use axum::{Extension, Json};
 

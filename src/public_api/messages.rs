@@ -4,8 +4,9 @@
 //! text, with another body 409.
 use crate::api_keys::entity::api_idempotency;
 use crate::api_keys::service::Caller;
-use crate::error::AppError;
+use crate::error::{AppError, DbFault};
 use crate::messaging::model::{InboxCursor, InboxFilter};
+use crate::platform::AppState;
 use crate::public_api::caller::need;
 use crate::public_api::cursor;
 use crate::public_api::extract::{idempotency_key, Body, Id, Params};
@@ -13,7 +14,6 @@ use crate::public_api::problem::{self, ApiResult, Problem};
 use crate::public_api::schema::{
     Conversation, ConversationList, Message, MessageList, SendMessage,
 };
-use crate::server::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -205,12 +205,12 @@ pub async fn send(
             None => Err(AppError::Transport(e).into()),
         },
         // The same key sent at the same moment: the other request's text is the answer.
-        Err(AppError::Internal(e)) => match key {
+        Err(AppError::Database(DbFault::Unique)) => match key {
             Some(k) => match sent_with(&state, org, k).await? {
                 Some(first) => Ok(answer(StatusCode::OK, first, true)),
-                None => Err(AppError::Internal(e).into()),
+                None => Err(AppError::Database(DbFault::Unique).into()),
             },
-            None => Err(AppError::Internal(e).into()),
+            None => Err(AppError::Database(DbFault::Unique).into()),
         },
         Err(e) => Err(e.into()),
     }

@@ -22,7 +22,7 @@ pub mod problem;
 pub mod schema;
 pub mod webhooks;
 
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;

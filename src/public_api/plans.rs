@@ -3,12 +3,12 @@
 //! app, with the same role checks, and cannot skip a review sheet.
 use crate::api_keys::service::Caller;
 use crate::plans::model::{PlanCursor, PlanStatus};
+use crate::platform::AppState;
 use crate::public_api::caller::need;
 use crate::public_api::cursor;
 use crate::public_api::extract::{id_param, Body, Id, Params};
 use crate::public_api::problem::{ApiResult, Problem};
 use crate::public_api::schema::{Plan, PlanList, Rejection, StopReason};
-use crate::server::AppState;
 use axum::extract::State;
 use axum::{Extension, Json};
 use serde::Deserialize;

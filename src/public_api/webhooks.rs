@@ -1,10 +1,10 @@
 //! `/v1/webhooks` (`webhooks:manage`): list, subscribe and remove, as on the Developers page.
 //! A new subscription's signing secret is in the answer to its creation, and only there.
 use crate::api_keys::service::Caller;
+use crate::platform::AppState;
 use crate::public_api::caller::need;
 use crate::public_api::extract::{Body, Id};
 use crate::public_api::problem::{ApiResult, Problem};
-use crate::server::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};

@@ -82,7 +82,7 @@ fn pct(p: Option<f64>) -> String {
 
 /// The answers card and the AI card.
 pub fn sections(a: &Answers, query: &str) -> Element {
-    let g = |n: i64| crate::components::grouped(n.max(0) as u64);
+    let g = |n: i64| crate::format::grouped(n.max(0) as u64);
     let r = a.responses;
     let median = r.median.map_or("–".into(), span);
     let form = a
@@ -158,7 +158,7 @@ pub fn sections(a: &Answers, query: &str) -> Element {
 
 /// A table row's figures, each labelled for a phone's stacked rows.
 pub fn num_cells(cells: &[(&'static str, i64)]) -> Element {
-    let g = |n: i64| crate::components::grouped(n.max(0) as u64);
+    let g = |n: i64| crate::format::grouped(n.max(0) as u64);
     rsx! {
         for (label, n) in cells.iter() {
             td { class: "num", "data-label": *label, "{g(*n)}" }

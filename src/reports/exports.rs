@@ -4,9 +4,9 @@
 #![allow(clippy::result_large_err)]
 use crate::auth::session::Member;
 use crate::error::AppError;
+use crate::platform::AppState;
 use crate::reports::figures::Range;
 use crate::reports::page::{answers, campaigns as newest, range, report, Asked, CATCH_UP_PASSES};
-use crate::server::AppState;
 use crate::server_page::{status_of, Viewer};
 use axum::extract::{Query, State};
 use axum::http::header;

@@ -109,7 +109,7 @@ pub fn reason(code: &str) -> String {
     match code {
         "herald" => "Not sent: Herald or the provider refused it before it left".into(),
         "none" => "The carrier gave no reason".into(),
-        c => crate::messaging::carrier_errors::lookup(c)
+        c => crate::platform::carrier_errors::lookup(c)
             .map(|e| e.words.to_owned())
             .unwrap_or_else(|| format!("Carrier error {c}")),
     }

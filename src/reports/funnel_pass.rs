@@ -9,9 +9,9 @@
 //! Each item's mark is set by one `UPDATE … WHERE mark IS NULL RETURNING`, so an item counts
 //! once however many passes, instances or texts touch it; the counters are added in campaign
 //! order, in the pass's transaction, with the marks of what was counted.
-use crate::bulk_operation::entity::{campaign_funnel, item};
-use crate::bulk_operation::funnel::WITHIN;
-use crate::bulk_operation::model::item_status;
+use crate::campaign::entity::{campaign_funnel, item};
+use crate::campaign::funnel::WITHIN;
+use crate::campaign::model::item_status;
 use crate::contacts::entity::{contact, suppression};
 use crate::error::AppResult;
 use crate::links::entity as tracked_link;

@@ -5,7 +5,7 @@
 use crate::auth::entity::organization;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};

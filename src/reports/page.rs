@@ -9,11 +9,11 @@
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
+use crate::platform::AppState;
 use crate::reports::answers::{is_owner, num_cells, sections, Answers, HoursForm};
 use crate::reports::chart::{bars, Series};
 use crate::reports::exports;
 use crate::reports::figures::{read, Range, Report};
-use crate::server::AppState;
 use crate::server_page::{document, error_page, status_of, Poster, Viewer};
 use axum::extract::{Form, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -107,7 +107,7 @@ pub(crate) async fn campaigns(
     m: &Member,
     r: Range,
 ) -> AppResult<(Vec<Campaign>, u64)> {
-    use crate::bulk_operation::entity::operation;
+    use crate::campaign::entity::operation;
     use sea_orm::PaginatorTrait;
     let zone: chrono_tz::Tz = crate::messaging::quiet::org_zone(&state.db, m.organization_id)
         .await?
@@ -121,7 +121,7 @@ pub(crate) async fn campaigns(
             .unwrap_or_default()
     };
     let mut q = operation::Entity::find()
-        .filter(crate::bulk_operation::review::visible_to(m))
+        .filter(crate::campaign::review::visible_to(m))
         .filter(operation::Column::CreatedAt.gte(start(r.from)))
         .filter(operation::Column::CreatedAt.lt(start(r.to + Duration::days(1))));
     if let Some(n) = r.number {
@@ -135,7 +135,7 @@ pub(crate) async fn campaigns(
         .await?;
     let mut out = Vec::with_capacity(ops.len());
     for op in ops {
-        let funnel = crate::bulk_operation::funnel::of(&state.db, &op).await?;
+        let funnel = crate::campaign::funnel::of(&state.db, &op).await?;
         out.push(Campaign {
             id: op.id,
             title: op
@@ -163,7 +163,7 @@ pub(crate) struct Campaign {
     id: Uuid,
     pub(crate) title: String,
     pub(crate) at: String,
-    pub(crate) funnel: crate::bulk_operation::funnel::Funnel,
+    pub(crate) funnel: crate::campaign::funnel::Funnel,
 }
 
 fn dollars(micros: i64) -> String {
@@ -299,7 +299,7 @@ fn page(
             .map(|(d, f)| (*d, vec![f.texts_in as f64, f.texts_out as f64]))
             .collect::<Vec<_>>(),
         1.0,
-        |v| crate::components::grouped(v.round() as u64),
+        |v| crate::format::grouped(v.round() as u64),
     );
     let cost = bars(
         "Estimated cost per day",
@@ -321,7 +321,7 @@ fn page(
     };
     let chosen = r.number.map(|n| n.to_string()).unwrap_or_default();
     let more = numbers.len() as u64 > NUMBERS_SHOWN;
-    let g = |n: i64| crate::components::grouped(n.max(0) as u64);
+    let g = |n: i64| crate::format::grouped(n.max(0) as u64);
     rsx! {
         main { class: "page reports",
             p { a { href: "/messaging", id: "reports-back", "← Inbox" } }

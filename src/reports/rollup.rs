@@ -16,15 +16,15 @@
 //! passes deadlock). A pass's counts and its texts' marks commit together, so a crash loses or
 //! doubles nothing.
 use crate::auth::entity::organization;
-use crate::bulk_operation::segments::{segments, COST_PER_MMS, COST_PER_SEGMENT};
+use crate::campaign::segments::{segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::error::AppResult;
 use crate::messaging::entity as message;
+use crate::platform::AppState;
 use crate::reports::ai_share::Counts;
 use crate::reports::entity as report_daily;
 use crate::reports::funnel_pass::Answer;
 use crate::reports::hours::Hours;
 use crate::reports::replies::Reply;
-use crate::server::AppState;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use sea_orm::sea_query::{Expr, LockBehavior, LockType, OnConflict};
@@ -224,7 +224,7 @@ async fn codes<C: ConnectionTrait>(db: &C, ids: Vec<Uuid>) -> AppResult<HashMap<
 /// Counts up to `BATCH` arrivals and `BATCH` outcomes not yet counted; answers how many.
 pub async fn pass(state: &AppState) -> AppResult<usize> {
     use migration::m20261128_000051_report_rollups::OUTCOME_PENDING;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let arrivals = claim(&txn, "rolled_up = false").await?;
     let outcomes = claim(&txn, OUTCOME_PENDING).await?;
     let mut zones = Zones::default();

@@ -7,11 +7,11 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::messaging::merge::{check, render, MergeValues};
 use crate::messaging::model::MAX_SMS_CHARS;
+use crate::platform::AppState;
 use crate::saved_replies::entity as saved_reply;
 use crate::saved_replies::model::{
     SavedReplyInput, SavedReplyPage, SavedReplyView, SAVED_REPLY_NAME_MAX, SAVED_REPLY_PAGE,
 };
-use crate::server::AppState;
 use sea_orm::sea_query::LikeExpr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
@@ -148,7 +148,7 @@ pub async fn save(
         }
     }
     .map_err(|e| {
-        if crate::server::db::is_unique_violation(&e) {
+        if crate::platform::db::is_unique_violation(&e) {
             taken(&name)
         } else {
             e.into()

@@ -4,13 +4,13 @@
 //! (never loaded), and sending is played forward stretch by stretch: while any zone's window is
 //! open texts go at the rate, shared between the open zones as the engine's position order
 //! shares them; a stretch ends where a window closes, the Pacific day ends or the cap is spent.
-use crate::bulk_operation::entity::operation;
-use crate::bulk_operation::model::{item_status, FinishEstimate, OperationStatus};
+use crate::campaign::entity::operation;
+use crate::campaign::model::{item_status, FinishEstimate, OperationStatus};
 use crate::error::AppResult;
 use crate::messaging::quiet::{next_allowed_in, recipient_of};
+use crate::platform::AppState;
 use crate::sender_profiles::model::{thousands, Kind};
 use crate::sender_profiles::pacing::{next_pacific_midnight, pacific_day};
-use crate::server::AppState;
 use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};

@@ -6,7 +6,8 @@
 //! starts again. A number in no profile is paced on its own, as before profiles. Texts sent
 //! outside campaigns count against the day as they leave (`count_sent`), without waiting.
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::events::{DomainEvent, Listener};
+use crate::platform::AppState;
 use chrono::{DateTime, Days, NaiveTime, TimeZone, Utc};
 use chrono_tz::America::Los_Angeles;
 use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, Statement};
@@ -64,6 +65,24 @@ pub async fn reserve(state: &AppState, number_id: Uuid, default_gap: Duration) -
     reserve_number(state, number_id, default_gap)
         .await
         .map(Slot::At)
+}
+
+/// Hears texts leave (`DomainEvent::TextLeft`): each one outside a campaign counts against its
+/// profile's day (a campaign's texts were counted as their slots were reserved).
+pub struct DailyCount;
+
+#[async_trait::async_trait]
+impl Listener for DailyCount {
+    async fn on(&self, state: &AppState, event: &DomainEvent) -> AppResult<()> {
+        match event {
+            DomainEvent::TextLeft {
+                phone_number_id,
+                campaign: false,
+                ..
+            } => count_sent(state, *phone_number_id).await,
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Counts a text sent from `number_id` outside a campaign against its profile's Pacific day.

@@ -7,10 +7,10 @@
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::organization::sending_page::{page, Trouble};
+use crate::platform::AppState;
 use crate::sender_profiles::model::{thousands, Kind, Unit};
 use crate::sender_profiles::pacing::pacific_day;
 use crate::sender_profiles::service;
-use crate::server::AppState;
 use crate::server_page::Poster;
 use axum::extract::{Form, State};
 use axum::response::{IntoResponse, Redirect, Response};

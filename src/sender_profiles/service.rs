@@ -5,9 +5,9 @@
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::phone_numbers::entity as phone_number;
+use crate::platform::AppState;
 use crate::sender_profiles::entity as profile;
 use crate::sender_profiles::model::{Kind, Rate, Settings, Unit};
-use crate::server::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
@@ -137,7 +137,7 @@ pub async fn save(
 pub async fn delete(state: &AppState, m: &Member, id: Uuid) -> AppResult<()> {
     m.require_owner()?;
     let p = find(state, m.organization_id, id).await?;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     phone_number::Entity::update_many()
         .col_expr(
             phone_number::Column::SenderProfileId,

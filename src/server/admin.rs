@@ -9,7 +9,7 @@
 //! - `create-owner EMAIL NAME ORGANISATION`: a new organisation and its owner; the password is
 //!   read from the first line of standard input.
 //! - `reset-password EMAIL`: prints a one-time link to choose a new password.
-use crate::server::Config;
+use crate::platform::Config;
 use std::path::Path;
 
 const USAGE: &str = "usage: herald admin check-config | migrate | backup PATH | restore PATH | \
@@ -60,13 +60,13 @@ async fn check_config() -> i32 {
     }
     eprintln!(
         "Herald would refuse to start: {}",
-        crate::server::config::ConfigErrors(problems)
+        crate::platform::config::ConfigErrors(problems)
     );
     2
 }
 
 fn describe(c: &Config) {
-    use crate::server::config::TransportKind;
+    use crate::platform::config::TransportKind;
     println!("Configuration OK: Herald would start.");
     println!(
         "  database   {}",
@@ -95,7 +95,7 @@ fn describe(c: &Config) {
     if c.transport == TransportKind::Twilio && c.secret_key.is_none() {
         notes.push("HERALD_SECRET_KEY is unset: owners cannot connect their own Twilio accounts.");
     }
-    if c.backup.is_none() && crate::server::sqlite_file::path_of(&c.database_url).is_some() {
+    if c.backup.is_none() && crate::platform::sqlite_file::path_of(&c.database_url).is_some() {
         notes.push(
             "BACKUP_DIR is unset: no scheduled backups (or run `admin backup` from a timer).",
         );
@@ -109,7 +109,7 @@ fn describe(c: &Config) {
 }
 
 async fn connect(c: &Config) -> Result<sea_orm::DatabaseConnection, String> {
-    crate::server::db::connect_and_migrate(&c.database_url)
+    crate::platform::db::connect_and_migrate(&c.database_url)
         .await
         .map_err(|e| format!("database: {e}"))
 }
@@ -133,7 +133,7 @@ async fn migrate(c: &Config) -> Result<(), String> {
 }
 
 async fn backup(c: &Config, to: &Path) -> Result<(), String> {
-    if crate::server::sqlite_file::path_of(&c.database_url).is_none() {
+    if crate::platform::sqlite_file::path_of(&c.database_url).is_none() {
         println!(
             "On PostgreSQL, back up with pg_dump (consistent while Herald runs):\n  pg_dump --format=custom --file={} \"$DATABASE_URL\"",
             to.display()
@@ -141,14 +141,14 @@ async fn backup(c: &Config, to: &Path) -> Result<(), String> {
         return Ok(());
     }
     let db = connect(c).await?;
-    crate::server::sqlite_file::backup(&db, to).await?;
-    crate::server::sqlite_file::check_file(to).await?;
+    crate::platform::sqlite_file::backup(&db, to).await?;
+    crate::platform::sqlite_file::check_file(to).await?;
     println!("Backed up to {} (integrity check: ok).", to.display());
     Ok(())
 }
 
 async fn restore(c: &Config, from: &Path) -> Result<(), String> {
-    let Some(db) = crate::server::sqlite_file::path_of(&c.database_url) else {
+    let Some(db) = crate::platform::sqlite_file::path_of(&c.database_url) else {
         println!(
             "On PostgreSQL, restore with pg_restore into an empty database, with every Herald \
              instance stopped:\n  pg_restore --clean --dbname=\"$DATABASE_URL\" {}",
@@ -156,7 +156,7 @@ async fn restore(c: &Config, from: &Path) -> Result<(), String> {
         );
         return Ok(());
     };
-    crate::server::sqlite_file::restore(from, &db).await?;
+    crate::platform::sqlite_file::restore(from, &db).await?;
     println!("Restored {} from {}.", db.display(), from.display());
     Ok(())
 }
@@ -170,7 +170,7 @@ async fn create_owner(c: &Config, email: &str, name: &str, org: &str) -> Result<
     crate::auth::model::validate_credentials(email, password)?;
     let db = connect(c).await?;
     let hash = crate::auth::password::hash_password(password);
-    let txn = crate::server::db::begin_write(&db)
+    let txn = crate::platform::db::begin_write(&db)
         .await
         .map_err(|e| e.to_string())?;
     let (org_id, _) = crate::auth::service::insert_organization_with_owner(

@@ -37,13 +37,7 @@ const COMPRESSIBLE: &[&str] = &[
     "ico",
 ];
 
-/// Where the built web app is: `DIOXUS_PUBLIC_PATH`, else `public/` beside the executable.
-pub fn public_dir() -> Option<PathBuf> {
-    std::env::var_os("DIOXUS_PUBLIC_PATH")
-        .map(PathBuf::from)
-        .or_else(|| Some(std::env::current_exe().ok()?.parent()?.join("public")))
-        .filter(|p| p.is_dir())
-}
+pub use crate::platform::config::public_dir;
 
 /// Whether `name` is a content-hashed asset, named as dx names them (`main-dxh12ab34cd.js`).
 pub fn is_hashed(name: &str) -> bool {

@@ -2,14 +2,14 @@
 //! another instance) left behind is picked up: texts in doubt, queued texts, campaign engines,
 //! plans under an expired lease, threads with expired leases or waiting inputs, inbound texts
 //! never routed, and idle threads to archive.
-use crate::server::AppState;
+use crate::platform::AppState;
 
 /// Texts younger than this are still being routed by the process that stored them.
 const ROUTING_GRACE_SECS: i64 = 10;
 /// Idle threads are looked for this often (their idle time is counted in days).
 const ARCHIVE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// What a restart must pick up before serving: plans, bulk operations, texts, threads.
+/// What a restart must pick up before serving: plans, campaigns, texts, threads.
 pub async fn recover_at_start(state: &AppState) {
     sweep(state, chrono::Duration::zero(), true).await;
 }
@@ -52,8 +52,8 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
         Err(e) => tracing::error!(error = %e, "could not wake snoozed conversations"),
     }
     // Engines for every active campaign, and plans whose worker died.
-    if let Err(e) = crate::bulk_operation::engines::resume(state).await {
-        tracing::error!(error = %e, "could not resume bulk operations");
+    if let Err(e) = crate::campaign::engines::resume(state).await {
+        tracing::error!(error = %e, "could not resume campaigns");
     }
     if let Err(e) = crate::plans::executor::resume_pending(state).await {
         tracing::error!(error = %e, "could not resume plans");

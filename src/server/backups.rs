@@ -4,11 +4,10 @@
 //! database) and renamed to `herald-<UTC time from the injected clock>.db`; then the oldest of
 //! Herald's own copies beyond `BACKUP_KEEP` are deleted. Files that do not match that name are
 //! never touched. `/healthz` shows the status.
-use crate::server::backup_config::BackupConfig;
-use crate::server::AppState;
+use crate::platform::backup_config::BackupConfig;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const PREFIX: &str = "herald-";
@@ -32,31 +31,6 @@ pub enum BackupError {
         file: String,
         source: std::io::Error,
     },
-}
-
-/// What `/healthz` reports.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Status {
-    pub enabled: bool,
-    pub last_backup_at: Option<DateTime<Utc>>,
-    /// The file's name in `BACKUP_DIR`.
-    pub last_file: Option<String>,
-    pub last_error: Option<String>,
-    pub last_error_at: Option<DateTime<Utc>>,
-    pub next_due: Option<DateTime<Utc>>,
-}
-
-/// Shared between the backup task and `/healthz`.
-#[derive(Clone, Default)]
-pub struct BackupStatus(Arc<Mutex<Status>>);
-
-impl BackupStatus {
-    pub fn get(&self) -> Status {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-    fn update(&self, f: impl FnOnce(&mut Status)) {
-        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
-    }
 }
 
 /// The name of a backup taken at `at`.
@@ -119,10 +93,10 @@ pub async fn backup_once(
     let file = config.dir.join(&name);
     let partial = config.dir.join(format!(".{name}.partial"));
     let _ = std::fs::remove_file(&partial);
-    crate::server::sqlite_file::backup(db, &partial)
+    crate::platform::sqlite_file::backup(db, &partial)
         .await
         .map_err(BackupError::Copy)?;
-    if let Err(e) = crate::server::sqlite_file::check_file(&partial).await {
+    if let Err(e) = crate::platform::sqlite_file::check_file(&partial).await {
         let _ = std::fs::remove_file(&partial);
         return Err(BackupError::Check(e));
     }
@@ -161,7 +135,7 @@ pub fn start(state: &AppState) {
     let Some(config) = state.config.backup.clone() else {
         return;
     };
-    if crate::server::sqlite_file::path_of(&state.config.database_url).is_none() {
+    if crate::platform::sqlite_file::path_of(&state.config.database_url).is_none() {
         tracing::error!("BACKUP_DIR is set but the database is not an SQLite file: no backups");
         return;
     }

@@ -3,7 +3,7 @@
 //! `ALLOWED_HOSTS`. Anything else is refused before it reaches a page or a server function: a
 //! page served under a name an attacker controls (DNS rebinding) would otherwise be this origin to
 //! the browser. The health checks answer whatever the host, for load balancers that ask by address.
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;

@@ -1,6 +1,7 @@
 //! Start-up: configuration, tracing, database and migrations, the demo seed, then serving.
-use crate::server::state::Services;
-use crate::server::{router::build_router, seed, AppState, Config};
+use crate::platform::state::Services;
+use crate::platform::{AppState, Config};
+use crate::server::{router::build_router, seed};
 use std::net::SocketAddr;
 
 pub fn init_tracing() {
@@ -35,30 +36,34 @@ pub async fn start_with(config: Config, services: Services) -> Result<Running, S
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.ip, config.port))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     // Held while this process serves: `herald admin restore` refuses meanwhile.
-    let file_lock = crate::server::sqlite_file::hold_server_lock(&config.database_url)?;
-    let db = crate::server::db::connect_and_migrate(&config.database_url)
+    let file_lock = crate::platform::sqlite_file::hold_server_lock(&config.database_url)?;
+    let db = crate::platform::db::connect_and_migrate(&config.database_url)
         .await
         .map_err(|e| format!("database: {e}"))?;
-    let ack_size = crate::server::db::ack_pool_size(&config.database_url);
-    let ack_db = crate::server::db::connect(
+    let ack_size = crate::platform::db::ack_pool_size(&config.database_url);
+    let ack_db = crate::platform::db::connect(
         &config.database_url,
         ack_size,
-        crate::server::db::Role::Acknowledgement,
+        crate::platform::db::Role::Acknowledgement,
     )
     .await
     .map_err(|e| format!("database: {e}"))?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let work = crate::server::work::WorkRuntime::new(threads, config.turn_concurrency)
+    let work = crate::platform::work::WorkRuntime::new(threads, config.turn_concurrency)
         .map_err(|e| format!("background runtime: {e}"))?;
     let state = AppState::with_parts(db, ack_db, config, services, work);
+    state
+        .events
+        .listen(crate::server::listeners::all())
+        .map_err(str::to_owned)?;
     state.live.bridge(&state.db, state.shutdown.clone());
     // Before any request or background writer: the first ANALYZE takes the write lock.
-    crate::server::sqlite_optimize::start(&state).await;
+    crate::platform::sqlite_optimize::start(&state).await;
     crate::server::background::recover_at_start(&state).await;
     crate::server::background::start_sweeper(&state);
     crate::webhooks::deliver::start(&state);
     crate::reports::rollup::start(&state);
-    crate::server::sqlite_wal::start_checkpointer(&state);
+    crate::platform::sqlite_wal::start_checkpointer(&state);
     crate::server::backups::start(&state);
     crate::ai_agent::learning::service::start_reviews(&state, state.config.lesson_review_every);
     if let Some(public) = state.config.public_dir.clone() {
@@ -211,7 +216,7 @@ async fn drain(state: &AppState, server: tokio::task::JoinHandle<()>, signal: &s
     let grace = grace.saturating_sub(started.elapsed());
     let finished = tokio::time::timeout(grace, async {
         let _ = server.await;
-        crate::server::state::wait_for_background(&state.tasks).await;
+        crate::platform::state::wait_for_background(&state.tasks).await;
     })
     .await;
     match finished {

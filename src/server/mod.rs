@@ -1,32 +1,15 @@
-//! Server-only wiring: configuration, shared state, the database, the router and start-up.
-pub mod access_config;
+//! The composition root: launch, the router, background work, seeding, admin and backups. It
+//! builds the base (`platform`) and wires the domains on it; nothing but `main.rs` imports it.
 pub mod admin;
-pub mod arg_check;
 pub mod assets;
 pub mod background;
-pub mod backup_config;
 pub mod backups;
-pub mod config;
-pub mod db;
-pub mod exposure;
-pub mod faults;
 pub mod full_client;
 pub mod host_check;
 pub mod launch;
-pub mod limits;
-pub mod media_config;
-pub mod origin;
+pub mod listeners;
 pub mod preflight;
 pub mod router;
 pub mod security_headers;
 pub mod seed;
 pub mod seed_scale;
-pub mod sqlite_busy;
-pub mod sqlite_file;
-pub mod sqlite_optimize;
-pub mod sqlite_wal;
-pub mod state;
-pub mod work;
-
-pub use config::Config;
-pub use state::AppState;

@@ -1,7 +1,7 @@
 //! What start-up would refuse beyond the settings themselves, for `herald admin check-config`:
 //! the SMS transport and the model it would build, the SQLite file's restore lock, and whether
 //! the database answers. Each problem is named; none stops the others being looked at.
-use crate::server::Config;
+use crate::platform::Config;
 use std::time::Duration;
 
 /// How long the database has to answer.
@@ -17,7 +17,7 @@ pub async fn problems(config: &Config) -> Vec<String> {
         found.push(format!("model (LLM_PROVIDER={}): {e}", config.llm_provider));
     }
     // A shared lock, let go at once: it conflicts only with a restore in progress.
-    if let Err(e) = crate::server::sqlite_file::hold_server_lock(&config.database_url) {
+    if let Err(e) = crate::platform::sqlite_file::hold_server_lock(&config.database_url) {
         found.push(e);
     }
     if let Err(e) = reachable(&config.database_url).await {

@@ -1,7 +1,7 @@
 //! The axum router: the Dioxus app's static files, server functions and pages, the webhooks,
 //! health and metrics.
 use crate::ops::{health, metrics};
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::routing::get;
 use axum::{Extension, Router};
 
@@ -53,7 +53,7 @@ pub fn build_router(state: AppState) -> Router {
         )
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            crate::server::origin::same_site_only,
+            crate::platform::origin::same_site_only,
         ))
         .layer(axum::middleware::from_fn(
             crate::server::assets::no_store_by_default,
@@ -93,7 +93,7 @@ fn app_router(public: Option<&std::path::Path>) -> Router {
     let app = router
         .serve_api_application(ServeConfig::new(), crate::app::App)
         // Malformed arguments are refused, naming the field, before Dioxus reads them.
-        .layer(axum::middleware::from_fn(crate::server::arg_check::check));
+        .layer(axum::middleware::from_fn(crate::platform::arg_check::check));
     // The seldom-opened pages load the full web client (`server::full_client`).
     match public.and_then(crate::server::full_client::Clients::read) {
         Some(clients) => app.layer(axum::middleware::from_fn_with_state(

@@ -3,7 +3,7 @@
 //! targets), `X-Frame-Options: DENY`, `X-Content-Type-Options: nosniff`, a same-origin
 //! `Referrer-Policy` (invitation and reset links carry tokens in their path), and HSTS when the
 //! public address is https.
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue};
 use axum::middleware::Next;

@@ -7,7 +7,7 @@ use crate::error::{AppError, AppResult};
 use crate::messaging::inbound::{persist_inbound, InboundSms};
 use crate::phone_numbers::model::PhoneNumberInput;
 use crate::phone_numbers::service as numbers;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{EntityTrait, PaginatorTrait};
 use uuid::Uuid;
 

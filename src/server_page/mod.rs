@@ -6,7 +6,7 @@
 // A handler's early exit is a whole response; boxing it would only move the size elsewhere.
 #![allow(clippy::result_large_err)]
 use crate::auth::session::{member_from_cookie_header, Member};
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
@@ -107,7 +107,7 @@ impl FromRequestParts<AppState> for Poster {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        if !crate::server::origin::same_site(&parts.headers, &state.config.public_url) {
+        if !crate::platform::origin::same_site(&parts.headers, &state.config.public_url) {
             return Err((
                 StatusCode::FORBIDDEN,
                 "This request came from another site, so Herald refused it.",

@@ -1,11 +1,11 @@
 //! Operations: every campaign with live progress, and each one's draft review sheet (Gate 2):
 //! drafts with segments and cost, edit, skip or regenerate one, approve all, or cancel.
-use crate::bulk_operation::api::{
+use crate::campaign::api::{
     approve_operation, cancel_operation, edit_draft, get_review_sheet, list_operations,
     regenerate_draft, resolve_item, set_operation_pictures, set_operation_track_links, skip_draft,
 };
-use crate::bulk_operation::model::{item_status, ItemView, OperationStatus, ReviewSheet};
-use crate::bulk_operation::segments::{mms_label, segments, COST_PER_MMS, COST_PER_SEGMENT};
+use crate::campaign::model::{item_status, ItemView, OperationStatus, ReviewSheet};
+use crate::campaign::segments::{mms_label, segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::components::use_live;
 use crate::components::{use_is_owner, ErrorBanner, OperationCard};
 use crate::error::AppError;

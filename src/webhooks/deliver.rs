@@ -7,7 +7,7 @@
 //! deduplicate by `webhook-id`). A failure waits an exponential, jittered time and tries again
 //! until `give_up_after`, then the delivery is dead-lettered and the next one goes.
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use crate::webhooks::entity::{delivery, subscription, DEAD, DELIVERED, PENDING};
 use crate::webhooks::{guard, sign};
 use chrono::{DateTime, Utc};

@@ -130,7 +130,7 @@ pub async fn campaign_finished<C: ConnectionTrait>(
     op_id: Uuid,
     now: DateTime<Utc>,
 ) -> AppResult<usize> {
-    use crate::bulk_operation::entity::operation;
+    use crate::campaign::entity::operation;
     let Some(op) = operation::Entity::find_by_id(op_id).one(db).await? else {
         return Ok(0);
     };

@@ -63,8 +63,8 @@ impl WebhookSettings {
         };
         let d = Self::default();
         Self {
-            allow_private: on(crate::server::config::var("WEBHOOK_ALLOW_PRIVATE")),
-            timeout: crate::server::config::var("WEBHOOK_TIMEOUT_SECS")
+            allow_private: on(crate::platform::config::var("WEBHOOK_ALLOW_PRIVATE")),
+            timeout: crate::platform::config::var("WEBHOOK_TIMEOUT_SECS")
                 .and_then(|v| v.parse().ok())
                 .filter(|s: &u64| (1..=60).contains(s))
                 .map(Duration::from_secs)

@@ -2,7 +2,7 @@
 //! shown once), list with their recent deliveries, remove, send a test event, and redeliver.
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use crate::webhooks::entity::{delivery, subscription, PENDING};
 use crate::webhooks::{emit, guard, sign, EVENTS, TEST_EVENT};
 use chrono::{DateTime, Utc};

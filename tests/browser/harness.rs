@@ -43,7 +43,7 @@ impl WebServer {
     /// connections do (polling, up to `BUSY_TIMEOUT`), so a test's writes are not starved while
     /// the server's background passes write.
     pub async fn db(&self) -> sea_orm::DatabaseConnection {
-        use herald::server::db::{connect, Role};
+        use herald::platform::db::{connect, Role};
         connect(&self.db_url, 2, Role::Background).await.unwrap()
     }
 }

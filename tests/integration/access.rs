@@ -4,7 +4,7 @@
 use crate::helpers::*;
 use crate::live_socket::{closes_within, open_live};
 use crate::on_both_databases;
-use herald::server::access_config::SignUpMode;
+use herald::platform::access_config::SignUpMode;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::time::Duration;

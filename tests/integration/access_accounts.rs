@@ -5,7 +5,7 @@ use crate::access::{audit, me_id};
 use crate::helpers::*;
 use crate::on_both_databases;
 use chrono::{DateTime, Duration, Utc};
-use herald::server::access_config::SignUpMode;
+use herald::platform::access_config::SignUpMode;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

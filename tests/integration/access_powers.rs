@@ -191,7 +191,7 @@ async fn operations_of_private_plans_are_private(backend: Backend) {
     let private = operation_for(&app, &helper, &include_all(&[c.katherine]), "Mo's plan").await;
     {
         // A draft with words of Mo's own, as the engine would write it.
-        use herald::bulk_operation::entity::item;
+        use herald::campaign::entity::item;
         use sea_orm::sea_query::Expr;
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
         item::Entity::update_many()

@@ -171,7 +171,7 @@ async fn orphaned_call(backend: Backend, dialect: Dialect) {
     s.app
         .state
         .faults
-        .arm(herald::server::faults::TOOL_RESULT_WRITE, attempts);
+        .arm(herald::platform::faults::TOOL_RESULT_WRITE, attempts);
     text_in(
         &s,
         "SMorph000000000000000000000000002",

@@ -325,7 +325,7 @@ async fn thread_index_and_reuse(backend: Backend) {
     )
     .await
     .unwrap_err();
-    assert!(herald::server::db::is_unique_violation(&dup), "{dup}");
+    assert!(herald::platform::db::is_unique_violation(&dup), "{dup}");
     let payload = herald::ai_agent::events::AiThreadEventPayload::UserMessage {
         text: "hello".into(),
         plan_mode: false,

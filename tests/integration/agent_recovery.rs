@@ -243,7 +243,7 @@ async fn text_in_failing_once(s: &Setup, sid: &str) {
     s.app
         .state
         .faults
-        .arm(herald::server::faults::TOOL_RESULT_WRITE, 1);
+        .arm(herald::platform::faults::TOOL_RESULT_WRITE, 1);
     text_in(s, sid, ADA, FRONT_DESK, "Open Saturday?").await;
 }
 

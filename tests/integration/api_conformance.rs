@@ -84,7 +84,7 @@ impl Drop for Scratch {
 async fn the_document_is_valid_and_the_api_keeps_to_it(backend: Backend) {
     // Room to go fast: schemathesis sends some fifty requests a second, past the organisation's
     // default rate, and a 429 would stand in for the answer under test.
-    let limits = herald::server::limits::Limits {
+    let limits = herald::platform::limits::Limits {
         api_rate_per_second: 100_000,
         api_burst: 100_000,
         ..Default::default()
@@ -223,7 +223,9 @@ async fn a_refusal_says_whose_it_is_and_why(backend: Backend) {
     let Some(app) = spawn_app_with(
         backend,
         Options {
-            clock: Some(std::sync::Arc::new(herald::clock::ManualClock::at(night))),
+            clock: Some(std::sync::Arc::new(
+                herald::platform::clock::ManualClock::at(night),
+            )),
             ..Default::default()
         },
     )

@@ -6,7 +6,7 @@
 //! organisation's number is not found.
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::clock::ManualClock;
+use herald::platform::clock::ManualClock;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::collections::HashMap;

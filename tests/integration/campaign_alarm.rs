@@ -7,9 +7,9 @@
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::bulk_operation::drafter::FixedLatencyDrafter;
+use herald::campaign::drafter::FixedLatencyDrafter;
 use herald::messaging::transport::twilio::TwilioTransport;
-use herald::server::config::TwilioConfig;
+use herald::platform::config::TwilioConfig;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -173,7 +173,7 @@ async fn a_filtered_campaign_pauses_itself(backend: Backend) {
     until(&app, &org, &op, |o| o["status"] == "paused").await;
     let again = creates_once_still(&app, &fake).await;
     assert!(
-        again >= at_pause + herald::bulk_operation::delivery_alarm::MIN_OUTCOMES,
+        again >= at_pause + herald::campaign::delivery_alarm::MIN_OUTCOMES,
         "a fresh window: {at_pause} then {again}"
     );
     // A cancel ends it, and still nothing more is sent.
@@ -221,13 +221,13 @@ async fn thresholds_are_the_owners(backend: Backend) {
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.url().query().unwrap_or_default().contains("saved"));
     assert!(res.text().await.unwrap().contains("id=\"sending-saved\""));
-    let t = herald::bulk_operation::delivery_alarm::thresholds(&app.state, owner.org_id)
+    let t = herald::campaign::delivery_alarm::thresholds(&app.state, owner.org_id)
         .await
         .unwrap();
     assert_eq!((t.filtered_pct, t.undelivered_pct), (2, 10));
     // Another organisation's stay its own.
     let other = app.new_org("Other Co").await;
-    let t = herald::bulk_operation::delivery_alarm::thresholds(&app.state, other.org_id)
+    let t = herald::campaign::delivery_alarm::thresholds(&app.state, other.org_id)
         .await
         .unwrap();
     assert_eq!((t.filtered_pct, t.undelivered_pct), (5, 15));

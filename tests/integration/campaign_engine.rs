@@ -3,10 +3,10 @@
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::bulk_operation::drafter::{DraftRequest, Drafter, FixedLatencyDrafter};
-use herald::bulk_operation::entity::item;
-use herald::clock::ManualClock;
+use herald::campaign::drafter::{DraftRequest, Drafter, FixedLatencyDrafter};
+use herald::campaign::entity::item;
 use herald::messaging::transport::outbox::OutboxTransport;
+use herald::platform::clock::ManualClock;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,14 +34,10 @@ async fn claims_never_overlap(backend: Backend) {
         tokio::spawn(async move {
             let mut mine = Vec::new();
             loop {
-                let batch = herald::bulk_operation::draft_engine::claim_batch(
-                    &state,
-                    op,
-                    &format!("w{w}"),
-                    7,
-                )
-                .await
-                .unwrap();
+                let batch =
+                    herald::campaign::draft_engine::claim_batch(&state, op, &format!("w{w}"), 7)
+                        .await
+                        .unwrap();
                 if batch.is_empty() {
                     break;
                 }
@@ -112,7 +108,7 @@ async fn restart_mid_drafting(backend: Backend) {
     let agent = assistant_agent(&app, c.org.org_id).await;
     let op = operation_for(&app, &agent, &audience, "Restart").await;
     // A first worker drafted four and died holding three more.
-    let first = herald::bulk_operation::draft_engine::claim_batch(&app.state, op, "dead", 7)
+    let first = herald::campaign::draft_engine::claim_batch(&app.state, op, "dead", 7)
         .await
         .unwrap();
     use sea_orm::sea_query::Expr;
@@ -139,16 +135,14 @@ async fn restart_mid_drafting(backend: Backend) {
         .await
         .unwrap();
     // The restart: the engines resume.
-    herald::bulk_operation::engines::resume(&app.state)
-        .await
-        .unwrap();
+    herald::campaign::engines::resume(&app.state).await.unwrap();
     app.settle().await;
     assert_eq!(
         drafter.0.load(Ordering::SeqCst),
         6,
         "only the six unfinished items were drafted"
     );
-    let items = herald::bulk_operation::create::items_of(&app.state, op)
+    let items = herald::campaign::create::items_of(&app.state, op)
         .await
         .unwrap();
     assert!(items.iter().all(|i| i.status == "drafted"));

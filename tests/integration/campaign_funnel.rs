@@ -7,7 +7,7 @@ use crate::campaign_engine::new_york_campaign;
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::bulk_operation::entity::item;
+use herald::campaign::entity::item;
 use herald::messaging::entity as message;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
@@ -116,7 +116,7 @@ async fn by_hand(app: &TestApp, op: uuid::Uuid) -> Vec<i64> {
         .into_iter()
         .map(|l| l.contact_id)
         .collect();
-    let op_row = herald::bulk_operation::entity::operation::Entity::find_by_id(op)
+    let op_row = herald::campaign::entity::operation::Entity::find_by_id(op)
         .one(db)
         .await
         .unwrap()

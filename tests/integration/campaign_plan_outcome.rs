@@ -141,7 +141,7 @@ async fn a_campaign_plan_ends_with_its_campaign(backend: Backend) {
     let (plan_id, op) = started(&app, &c, thread).await;
     app.settle().await;
     {
-        use herald::bulk_operation::entity::operation;
+        use herald::campaign::entity::operation;
         use sea_orm::{sea_query::Expr, ColumnTrait, EntityTrait, QueryFilter};
         operation::Entity::update_many()
             .col_expr(operation::Column::Status, Expr::value("done"))

@@ -140,7 +140,7 @@ pub async fn operation_for(
     title: &str,
 ) -> uuid::Uuid {
     let plan = campaign_plan(app, agent, audience, title).await;
-    herald::bulk_operation::create::create_bulk_operation(&app.state, &plan, audience, "Hi", None)
+    herald::campaign::create::create_bulk_operation(&app.state, &plan, audience, "Hi", None)
         .await
         .unwrap()
 }
@@ -206,7 +206,7 @@ pub async fn sent_local(
     tz: chrono_tz::Tz,
 ) -> Vec<chrono::NaiveDateTime> {
     let id = op.as_str().unwrap().parse().unwrap();
-    let items = herald::bulk_operation::create::items_of(&app.state, id)
+    let items = herald::campaign::create::items_of(&app.state, id)
         .await
         .unwrap();
     let mut local: Vec<chrono::NaiveDateTime> = items

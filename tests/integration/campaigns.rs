@@ -229,18 +229,18 @@ async fn audience_skips(backend: Backend) {
         d(c.katherine),
     ];
     audience[2].include = true;
-    let op = herald::bulk_operation::create::create_bulk_operation(
+    let op = herald::campaign::create::create_bulk_operation(
         &app.state, &plan, &audience, "Hello", None,
     )
     .await
     .unwrap();
-    let again = herald::bulk_operation::create::create_bulk_operation(
+    let again = herald::campaign::create::create_bulk_operation(
         &app.state, &plan, &audience, "Hello", None,
     )
     .await
     .unwrap();
     assert_eq!(op, again, "idempotent per plan");
-    let items = herald::bulk_operation::create::items_of(&app.state, op)
+    let items = herald::campaign::create::items_of(&app.state, op)
         .await
         .unwrap();
     let reasons: Vec<Option<&str>> = items.iter().map(|i| i.skip_reason.as_deref()).collect();

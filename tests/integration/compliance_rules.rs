@@ -6,13 +6,13 @@ use crate::campaign_support::{assistant_agent, operation_for};
 use crate::compliance_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::clock::ManualClock;
 use herald::compliance::model::Purpose;
 use herald::messaging::ledger::send_state;
 use herald::messaging::transport::outbox::OutboxTransport;
 use herald::messaging::transport::{
     FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError,
 };
+use herald::platform::clock::ManualClock;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -610,7 +610,7 @@ async fn an_organisations_own_words_and_the_carriers_opt_outs(backend: Backend) 
     };
     assert_eq!(
         error.as_deref(),
-        Some(herald::messaging::carrier_errors::explain("21610").as_str())
+        Some(herald::platform::carrier_errors::explain("21610").as_str())
     );
     assert!(error
         .unwrap()
@@ -657,7 +657,7 @@ async fn marketing_needs_written_consent(backend: Backend) {
     let audience = crate::campaign_support::include_all(&[no, yes]);
     let op = operation_for(app, &agent, &audience, "Consent").await;
     let skipped = {
-        use herald::bulk_operation::entity::item;
+        use herald::campaign::entity::item;
         use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
         item::Entity::find()
             .filter(item::Column::OperationId.eq(op))

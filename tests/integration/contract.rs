@@ -4,7 +4,7 @@
 //! pass the spec; a request that breaks it would get a 422 and fail the test.
 use herald::messaging::transport::twilio::TwilioTransport;
 use herald::messaging::transport::{Lookup, OutboundSms, SmsTransport};
-use herald::server::config::TwilioConfig;
+use herald::platform::config::TwilioConfig;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 

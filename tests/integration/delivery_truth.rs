@@ -51,7 +51,7 @@ async fn a_texts_timeline_and_an_unreachable_number(backend: Backend) {
     let page = c.org.client.get(app.url(&path)).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::OK);
     let html = page.text().await.unwrap();
-    let words = herald::messaging::carrier_errors::lookup("30003")
+    let words = herald::platform::carrier_errors::lookup("30003")
         .unwrap()
         .words;
     let order = [

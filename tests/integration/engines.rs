@@ -5,7 +5,7 @@ use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::messaging::transport::outbox::OutboxTransport;
-use herald::server::faults::{DRAFT_LOOP, PLAN_EXECUTE, SEND_LOOP};
+use herald::platform::faults::{DRAFT_LOOP, PLAN_EXECUTE, SEND_LOOP};
 use serde_json::{json, Value};
 use std::sync::Arc;
 

@@ -1,10 +1,10 @@
 //! `spawn_app`: a real Herald server on 127.0.0.1:0 with a fresh SQLite or PostgreSQL database.
 use herald::ai_agent::llm::ChatModel;
 use herald::messaging::transport::SmsTransport;
-use herald::server::config::Config;
+use herald::platform::config::Config;
+use herald::platform::state::Services;
+use herald::platform::AppState;
 use herald::server::launch::start_with;
-use herald::server::state::Services;
-use herald::server::AppState;
 use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -140,15 +140,15 @@ pub async fn fresh_database(backend: Backend) -> Option<(String, DbGuard)> {
 
 pub struct Options {
     /// Where media copies go, and their size limit (none: a temporary folder, 5 MB).
-    pub media: Option<herald::server::media_config::MediaConfig>,
+    pub media: Option<herald::platform::media_config::MediaConfig>,
     pub webhook_auth_token: Option<String>,
     /// Outbound webhooks' settings (none: the defaults, private addresses refused).
     pub webhooks: Option<herald::webhooks::WebhookSettings>,
     pub public_url: String,
     pub transport: Option<Arc<dyn SmsTransport>>,
     pub model: Option<Arc<dyn ChatModel>>,
-    pub drafter: Option<Arc<dyn herald::bulk_operation::drafter::Drafter>>,
-    pub clock: Option<Arc<dyn herald::clock::Clock>>,
+    pub drafter: Option<Arc<dyn herald::campaign::drafter::Drafter>>,
+    pub clock: Option<Arc<dyn herald::platform::clock::Clock>>,
     /// Campaign sends per second (fast by default in tests).
     pub sends_per_second: f64,
     /// Send workers per campaign (one on a manual clock keeps the sleeps in order).
@@ -166,7 +166,7 @@ pub struct Options {
     /// How old a drafting item's heartbeat may get before the reaper takes it back.
     pub draft_stale_after: Option<std::time::Duration>,
     /// `SIGN_UP` (open in tests, which create many organisations).
-    pub sign_up: herald::server::access_config::SignUpMode,
+    pub sign_up: herald::platform::access_config::SignUpMode,
     pub metrics_token: Option<String>,
     /// `HERALD_SECRET_KEY`, as its setting.
     pub secret_key: Option<String>,
@@ -183,7 +183,7 @@ pub struct Options {
     /// `REQUEST_TIMEOUT_SECS`, when a test needs it short.
     pub request_timeout: Option<std::time::Duration>,
     /// Limits per organisation, when a test needs them small.
-    pub limits: Option<herald::server::limits::Limits>,
+    pub limits: Option<herald::platform::limits::Limits>,
 }
 
 impl Default for Options {
@@ -206,7 +206,7 @@ impl Default for Options {
             plan_risk_max_cost: herald::plans::approval::DEFAULT_MAX_COST,
             turn_concurrency: 32,
             draft_stale_after: None,
-            sign_up: herald::server::access_config::SignUpMode::Open,
+            sign_up: herald::platform::access_config::SignUpMode::Open,
             metrics_token: None,
             secret_key: None,
             twilio: false,
@@ -256,7 +256,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     config.sign_up = opts.sign_up;
     // As the environment's default outside production: lent on an invite-only install only.
     config.share_operator_account =
-        opts.sign_up == herald::server::access_config::SignUpMode::Invite;
+        opts.sign_up == herald::platform::access_config::SignUpMode::Invite;
     config.setup_token = opts.setup_token;
     if let Some(t) = opts.request_timeout {
         config.request_timeout = t;
@@ -274,7 +274,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     let mut services = Services::from_config(&config).expect("services");
     if opts.twilio {
         // The transport handed in below is a Twilio one, to a fake.
-        config.transport = herald::server::config::TransportKind::Twilio;
+        config.transport = herald::platform::config::TransportKind::Twilio;
     }
     if let Some(t) = opts.transport {
         services.transport = t;
@@ -290,9 +290,11 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     services.runtime.reply_quiet = opts.reply_quiet;
     services.runtime.replies_per_contact_day = opts.replies_per_contact_day;
     // Quiet hours, leases and backoff follow this clock; never the machine's hour.
-    services.clock = opts
-        .clock
-        .unwrap_or_else(|| Arc::new(herald::clock::ShiftedClock::starting_at(test_daytime())));
+    services.clock = opts.clock.unwrap_or_else(|| {
+        Arc::new(herald::platform::clock::ShiftedClock::starting_at(
+            test_daytime(),
+        ))
+    });
     services.engine.sends_per_second = opts.sends_per_second;
     services.engine.send_concurrency = opts.send_concurrency;
     if let Some(stale) = opts.draft_stale_after {
@@ -577,7 +579,7 @@ impl TestApp {
 
     /// Waits for background routing to finish.
     pub async fn settle(&self) {
-        herald::server::state::wait_for_background(&self.state.tasks).await;
+        herald::platform::state::wait_for_background(&self.state.tasks).await;
     }
 
     /// Rows of `table` matching a SQL condition written by the test.

@@ -132,7 +132,7 @@ on_both_databases!(
 /// SQLite only (PostgreSQL manages its own log): a log longer than the limit is started over.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_sqlite_log_is_started_over() {
-    use herald::server::sqlite_wal::{checkpoint, Checkpoint};
+    use herald::platform::sqlite_wal::{checkpoint, Checkpoint};
     use sea_orm::ConnectionTrait;
     let Some(app) = spawn_app(Backend::Sqlite).await else {
         return;
@@ -173,8 +173,8 @@ async fn a_long_sqlite_log_is_started_over() {
 /// write meanwhile); once the reader is gone, the next look starts the log over.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_checkpointer_gives_way_to_a_reader_of_the_old_log() {
-    use herald::server::db::{connect, Role};
-    use herald::server::sqlite_wal::{checkpoint, Checkpoint};
+    use herald::platform::db::{connect, Role};
+    use herald::platform::sqlite_wal::{checkpoint, Checkpoint};
     use sea_orm::{ConnectionTrait, DatabaseConnection, TransactionTrait};
     // A database of its own, with no server and so no other checkpointer: every step is ours.
     let Some((url, _guard)) = fresh_database(Backend::Sqlite).await else {
@@ -218,9 +218,11 @@ async fn another_instance_sees_a_reassigned_number_within_the_ttl() {
         return;
     };
     let config =
-        herald::server::config::Config::for_database(s.app.state.config.database_url.clone());
-    let mut services = herald::server::state::Services::from_config(&config).expect("services");
-    services.clock = std::sync::Arc::new(herald::clock::ShiftedClock::starting_at(test_daytime()));
+        herald::platform::config::Config::for_database(s.app.state.config.database_url.clone());
+    let mut services = herald::platform::state::Services::from_config(&config).expect("services");
+    services.clock = std::sync::Arc::new(herald::platform::clock::ShiftedClock::starting_at(
+        test_daytime(),
+    ));
     let b = herald::server::launch::start_with(config, services)
         .await
         .expect("a second instance starts");
@@ -252,7 +254,7 @@ async fn another_instance_sees_a_reassigned_number_within_the_ttl() {
     assign(vec![s.numbers[1]]).await;
     // Instance B looks the number up (and remembers it) while it has no agent.
     text_b("SMsecond000000000000000000000001", "Hello?").await;
-    herald::server::state::wait_for_background(&b.state.tasks).await;
+    herald::platform::state::wait_for_background(&b.state.tasks).await;
     assert_eq!(
         s.app.count("ai_thread").await,
         0,
@@ -263,7 +265,7 @@ async fn another_instance_sees_a_reassigned_number_within_the_ttl() {
     tokio::time::sleep(herald::phone_numbers::cache::TTL + std::time::Duration::from_millis(200))
         .await;
     text_b("SMsecond000000000000000000000002", "Anyone?").await;
-    herald::server::state::wait_for_background(&b.state.tasks).await;
+    herald::platform::state::wait_for_background(&b.state.tasks).await;
     assert_eq!(
         s.app
             .count_where("ai_thread_event", "kind = 'inbound_sms'")

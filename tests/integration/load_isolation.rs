@@ -8,7 +8,7 @@ use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::ai_agent::llm::{ChatMessage, ChatModel, Completion, LlmError, ToolDef};
-use herald::bulk_operation::drafter::{DraftRequest, Drafter};
+use herald::campaign::drafter::{DraftRequest, Drafter};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -190,12 +190,10 @@ async fn slow_drafts_stay_claimed(backend: Backend) {
         tokio::spawn(async move {
             let mut returned = 0;
             loop {
-                returned += herald::bulk_operation::draft_engine::reap_stale(
-                    &state,
-                    Duration::from_millis(300),
-                )
-                .await
-                .unwrap();
+                returned +=
+                    herald::campaign::draft_engine::reap_stale(&state, Duration::from_millis(300))
+                        .await
+                        .unwrap();
                 tokio::time::sleep(Duration::from_millis(40)).await;
                 if returned > 0 {
                     return returned;
@@ -203,7 +201,7 @@ async fn slow_drafts_stay_claimed(backend: Backend) {
             }
         })
     };
-    herald::bulk_operation::draft_engine::run_draft_engine(&app.state, op)
+    herald::campaign::draft_engine::run_draft_engine(&app.state, op)
         .await
         .unwrap();
     reaper.abort();
@@ -214,7 +212,7 @@ async fn slow_drafts_stay_claimed(backend: Backend) {
         8,
         "each item drafted once"
     );
-    use herald::bulk_operation::entity::item;
+    use herald::campaign::entity::item;
     use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
     let drafted = item::Entity::find()
         .filter(item::Column::OperationId.eq(op))

@@ -25,6 +25,7 @@ mod agent_support;
 mod agent_widening;
 mod agents;
 mod api_conformance;
+mod architecture;
 mod assets;
 mod assistant_scale;
 mod attention;

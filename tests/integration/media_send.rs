@@ -5,7 +5,7 @@
 use crate::helpers::*;
 use crate::media::{app_with, fetch, media_of, png};
 use crate::on_both_databases;
-use herald::server::media_config::MediaConfig;
+use herald::platform::media_config::MediaConfig;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

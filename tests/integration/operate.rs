@@ -232,7 +232,7 @@ async fn check_config_names_every_problem(backend: Backend) {
     assert!(err.contains("does not answer"), "{err}");
     std::fs::remove_file(not_a_folder).unwrap();
     // A restore in progress holds the SQLite file's lock: start-up would be refused.
-    if let Some(path) = herald::server::sqlite_file::path_of(&db) {
+    if let Some(path) = herald::platform::sqlite_file::path_of(&db) {
         let restore = hold_restore_lock(&path);
         let (code, _, err) = admin(&db, &["check-config"], "");
         assert_eq!(code, 2, "{err}");

@@ -8,8 +8,8 @@ use crate::on_both_databases;
 use reqwest::StatusCode;
 use serde_json::json;
 
-fn small() -> herald::server::limits::Limits {
-    herald::server::limits::Limits {
+fn small() -> herald::platform::limits::Limits {
+    herald::platform::limits::Limits {
         api_rate_per_second: 1,
         api_burst: 4,
         api_keys: 3,

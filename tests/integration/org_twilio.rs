@@ -6,7 +6,7 @@
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::messaging::transport::twilio::TwilioTransport;
-use herald::server::config::TwilioConfig;
+use herald::platform::config::TwilioConfig;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -110,7 +110,7 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
         .unwrap()
         .parse()
         .unwrap();
-    let op = herald::bulk_operation::entity::operation::Entity::find_by_id(op_id)
+    let op = herald::campaign::entity::operation::Entity::find_by_id(op_id)
         .one(&app.state.db)
         .await
         .unwrap()

@@ -13,7 +13,7 @@ on_both_databases!(each_operation_needs_its_scope);
 async fn each_operation_needs_its_scope(backend: Backend) {
     // Two keys for each operation, past the default of twenty an organisation holds.
     let opts = Options {
-        limits: Some(herald::server::limits::Limits {
+        limits: Some(herald::platform::limits::Limits {
             api_keys: 100,
             ..Default::default()
         }),

@@ -160,18 +160,13 @@ async fn reports_equal_hand_counted_sql(backend: Backend) {
         .iter()
         .filter(within)
         .filter(|t| t.0 == "outbound")
-        .map(|t| {
-            herald::bulk_operation::segments::segments(&t.1)
-                .count
-                .max(1) as f64
-                * 7900.0
-        })
+        .map(|t| herald::campaign::segments::segments(&t.1).count.max(1) as f64 * 7900.0)
         .sum();
     assert_eq!(figure(&html, "total-cost"), format!("${:.2}", cost / 1e6));
-    let filtered = herald::messaging::carrier_errors::lookup("30007")
+    let filtered = herald::platform::carrier_errors::lookup("30007")
         .unwrap()
         .words;
-    let unreachable = herald::messaging::carrier_errors::lookup("30003")
+    let unreachable = herald::platform::carrier_errors::lookup("30003")
         .unwrap()
         .words;
     assert!(

@@ -6,8 +6,8 @@
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::bulk_operation::entity::item;
-use herald::bulk_operation::segments::segments;
+use herald::campaign::entity::item;
+use herald::campaign::segments::segments;
 use herald::server::seed_scale::{seed, ScaleSpec};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -120,7 +120,7 @@ async fn the_review_sheet_pages_through_a_large_campaign(backend: Backend) {
         first["cost"]
     );
     assert_eq!(first["linked"], true);
-    let digest = herald::bulk_operation::review_digest::current(&app.state.db, op)
+    let digest = herald::campaign::review_digest::current(&app.state.db, op)
         .await
         .unwrap();
     assert_eq!(

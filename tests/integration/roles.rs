@@ -81,9 +81,7 @@ async fn owner_only_powers(backend: Backend) {
     let agent = member_assistant(&app, &member).await;
     let audience = include_all(&[c.linus]);
     let op = operation_for(&app, &agent, &audience, "Roles").await;
-    herald::bulk_operation::engines::resume(&app.state)
-        .await
-        .unwrap();
+    herald::campaign::engines::resume(&app.state).await.unwrap();
     app.settle().await;
     forbidden("/api/operations/approve", json!({"id": op, "digest": ""})).await;
     let sheet: Value = app

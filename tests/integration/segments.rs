@@ -6,11 +6,11 @@ use crate::campaign_support::assistant_agent;
 use crate::helpers::*;
 use crate::on_both_databases;
 use crate::plan_support::ask;
-use herald::clock::ManualClock;
 use herald::messaging::entity as message;
 use herald::plans::audience::model::AudienceEntry;
 use herald::plans::model::{Audience, PlanAction};
 use herald::plans::service::{present_plan, Presented};
+use herald::platform::clock::ManualClock;
 use herald::server::seed_scale::{seed, seeded_time, ScaleSpec};
 use sea_orm::{EntityTrait, NotSet, Set};
 use serde_json::{json, Value};
@@ -74,7 +74,7 @@ async fn segments_are_saved_named_filters_counted_exactly(backend: Backend) {
     };
     // SQLite: the statistics the planner reads, gathered as the server does at start.
     if backend == Backend::Sqlite {
-        use herald::server::sqlite_optimize::{optimize, Pass};
+        use herald::platform::sqlite_optimize::{optimize, Pass};
         use sea_orm::ConnectionTrait;
         optimize(&app.state.db, Pass::AtStart).await.unwrap();
         let stats = app

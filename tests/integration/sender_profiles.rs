@@ -373,7 +373,7 @@ async fn capped_campaign(
 ) -> Option<(
     TestApp,
     crate::campaign_support::Crm,
-    Arc<herald::clock::ManualClock>,
+    Arc<herald::platform::clock::ManualClock>,
     Arc<herald::messaging::transport::outbox::OutboxTransport>,
     Value,
     uuid::Uuid,

@@ -4,7 +4,7 @@
 //! conversations back; and nothing reaching past the organisation.
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::clock::{Clock, ManualClock};
+use herald::platform::clock::{Clock, ManualClock};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -5,7 +5,7 @@ use crate::helpers::*;
 use crate::on_both_databases;
 use herald::messaging::transport::twilio::TwilioTransport;
 use herald::messaging::transport::{Lookup, OutboundSms, SmsTransport, TransportError};
-use herald::server::config::TwilioConfig;
+use herald::platform::config::TwilioConfig;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;

@@ -139,7 +139,7 @@ async fn two_instances_send_a_campaign_exactly_once() {
     // The split, read from the database both instances share.
     let conn = sea_orm::Database::connect(db.as_str()).await.unwrap();
     let state_split: Vec<(Option<String>, i64)> = {
-        use herald::bulk_operation::entity::item;
+        use herald::campaign::entity::item;
         use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
         item::Entity::find()
             .select_only()

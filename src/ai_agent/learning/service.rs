@@ -10,7 +10,7 @@ use crate::ai_agent::learning::model::{
 use crate::ai_agent::llm::ChatMessage;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
@@ -106,7 +106,7 @@ pub async fn review(
                         new_words.push(text);
                     }
                     // Another instance's review made it first (one lesson per rule).
-                    Err(e) if crate::server::db::is_unique_violation(&e) => {}
+                    Err(e) if crate::platform::db::is_unique_violation(&e) => {}
                     Err(e) => return Err(e.into()),
                 }
             }
@@ -390,7 +390,7 @@ pub async fn update(
     am.version = Set(version);
     am.history = Set(json!(history));
     am.updated_at = Set(now);
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let saved = am.update(&txn).await?;
     if widens {
         widened(&txn, m, &agent.name, &format!("lesson: {text}"), now).await?;

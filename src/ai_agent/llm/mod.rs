@@ -99,7 +99,7 @@ pub trait ChatModel: Send + Sync {
 
 /// The configured model. `LLM_PROVIDER=offline` (the default) is the built-in deterministic model.
 pub fn from_config(
-    config: &crate::server::Config,
+    config: &crate::platform::Config,
 ) -> Result<std::sync::Arc<dyn ChatModel>, String> {
     match config.llm_provider.as_str() {
         "offline" => Ok(std::sync::Arc::new(offline::OfflineModel)),

@@ -6,7 +6,7 @@ use super::output::{schema_of, to_json, CampaignPreview, CampaignStarted};
 use super::tags::{contact_ids, contacts_schema};
 use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
-use crate::bulk_operation::engines::{start, Engine};
+use crate::campaign::engines::{start, Engine};
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::AppError;
@@ -161,7 +161,7 @@ impl AgentTool for StartCampaign {
             })
             .collect();
         // One campaign per plan: a step run again after a crash answers the one it made.
-        let op = crate::bulk_operation::create::create_bulk_operation(
+        let op = crate::campaign::create::create_bulk_operation(
             &ctx.state,
             &p,
             &audience,
@@ -195,9 +195,7 @@ impl AgentTool for StartCampaign {
                     .allows_marketing()
             })
             .count();
-        let per = crate::bulk_operation::segments::segments(&c.concept)
-            .count
-            .max(1);
+        let per = crate::campaign::segments::segments(&c.concept).count.max(1);
         Ok(to_json(&CampaignPreview {
             started: CampaignStarted {
                 operation_id: Uuid::nil(),
@@ -208,7 +206,7 @@ impl AgentTool for StartCampaign {
             texts,
             left_out: ids.len() - texts,
             segments: texts * per,
-            cost_usd: (texts * per) as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT,
+            cost_usd: (texts * per) as f64 * crate::campaign::segments::COST_PER_SEGMENT,
         }))
     }
 }

@@ -3,8 +3,8 @@
 //! writing again. Two runs racing on one key: the second's row collides with the first's, its
 //! transaction (writes included) rolls back, and it answers the first's result.
 use super::{EffectKey, ToolError};
-use crate::server::db::is_unique_violation;
-use crate::server::AppState;
+use crate::platform::db::is_unique_violation;
+use crate::platform::AppState;
 use sea_orm::{
     ActiveModelTrait, DatabaseTransaction, EntityTrait, Set, SqliteTransactionMode,
     TransactionOptions, TransactionTrait,

@@ -4,7 +4,7 @@ use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::llm::ToolDef;
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use serde_json::{json, Value};
 use uuid::Uuid;
 

@@ -32,7 +32,7 @@ use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::llm::{ToolCall, ToolDef};
 use crate::ai_agent::model::SendMode;
 use crate::auth::session::Member;
-use crate::server::AppState;
+use crate::platform::AppState;
 use serde_json::Value;
 use std::sync::atomic::AtomicU32;
 use uuid::Uuid;

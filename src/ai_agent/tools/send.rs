@@ -238,7 +238,7 @@ impl AgentTool for SendSms {
     /// checks a send makes (opt-out, quiet hours, the reply's containment), sending nothing.
     async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
         let (ok, number_id) = self.prepare(ctx, &args).await?;
-        let seg = crate::bulk_operation::segments::segments(&ok.body);
+        let seg = crate::campaign::segments::segments(&ok.body);
         Ok(to_json(&TextPreview {
             text: TextSent {
                 sent: false,
@@ -250,7 +250,7 @@ impl AgentTool for SendSms {
             to: ok.contact.phone.unwrap_or_default(),
             from: ok.number.number,
             segments: seg.count.max(1),
-            cost_usd: seg.count.max(1) as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT,
+            cost_usd: seg.count.max(1) as f64 * crate::campaign::segments::COST_PER_SEGMENT,
         }))
     }
 }

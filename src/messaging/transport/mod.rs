@@ -5,7 +5,7 @@
 pub mod outbox;
 pub mod twilio;
 
-use crate::server::config::{Config, TransportKind};
+use crate::platform::config::{Config, TransportKind};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 

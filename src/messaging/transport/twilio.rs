@@ -6,7 +6,7 @@ use super::{
     FetchedMedia, FoundSms, Lookup, OutboundSms, Ownership, ProviderAccount, SentSms, SmsTransport,
     TransportError,
 };
-use crate::server::config::TwilioConfig;
+use crate::platform::config::TwilioConfig;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
@@ -236,8 +236,8 @@ impl SmsTransport for TwilioTransport {
                     let msg = body
                         .map(|b| {
                             let code = b.code.unwrap_or(0).to_string();
-                            match crate::messaging::carrier_errors::lookup(&code) {
-                                Some(e) => crate::messaging::carrier_errors::explain(e.code),
+                            match crate::platform::carrier_errors::lookup(&code) {
+                                Some(e) => crate::platform::carrier_errors::explain(e.code),
                                 None => {
                                     format!("{} (code {code})", b.message.unwrap_or_default())
                                 }

@@ -6,7 +6,7 @@ use crate::plans::audience::model::change_note;
 use crate::plans::audience::resolve;
 use crate::plans::entity::plan;
 use crate::plans::model::{ContactDecision, PlanAction};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
@@ -79,7 +79,7 @@ pub async fn on_approve(state: &AppState, p: &plan::Model, actor: Uuid) -> AppRe
     let now = state.clock.now();
     let old = resolve::generation(&state.db, p.id).await?.unwrap_or(0);
     let new = old + 1;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let members =
         match resolve::snapshot(&txn, p.organization_id, p.id, new, a, campaign, now).await {
             Ok(n) => n,

@@ -8,7 +8,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::audience::model::{
     Audience, AudienceMember, AudiencePage, AudienceView, HAND_PICKED_MAX,
 };
-use crate::server::AppState;
+use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{
     Alias, Expr, ExprTrait, Func, InsertStatement, Query, SelectStatement, UpdateStatement,
@@ -62,7 +62,7 @@ async fn update<C: ConnectionTrait>(db: &C, q: &UpdateStatement) -> AppResult<u6
 }
 
 async fn count<C: ConnectionTrait>(db: &C, q: SelectStatement) -> AppResult<u64> {
-    crate::server::db::count_rows(db, q).await
+    crate::platform::db::count_rows(db, q).await
 }
 
 /// Checks the contacts a hand-picked list names: at most `HAND_PICKED_MAX`, all the

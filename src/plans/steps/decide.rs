@@ -10,7 +10,7 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, PlanView};
 use crate::plans::service::{record, view};
-use crate::server::AppState;
+use crate::platform::AppState;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -110,7 +110,7 @@ pub async fn decide(
     }
     let now = state.clock.now();
     // The decision and the plan's waking go together: a paused plan never holds an unread one.
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     for (kind, after) in entries {
         record(
             &txn,

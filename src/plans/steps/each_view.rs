@@ -3,10 +3,10 @@
 use super::each::{item_arguments, source_of, Source};
 use super::items::{audience_contacts, contact_item, progress};
 use super::model::{EachView, PlanStep};
-use crate::components::grouped;
 use crate::error::AppResult;
+use crate::format::grouped;
 use crate::plans::entity::plan;
-use crate::server::AppState;
+use crate::platform::AppState;
 use serde_json::Value;
 
 /// How many items the card renders as a sample.
@@ -79,10 +79,10 @@ pub async fn each_view(
             .sample
             .iter()
             .filter_map(|a| a["body"].as_str())
-            .map(|b| crate::bulk_operation::segments::segments(b).count as u64)
+            .map(|b| crate::campaign::segments::segments(b).count as u64)
             .max()
             .unwrap_or(1);
-        let cost = (n * per) as f64 * crate::bulk_operation::segments::COST_PER_SEGMENT;
+        let cost = (n * per) as f64 * crate::campaign::segments::COST_PER_SEGMENT;
         view.cost = Some(format!(
             "About {} texts × {per} segment{} · about ${cost:.2}",
             grouped(n),

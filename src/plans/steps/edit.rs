@@ -16,7 +16,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{texts_people, PlanAction, PlanView, SCHEDULE_TOOL, SEND_TOOL};
 use crate::plans::service::{record, view};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::EntityTrait;
 use serde_json::{json, Map, Value};
 use uuid::Uuid;
@@ -182,7 +182,7 @@ pub async fn edit(
     let hash = arguments_hash(&after);
     let what = describe(&before, &changes);
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let was: Map<String, Value> = changes
         .keys()
         .map(|k| (k.clone(), before[k].clone()))

@@ -9,12 +9,12 @@ use super::model::PlanStep;
 use super::run::arguments_hash;
 use super::validate::{check_resolved, ToolSpec};
 use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx};
-use crate::components::grouped;
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
+use crate::format::grouped;
 use crate::plans::audience::model::Audience;
 use crate::plans::entity::plan;
-use crate::server::AppState;
+use crate::platform::AppState;
 use futures::stream::{self, StreamExt};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -211,7 +211,7 @@ async fn ensure_rows(state: &AppState, p: &plan::Model, step: &str, over: &Value
     }
     let items = gather(state, p, over).await?;
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     for (n, chunk) in items.chunks(INSERT_CHUNK).enumerate() {
         let rows = chunk.iter().enumerate().map(|(i, it)| row::ActiveModel {
             plan_id: Set(p.id),

@@ -14,7 +14,7 @@ use crate::error::{AppError, AppResult};
 use crate::plans::approval::step_waived;
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::{ApprovalPolicy, PlanAction, PlanStatus};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::Value;

@@ -11,7 +11,7 @@ use crate::ai_agent::tools::{step_catalog, step_tools};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, CAMPAIGN_TOOL, SEND_TOOL};
-use crate::server::AppState;
+use crate::platform::AppState;
 use serde_json::Value;
 use uuid::Uuid;
 

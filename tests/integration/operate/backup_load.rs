@@ -200,7 +200,7 @@ async fn an_online_backup_under_load_restores() {
     let (fresh_url, _fresh_guard) = fresh_database(Backend::Sqlite).await.unwrap();
     let (code, _, err) = admin(&fresh_url, &["restore", &target], "");
     assert_eq!(code, 0, "{err}");
-    let restored = herald::server::sqlite_file::path_of(&fresh_url).unwrap();
+    let restored = herald::platform::sqlite_file::path_of(&fresh_url).unwrap();
     assert_eq!(integrity(&restored).await, "ok");
     let present = sids_in(&fresh_url).await;
     for i in &before {

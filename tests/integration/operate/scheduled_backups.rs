@@ -114,7 +114,7 @@ async fn scheduled_backups(backend: Backend) {
     }
     let copy = dir.join(&kept[0]);
     assert_eq!(super::integrity(&copy).await, "ok");
-    herald::server::sqlite_file::check_file(&copy)
+    herald::platform::sqlite_file::check_file(&copy)
         .await
         .unwrap();
     let copy_url = format!("sqlite://{}?mode=ro", copy.display());

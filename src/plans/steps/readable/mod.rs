@@ -7,7 +7,7 @@
 //! agree.
 use super::model::{ArgLine, ArgPart, PlanStep};
 use super::reference::{lookup, parse_template, Part, Reference, Segment, Template, ITEM};
-use crate::components::grouped;
+use crate::format::grouped;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;

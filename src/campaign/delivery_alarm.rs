@@ -6,12 +6,13 @@
 //! from the resume) or cancels it. The send engine checks the campaign is still sending right
 //! before each text, so nothing leaves after the pause.
 use crate::auth::entity::organization;
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::OperationStatus;
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::OperationStatus;
 use crate::error::AppResult;
 use crate::messaging::entity::{self as message, status_event};
 use crate::notifications::service::{notify, Notice};
-use crate::server::AppState;
+use crate::platform::events::{DomainEvent, Listener};
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::{BTreeMap, HashSet};
@@ -78,7 +79,7 @@ pub fn errors_behind(w: &Window) -> String {
     codes.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     codes
         .into_iter()
-        .map(|(code, n)| format!("{n} × {}", crate::messaging::carrier_errors::explain(code)))
+        .map(|(code, n)| format!("{n} × {}", crate::platform::carrier_errors::explain(code)))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -308,6 +309,24 @@ pub async fn after_callback(state: &AppState, message_id: Uuid) -> AppResult<()>
         return Ok(());
     };
     pause(state, &op, &why, &w).await
+}
+
+/// Hears delivery statuses (`DomainEvent::MessageStatus`): a campaign text's final status may
+/// pause its campaign (`after_callback`).
+pub struct DeliveryAlarm;
+
+#[async_trait::async_trait]
+impl Listener for DeliveryAlarm {
+    async fn on(&self, state: &AppState, event: &DomainEvent) -> AppResult<()> {
+        match event {
+            DomainEvent::MessageStatus {
+                message_id, status, ..
+            } if matches!(status.as_str(), "delivered" | "undelivered" | "failed") => {
+                after_callback(state, *message_id).await
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Pauses a sending campaign for `why`, once, and tells its owners.

@@ -2,7 +2,7 @@
 //! `Origin`). A state-changing `/api` call, or the live WebSocket, from another site is refused
 //! before it reaches a server function. Callers that are not browsers send neither header and
 //! pass; the session cookie (SameSite=Lax) is the other half of the defence.
-use crate::server::AppState;
+use crate::platform::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;

@@ -1,7 +1,7 @@
 //! Where media copies are kept (`MEDIA_DIR`, or `MEDIA_S3_*` for an S3-compatible bucket) and how
 //! large a copied file may be (`MEDIA_MAX_BYTES`), checked at start-up with messages naming the
 //! setting.
-use crate::server::config::{var, Problems};
+use crate::platform::config::{var, Problems};
 use std::path::PathBuf;
 
 /// Twilio accepts at most 5 MB of media on a message; a larger file is not copied.

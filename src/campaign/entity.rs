@@ -1,5 +1,6 @@
 //! The `assistant_operation` and `assistant_operation_item` tables, and each campaign's
-//! `campaign_funnel` counters.
+//! `campaign_funnel` counters. The tables keep the name they were born with (a campaign was an
+//! "operation" of the assistant); renaming them would buy nothing but a migration.
 pub mod operation {
     use sea_orm::entity::prelude::*;
 

@@ -4,12 +4,12 @@
 //! the same hold as a draft edit, and they are part of the review digest: an approval covers the
 //! pictures its approver saw.
 use crate::auth::session::Member;
-use crate::bulk_operation::model::{OperationStatus, ReviewSheet};
-use crate::bulk_operation::review::{find_visible, sheet};
+use crate::campaign::model::{OperationStatus, ReviewSheet};
+use crate::campaign::review::{find_visible, sheet};
 use crate::error::{AppError, AppResult};
 use crate::media::entity::upload;
 use crate::media::model::{MAX_PER_TEXT, MAX_SEND_BYTES};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use uuid::Uuid;
@@ -68,8 +68,8 @@ pub async fn set(
         ));
     }
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
-    crate::bulk_operation::review_digest::hold_in_review(&txn, operation_id, now).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
+    crate::campaign::review_digest::hold_in_review(&txn, operation_id, now).await?;
     // Pictures taken off go back to being unsent uploads, which the hourly sweep removes.
     upload::Entity::update_many()
         .col_expr(upload::Column::OperationId, Expr::value(None::<Uuid>))

@@ -2,14 +2,15 @@
 //! one UPDATE … RETURNING on SQLite) with their contacts, drafts up to N at once while
 //! `draft_writer` records them, and hands the operation to review when every item is drafted. A
 //! reaper returns items whose worker died.
-use crate::bulk_operation::draft_writer::{heartbeat, Finished, Writer};
-use crate::bulk_operation::drafter::DraftRequest;
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::{item_status, OperationStatus};
+use crate::campaign::draft_writer::{heartbeat, Finished, Writer};
+use crate::campaign::drafter::DraftRequest;
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::{item_status, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::merge::{render, MergeValues};
-use crate::server::AppState;
+use crate::platform::events::DomainEvent;
+use crate::platform::AppState;
 use futures::StreamExt;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -236,7 +237,7 @@ pub async fn recount(
     op_id: Uuid,
     change: Option<(OperationStatus, OperationStatus)>,
 ) -> AppResult<bool> {
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let changed = recount_in(&txn, op_id, state.clock.now(), change).await?;
     txn.commit().await?;
     published(state, op_id).await?;
@@ -362,7 +363,7 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
                 .into_iter()
                 .map(|(_, text)| text)
                 .collect();
-        state.faults.check(crate::server::faults::DRAFT_LOOP)?;
+        state.faults.check(crate::platform::faults::DRAFT_LOOP)?;
         reap_stale(state, cfg.stale_after).await?;
         // A claimer keeps one batch ahead of the drafts (the channel holds a batch), so no draft
         // waits for a claim; the writer records finished drafts meanwhile.
@@ -423,7 +424,10 @@ async fn finish_drafting(state: &AppState, op: &operation::Model) -> AppResult<(
     )
     .await?;
     if changed {
-        crate::plans::campaign_outcome::drafted(state, op.id).await?;
+        let event = DomainEvent::CampaignDrafted {
+            operation_id: op.id,
+        };
+        crate::platform::events::publish(state, event).await?;
         if let Some(user_id) = op.owner_user_id {
             crate::notifications::service::notify(
                 state,

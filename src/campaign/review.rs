@@ -3,8 +3,8 @@
 //! private Assistant plan is seen, like the plan, by that member and by owners only.
 use crate::auth::model::Role;
 use crate::auth::session::Member;
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::{
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::{
     item_status, ItemView, OperationStatus, OperationView, OperationsPage, ReviewSheet,
     OPERATIONS_PAGE, SHEET_PAGE,
 };
@@ -12,7 +12,8 @@ use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::plans::access::others_assistants;
-use crate::server::AppState;
+use crate::platform::events::DomainEvent;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
@@ -95,7 +96,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
         skipped: op.skipped,
         unknown,
         skip_reasons: reasons,
-        pictures: crate::bulk_operation::pictures::of(&state.db, op.id)
+        pictures: crate::campaign::pictures::of(&state.db, op.id)
             .await?
             .into_iter()
             .map(|u| crate::media::model::UploadView {
@@ -105,7 +106,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
             })
             .collect(),
         error: op.error,
-        filtered: crate::bulk_operation::delivery_alarm::filtered_count(state, op.id).await? as i32,
+        filtered: crate::campaign::delivery_alarm::filtered_count(state, op.id).await? as i32,
         paused_reason: op.paused_from.as_ref().map(|_| {
             op.paused_reason
                 .clone()
@@ -128,7 +129,7 @@ pub async fn list(state: &AppState, m: &Member, before: Option<Uuid>) -> AppResu
     let total = q.clone().count(&state.db).await?;
     if let Some(b) = before {
         let from = find_visible(state, m, b).await?;
-        q = q.filter(crate::server::db::older_than(
+        q = q.filter(crate::platform::db::older_than(
             operation::Column::CreatedAt,
             operation::Column::Id,
             from.created_at,
@@ -184,9 +185,9 @@ pub async fn sheet_page(
     });
     let views = item_views(&state.db, items).await?;
     let operation = view(state, op).await?;
-    let drafts = crate::bulk_operation::review_digest::drafts(&state.db, id).await?;
-    let digest = crate::bulk_operation::review_digest::sealed(
-        crate::bulk_operation::review_digest::digest(
+    let drafts = crate::campaign::review_digest::drafts(&state.db, id).await?;
+    let digest = crate::campaign::review_digest::sealed(
+        crate::campaign::review_digest::digest(
             drafts
                 .iter()
                 .map(|(i, s, d)| (*i, s.as_str(), d.as_deref())),
@@ -215,11 +216,11 @@ pub async fn sheet_page(
 /// carries a link. With a picture each text is one MMS, whatever its length; otherwise its
 /// segments are counted on the text as sent, each link as its short link under `prefix`.
 fn cost_of(
-    drafts: &[crate::bulk_operation::review_digest::Draft],
+    drafts: &[crate::campaign::review_digest::Draft],
     mms: bool,
     prefix: Option<&str>,
 ) -> (f64, bool) {
-    use crate::bulk_operation::segments::{segments, COST_PER_MMS};
+    use crate::campaign::segments::{segments, COST_PER_MMS};
     use crate::links::model as links;
     let counted = [
         item_status::DRAFTED,
@@ -384,7 +385,7 @@ pub async fn skip_item(state: &AppState, m: &Member, item_id: Uuid) -> AppResult
             Expr::value(Some("skipped at review")),
         );
     change_in_review(state, op.id, item_id, update).await?;
-    crate::bulk_operation::draft_engine::refresh_counters(state, op.id).await?;
+    crate::campaign::draft_engine::refresh_counters(state, op.id).await?;
     sheet(state, m, op.id).await
 }
 
@@ -402,7 +403,7 @@ pub async fn regenerate_item(
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Contact"))?;
-    let req = crate::bulk_operation::drafter::DraftRequest {
+    let req = crate::campaign::drafter::DraftRequest {
         organization: org.name,
         rules: org.rules.unwrap_or_default(),
         lessons: crate::ai_agent::learning::service::enabled(&state.db, op.agent_id)
@@ -449,9 +450,8 @@ async fn change_in_review(
     item_id: Uuid,
     update: sea_orm::UpdateMany<item::Entity>,
 ) -> AppResult<()> {
-    let txn = crate::server::db::begin_write(&state.db).await?;
-    crate::bulk_operation::review_digest::hold_in_review(&txn, operation_id, state.clock.now())
-        .await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
+    crate::campaign::review_digest::hold_in_review(&txn, operation_id, state.clock.now()).await?;
     let res = update
         .filter(item::Column::Id.eq(item_id))
         .filter(item::Column::Status.eq(item_status::DRAFTED))
@@ -477,7 +477,7 @@ pub async fn approve_all(
     let op = find_visible(state, m, id).await?;
     // Sending a campaign texts many people from the business's numbers: an owner decides.
     m.require_owner()?;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,
@@ -495,15 +495,19 @@ pub async fn approve_all(
                 .into(),
         ));
     }
-    if crate::bulk_operation::review_digest::current(&txn, id).await? != digest {
+    if crate::campaign::review_digest::current(&txn, id).await? != digest {
         return Err(AppError::Conflict(
             "The drafts changed since this sheet was loaded; review again.".into(),
         ));
     }
-    crate::bulk_operation::funnel::approved(&txn, id, op.organization_id).await?;
+    crate::campaign::funnel::approved(&txn, id, op.organization_id).await?;
     txn.commit().await?;
-    crate::bulk_operation::engines::start(state, id, crate::bulk_operation::engines::Engine::Send);
-    crate::plans::campaign_outcome::approved(state, m, id).await?;
+    crate::campaign::engines::start(state, id, crate::campaign::engines::Engine::Send);
+    let event = DomainEvent::CampaignApproved {
+        operation_id: id,
+        by_user_id: m.user_id,
+    };
+    crate::platform::events::publish(state, event).await?;
     sheet(state, m, id).await
 }
 
@@ -521,7 +525,7 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
         )));
     }
     // Cancelled once, in one transaction with what was left, the recount and `campaign.finished`.
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,
@@ -550,11 +554,12 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
         .exec(&txn)
         .await?;
     let now = state.clock.now();
-    crate::bulk_operation::draft_engine::recount_in(&txn, id, now, None).await?;
+    crate::campaign::draft_engine::recount_in(&txn, id, now, None).await?;
     crate::webhooks::emit::campaign_finished(&txn, id, now).await?;
     txn.commit().await?;
-    crate::bulk_operation::draft_engine::published(state, id).await?;
-    crate::plans::campaign_outcome::ended(state, id).await?;
+    crate::campaign::draft_engine::published(state, id).await?;
+    let event = DomainEvent::CampaignEnded { operation_id: id };
+    crate::platform::events::publish(state, event).await?;
     sheet(state, m, id).await
 }
 
@@ -577,12 +582,8 @@ pub async fn resolve_item(
         ));
     };
     crate::messaging::ledger::resolve_unknown(state, m.organization_id, message_id, how).await?;
-    crate::bulk_operation::send_engine::sync_items(
-        state,
-        it.operation_id,
-        state.engine.stale_after,
-    )
-    .await?;
-    crate::bulk_operation::draft_engine::refresh_counters(state, it.operation_id).await?;
+    crate::campaign::send_engine::sync_items(state, it.operation_id, state.engine.stale_after)
+        .await?;
+    crate::campaign::draft_engine::refresh_counters(state, it.operation_id).await?;
     sheet(state, m, it.operation_id).await
 }

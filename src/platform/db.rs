@@ -1,5 +1,5 @@
 //! Connecting to SQLite or PostgreSQL and bringing the schema up to date.
-use crate::server::sqlite_busy::Wait;
+use crate::platform::sqlite_busy::Wait;
 use migration::{Migrator, MigratorTrait};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbBackend, DbErr};
 use std::time::Duration;
@@ -55,7 +55,7 @@ impl Role {
         match self {
             Role::Acknowledgement => Wait::polling(Duration::from_micros(20)),
             Role::Background => Wait::polling(Duration::from_micros(100)),
-            Role::Checkpoint => crate::server::sqlite_wal::CHECKPOINT_WAIT,
+            Role::Checkpoint => crate::platform::sqlite_wal::CHECKPOINT_WAIT,
         }
     }
 }
@@ -76,11 +76,11 @@ pub async fn connect(url: &str, size: u32, role: Role) -> Result<DatabaseConnect
     opts.map_sqlx_sqlite_opts(|o| {
         o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
             .synchronous(sea_orm::sqlx::sqlite::SqliteSynchronous::Normal)
-            .busy_timeout(crate::server::sqlite_busy::BUSY_TIMEOUT)
+            .busy_timeout(crate::platform::sqlite_busy::BUSY_TIMEOUT)
             // A log started over (`sqlite_wal`) is cut back to this size.
             .pragma(
                 "journal_size_limit",
-                crate::server::sqlite_wal::LOG_LIMIT_BYTES.to_string(),
+                crate::platform::sqlite_wal::LOG_LIMIT_BYTES.to_string(),
             )
             // SQLite's own page cache is 2 MB a connection by default: at a million texts the
             // database is about a gigabyte, and reads of a large organisation went to the
@@ -91,7 +91,7 @@ pub async fn connect(url: &str, size: u32, role: Role) -> Result<DatabaseConnect
     });
     let wait = role.wait();
     opts.map_sqlx_sqlite_pool_opts(move |pool| {
-        pool.after_connect(move |conn, _| crate::server::sqlite_busy::install(conn, wait))
+        pool.after_connect(move |conn, _| crate::platform::sqlite_busy::install(conn, wait))
     });
     Database::connect(opts).await
 }
@@ -125,10 +125,7 @@ async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
 
 /// Whether a database error is a unique-constraint violation, on either backend.
 pub fn is_unique_violation(err: &DbErr) -> bool {
-    matches!(
-        err.sql_err(),
-        Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
-    )
+    crate::error::DbFault::of(err) == crate::error::DbFault::Unique
 }
 
 /// Serialises changes to one organisation's memberships (so two owners demoting each other at

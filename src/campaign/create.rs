@@ -1,13 +1,13 @@
 //! `create_bulk_operation`: items for the plan's included contacts only, with deterministic skips
 //! (no phone, opted out, duplicate phone) recorded whatever the plan says. Idempotent per plan.
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::item_status;
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::item_status;
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::ContactDecision;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
@@ -118,7 +118,7 @@ pub async fn create_bulk_operation(
     }
     let total = rows.len() as i32;
     let skipped = rows.iter().filter(|r| r.2.is_some()).count() as i32;
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     let inserted = operation::ActiveModel {
         id: Set(op_id),
         organization_id: Set(p.organization_id),
@@ -149,7 +149,7 @@ pub async fn create_bulk_operation(
     match inserted {
         Ok(_) => {}
         // Another instance made this plan's campaign first (one per plan: a unique index).
-        Err(e) if crate::server::db::is_unique_violation(&e) => {
+        Err(e) if crate::platform::db::is_unique_violation(&e) => {
             txn.rollback().await?;
             return operation::Entity::find()
                 .filter(operation::Column::PlanId.eq(p.id))

@@ -1,9 +1,11 @@
 //! The scheduled backup settings (`BACKUP_DIR`, `BACKUP_EVERY_HOURS`, `BACKUP_KEEP`), checked at
 //! start-up: a folder Herald cannot write to, a period of 0 or PostgreSQL are refused with a
 //! message naming the setting, because a server that silently makes no backups is worse.
-use crate::server::config::{check_test_only, var, Problems};
+use crate::platform::config::{check_test_only, var, Problems};
+use chrono::{DateTime, Utc};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Hours between backups when `BACKUP_DIR` is set and `BACKUP_EVERY_HOURS` is not.
@@ -77,7 +79,7 @@ pub(crate) fn read(
         }),
         DEFAULT_KEEP,
     );
-    if crate::server::sqlite_file::path_of(database_url).is_none() {
+    if crate::platform::sqlite_file::path_of(database_url).is_none() {
         problems.0.push(
             "BACKUP_DIR is for SQLite, and DATABASE_URL is not an SQLite file: on PostgreSQL, \
              back up with pg_dump from a timer (pg_dump --format=custom --file=herald.dump \
@@ -111,6 +113,31 @@ fn writable(dir: &Path) -> Result<(), String> {
         .map_err(|e| format!("BACKUP_DIR {} is not writable: {e}", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
+}
+
+/// What `/healthz` reports.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Status {
+    pub enabled: bool,
+    pub last_backup_at: Option<DateTime<Utc>>,
+    /// The file's name in `BACKUP_DIR`.
+    pub last_file: Option<String>,
+    pub last_error: Option<String>,
+    pub last_error_at: Option<DateTime<Utc>>,
+    pub next_due: Option<DateTime<Utc>>,
+}
+
+/// Shared between the backup task and `/healthz`.
+#[derive(Clone, Default)]
+pub struct BackupStatus(Arc<Mutex<Status>>);
+
+impl BackupStatus {
+    pub fn get(&self) -> Status {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    pub(crate) fn update(&self, f: impl FnOnce(&mut Status)) {
+        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 #[cfg(test)]

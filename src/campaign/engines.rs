@@ -2,10 +2,10 @@
 //! backs off and starts again instead of stopping until the next restart. Every instance runs
 //! engines for every active operation; item claims keep them from doing the same work twice, and
 //! an instance that dies leaves its claimed items to the others once their heartbeats go stale.
-use crate::bulk_operation::entity::operation;
-use crate::bulk_operation::model::OperationStatus;
+use crate::campaign::entity::operation;
+use crate::campaign::model::OperationStatus;
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -41,10 +41,8 @@ pub fn start(state: &AppState, op: Uuid, engine: Engine) {
         let mut backoff = Duration::from_millis(50);
         loop {
             let outcome = match engine {
-                Engine::Draft => {
-                    crate::bulk_operation::draft_engine::run_draft_engine(&bg, op).await
-                }
-                Engine::Send => crate::bulk_operation::send_engine::run_send_engine(&bg, op).await,
+                Engine::Draft => crate::campaign::draft_engine::run_draft_engine(&bg, op).await,
+                Engine::Send => crate::campaign::send_engine::run_send_engine(&bg, op).await,
             };
             match outcome {
                 Ok(()) => break,

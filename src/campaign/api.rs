@@ -1,5 +1,5 @@
 //! Server functions behind the operation card, the Operations page and the draft review sheet.
-use crate::bulk_operation::model::{OperationView, OperationsPage, ReviewSheet};
+use crate::campaign::model::{OperationView, OperationsPage, ReviewSheet};
 use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -9,7 +9,7 @@ server_fn! {
     /// A page of operations, newest first: those older than `before` (None: the newest).
     pub async fn list_operations(before: Option<Uuid>) -> Result<OperationsPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::list(&state, &m, before).await
+        crate::campaign::review::list(&state, &m, before).await
     }
 }
 
@@ -17,8 +17,8 @@ server_fn! {
     #[post("/api/operations/get")]
     pub async fn get_operation(id: Uuid) -> Result<OperationView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        let op = crate::bulk_operation::review::find_visible(&state, &m, id).await?;
-        crate::bulk_operation::review::view(&state, op).await
+        let op = crate::campaign::review::find_visible(&state, &m, id).await?;
+        crate::campaign::review::view(&state, op).await
     }
 }
 
@@ -27,7 +27,7 @@ server_fn! {
     /// The sheet with the page of drafts after position `after` (None: the first page).
     pub async fn get_review_sheet(id: Uuid, after: Option<i32>) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::sheet_page(&state, &m, id, after).await
+        crate::campaign::review::sheet_page(&state, &m, id, after).await
     }
 }
 
@@ -35,7 +35,7 @@ server_fn! {
     #[post("/api/operations/items/edit")]
     pub async fn edit_draft(item_id: Uuid, text: String) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::edit_draft(&state, &m, item_id, &text).await
+        crate::campaign::review::edit_draft(&state, &m, item_id, &text).await
     }
 }
 
@@ -43,7 +43,7 @@ server_fn! {
     #[post("/api/operations/items/skip")]
     pub async fn skip_draft(item_id: Uuid) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::skip_item(&state, &m, item_id).await
+        crate::campaign::review::skip_item(&state, &m, item_id).await
     }
 }
 
@@ -51,7 +51,7 @@ server_fn! {
     #[post("/api/operations/items/regenerate")]
     pub async fn regenerate_draft(item_id: Uuid) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::regenerate_item(&state, &m, item_id).await
+        crate::campaign::review::regenerate_item(&state, &m, item_id).await
     }
 }
 
@@ -60,7 +60,7 @@ server_fn! {
     /// Approves the drafts whose digest the approver's sheet showed.
     pub async fn approve_operation(id: Uuid, digest: String) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::approve_all(&state, &m, id, &digest).await
+        crate::campaign::review::approve_all(&state, &m, id, &digest).await
     }
 }
 
@@ -68,7 +68,7 @@ server_fn! {
     #[post("/api/operations/cancel")]
     pub async fn cancel_operation(id: Uuid) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::cancel(&state, &m, id).await
+        crate::campaign::review::cancel(&state, &m, id).await
     }
 }
 
@@ -80,7 +80,7 @@ server_fn! {
         resolution: crate::messaging::model::Resolution,
     ) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::review::resolve_item(&state, &m, item_id, resolution).await
+        crate::campaign::review::resolve_item(&state, &m, item_id, resolution).await
     }
 }
 
@@ -92,7 +92,7 @@ server_fn! {
         upload_ids: Vec<Uuid>,
     ) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::pictures::set(&state, &m, id, &upload_ids).await
+        crate::campaign::pictures::set(&state, &m, id, &upload_ids).await
     }
 }
 
@@ -101,7 +101,7 @@ server_fn! {
     /// Turns a campaign's tracked short links on or off while its drafts await review.
     pub async fn set_operation_track_links(id: Uuid, on: bool) -> Result<ReviewSheet, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::link_tracking::set(&state, &m, id, on).await
+        crate::campaign::link_tracking::set(&state, &m, id, on).await
     }
 }
 
@@ -110,6 +110,6 @@ server_fn! {
     /// Resumes a campaign its stopped plan paused (an owner): it goes back to what it was doing.
     pub async fn resume_operation(id: Uuid) -> Result<OperationView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::bulk_operation::resume::resume(&state, &m, id).await
+        crate::campaign::resume::resume(&state, &m, id).await
     }
 }

@@ -4,8 +4,8 @@
 //! Every change to a draft first takes the operation's row (a no-op UPDATE that also checks the
 //! status), so an edit racing an approval either lands before it, and changes the digest, or
 //! finds the operation no longer in review.
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::OperationStatus;
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::OperationStatus;
 use crate::error::{AppError, AppResult};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -76,7 +76,7 @@ pub type Draft = (Uuid, String, Option<String>);
 /// The digest of the operation's drafts, pictures and link shortening as stored now.
 pub async fn current<C: ConnectionTrait>(db: &C, operation_id: Uuid) -> AppResult<String> {
     let rows = drafts(db, operation_id).await?;
-    let pictures = crate::bulk_operation::pictures::of(db, operation_id).await?;
+    let pictures = crate::campaign::pictures::of(db, operation_id).await?;
     let track_links = operation::Entity::find_by_id(operation_id)
         .one(db)
         .await?

@@ -1,5 +1,6 @@
-//! Bulk SMS operations from approved campaign plans: create (opt-out-safe), draft per contact
-//! on a durable engine, human review, then compliant, paced, exactly-once sending.
+//! Campaigns: bulk texts from approved campaign plans. Create (opt-out-safe), draft per contact on
+//! a durable engine, human review, then compliant, paced, exactly-once sending. The module takes
+//! the UI's word; its tables keep their older names (`assistant_operation`, see `entity`).
 pub mod api;
 pub mod model;
 pub mod segments;

@@ -1,6 +1,6 @@
 //! The settings that decide who may come in: the sign-up mode, the demo seed, and the metrics
 //! token. Read from the environment by `Config::from_env`.
-use crate::server::config::TransportKind;
+use crate::platform::config::TransportKind;
 
 /// Who may create an organisation (`SIGN_UP`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! up what every other needs: its API calls across all its keys, how many keys it holds, and what
 //! it may keep (pictures uploaded and not yet sent, saved replies, open invitations). Each is a
 //! setting with a default; past one, the refusal says which limit and what to do.
-use crate::server::config::var;
+use crate::platform::config::var;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {

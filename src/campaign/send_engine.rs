@@ -4,16 +4,17 @@
 //! and a 10DLC brand's daily cap). Items are claimed one at a time (FOR UPDATE
 //! SKIP LOCKED on PostgreSQL), so any number of instances split one campaign; each text goes
 //! through the send ledger under the item's key, so a crash never sends twice.
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::{item_status, OperationStatus};
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::{item_status, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::ledger::send_state;
 use crate::messaging::quiet::next_allowed_for;
+use crate::platform::events::DomainEvent;
+use crate::platform::AppState;
 use crate::sender_profiles::pacing::{reserve, Slot};
-use crate::server::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -171,7 +172,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let clock = state.clock.clone();
     let gap = Duration::from_secs_f64(1.0 / state.engine.sends_per_second.max(0.001));
     loop {
-        state.faults.check(crate::server::faults::SEND_LOOP)?;
+        state.faults.check(crate::platform::faults::SEND_LOOP)?;
         let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
             return Ok(());
         };
@@ -180,7 +181,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
         }
         sync_items(state, op_id, state.engine.stale_after).await?;
         // The campaign's pictures, which every text carries (fixed once it is sending).
-        let pictures = crate::bulk_operation::pictures::of(&state.db, op_id).await?;
+        let pictures = crate::campaign::pictures::of(&state.db, op_id).await?;
         let queue = item::Entity::find()
             .filter(item::Column::OperationId.eq(op_id))
             .filter(item::Column::Status.eq(item_status::DRAFTED))
@@ -255,11 +256,11 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
             send_one(state, &op, &it, person, &pictures, &org_zone, gap).await?;
             since_counters += 1;
             if since_counters >= 20 {
-                crate::bulk_operation::draft_engine::refresh_counters(state, op_id).await?;
+                crate::campaign::draft_engine::refresh_counters(state, op_id).await?;
                 since_counters = 0;
             }
         }
-        crate::bulk_operation::draft_engine::refresh_counters(state, op_id).await?;
+        crate::campaign::draft_engine::refresh_counters(state, op_id).await?;
     }
 }
 
@@ -402,14 +403,17 @@ async fn put_back(state: &AppState, id: Uuid) -> AppResult<()> {
 
 /// Nothing left to send or in flight: the operation is done (once, whoever gets here first).
 async fn finish(state: &AppState, op_id: Uuid) -> AppResult<()> {
-    let changed = crate::bulk_operation::draft_engine::recount(
+    let changed = crate::campaign::draft_engine::recount(
         state,
         op_id,
         Some((OperationStatus::Sending, OperationStatus::Done)),
     )
     .await?;
     if changed {
-        crate::plans::campaign_outcome::ended(state, op_id).await?;
+        let event = DomainEvent::CampaignEnded {
+            operation_id: op_id,
+        };
+        crate::platform::events::publish(state, event).await?;
     }
     Ok(())
 }

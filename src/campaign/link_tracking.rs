@@ -2,11 +2,11 @@
 //! changed only while its drafts await review, under the same hold as a draft edit. The choice
 //! is part of the review digest, so an approval covers the links its approver saw counted.
 use crate::auth::session::Member;
-use crate::bulk_operation::entity::operation;
-use crate::bulk_operation::model::ReviewSheet;
-use crate::bulk_operation::review::{find_visible, sheet};
+use crate::campaign::entity::operation;
+use crate::campaign::model::ReviewSheet;
+use crate::campaign::review::{find_visible, sheet};
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
@@ -19,9 +19,8 @@ pub async fn set(
     on: bool,
 ) -> AppResult<ReviewSheet> {
     find_visible(state, m, operation_id).await?;
-    let txn = crate::server::db::begin_write(&state.db).await?;
-    crate::bulk_operation::review_digest::hold_in_review(&txn, operation_id, state.clock.now())
-        .await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
+    crate::campaign::review_digest::hold_in_review(&txn, operation_id, state.clock.now()).await?;
     operation::Entity::update_many()
         .col_expr(operation::Column::TrackLinks, Expr::value(on))
         .filter(operation::Column::Id.eq(operation_id))

@@ -5,10 +5,10 @@
 //! Why: a draft used to cost three writes of its own (heartbeat, result, and a recount every 20),
 //! each waiting its turn for the database while the next draft could not start. Measured in
 //! `campaign_bench` (issue 15), those waits, not the model, set the pace.
-use crate::bulk_operation::entity::item;
-use crate::bulk_operation::model::item_status;
+use crate::campaign::entity::item;
+use crate::campaign::model::item_status;
 use crate::error::AppResult;
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ async fn write_loop(state: AppState, op_id: Uuid, mut rx: mpsc::UnboundedReceive
         }
         batch.clear();
         if published.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) {
-            let _ = crate::bulk_operation::draft_engine::refresh_counters(&state, op_id).await;
+            let _ = crate::campaign::draft_engine::refresh_counters(&state, op_id).await;
             published = Some(Instant::now());
         }
     }
@@ -74,7 +74,7 @@ async fn write_loop(state: AppState, op_id: Uuid, mut rx: mpsc::UnboundedReceive
 /// reaper took back meanwhile belongs to its next worker.
 async fn write_group(state: &AppState, group: &[Finished]) -> AppResult<()> {
     let now = state.clock.now();
-    let txn = crate::server::db::begin_write(&state.db).await?;
+    let txn = crate::platform::db::begin_write(&state.db).await?;
     for f in group {
         let update =
             item::Entity::update_many().col_expr(item::Column::UpdatedAt, Expr::value(now));

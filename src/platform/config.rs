@@ -19,7 +19,7 @@ pub enum TransportKind {
     Twilio,
 }
 
-/// Test-only: where the server's clock starts (see `crate::clock::ShiftedClock`).
+/// Test-only: where the server's clock starts (see `crate::platform::clock::ShiftedClock`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TestClock {
     /// `HERALD_TEST_CLOCK_START`: the clock reads this instant at start-up and runs on.
@@ -51,7 +51,7 @@ pub struct Config {
     pub default_region: String,
     pub seed_demo: bool,
     /// `SIGN_UP`: by invitation (the default) or open.
-    pub sign_up: crate::server::access_config::SignUpMode,
+    pub sign_up: crate::platform::access_config::SignUpMode,
     /// The one-time token the first sign-up needs in production (`HERALD_SETUP_TOKEN`, else made
     /// at start-up and printed while no organisation exists); None elsewhere.
     pub setup_token: Option<String>,
@@ -332,7 +332,7 @@ impl Config {
         let backup = super::backup_config::read(&database_url, production, ip, &mut p);
         let media = super::media_config::read(&mut p);
         let seed_demo = p.or(
-            crate::server::access_config::seed_demo(
+            crate::platform::access_config::seed_demo(
                 var("SEED_DEMO").as_deref(),
                 production,
                 transport,
@@ -340,11 +340,11 @@ impl Config {
             false,
         );
         let sign_up = p.or(
-            crate::server::access_config::SignUpMode::parse(var("SIGN_UP").as_deref()),
-            crate::server::access_config::SignUpMode::Invite,
+            crate::platform::access_config::SignUpMode::parse(var("SIGN_UP").as_deref()),
+            crate::platform::access_config::SignUpMode::Invite,
         );
         p.or(
-            crate::server::access_config::check_status_callback(
+            crate::platform::access_config::check_status_callback(
                 twilio
                     .as_ref()
                     .and_then(|t| t.status_callback_url.as_deref()),
@@ -353,9 +353,9 @@ impl Config {
             (),
         );
         let setup_token =
-            crate::server::access_config::setup_token(var("HERALD_SETUP_TOKEN"), production);
+            crate::platform::access_config::setup_token(var("HERALD_SETUP_TOKEN"), production);
         let share_operator_account = p.or(
-            crate::server::access_config::share_operator_account(
+            crate::platform::access_config::share_operator_account(
                 var("SHARE_OPERATOR_ACCOUNT").as_deref(),
                 production,
                 sign_up,
@@ -386,7 +386,7 @@ impl Config {
             ip,
             port,
             public_url,
-            public_dir: crate::server::assets::public_dir(),
+            public_dir: public_dir(),
             webhook_auth_token: var("TWILIO_AUTH_TOKEN"),
             unsigned_webhooks_allowed,
             transport,
@@ -481,7 +481,7 @@ impl Config {
             default_region: "US".into(),
             seed_demo: false,
             // Tests create many organisations; the invite-only default has tests of its own.
-            sign_up: crate::server::access_config::SignUpMode::Open,
+            sign_up: crate::platform::access_config::SignUpMode::Open,
             setup_token: None,
             share_operator_account: false,
             allowed_hosts: Vec::new(),
@@ -569,6 +569,14 @@ pub fn check_test_only(setting: &str, production: bool, ip: IpAddr) -> Result<()
         ));
     }
     Ok(())
+}
+
+/// Where the built web app is: `DIOXUS_PUBLIC_PATH`, else `public/` beside the executable.
+pub fn public_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("DIOXUS_PUBLIC_PATH")
+        .map(std::path::PathBuf::from)
+        .or_else(|| Some(std::env::current_exe().ok()?.parent()?.join("public")))
+        .filter(|p| p.is_dir())
 }
 
 #[cfg(test)]

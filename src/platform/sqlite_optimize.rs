@@ -4,7 +4,7 @@
 //! `sqlite_stat1` rows), then `PRAGMA optimize` every hour. SQLite bounds each run with a
 //! temporary `analysis_limit`, so it takes milliseconds even at 100,000 contacts. Without
 //! statistics the planner guessed badly on filtered contact reads at size (issue 27).
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use std::time::Duration;
 

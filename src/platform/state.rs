@@ -5,7 +5,7 @@ use crate::auth::rate_limit::SignInLimiter;
 use crate::messaging::live::LiveHub;
 use crate::messaging::transport::SmsTransport;
 use crate::ops::metrics::Metrics;
-use crate::server::Config;
+use crate::platform::Config;
 use sea_orm::DatabaseConnection;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -21,9 +21,9 @@ pub struct Inner {
     pub transport: Arc<dyn SmsTransport>,
     pub model: Arc<dyn ChatModel>,
     pub runtime: RuntimeConfig,
-    pub drafter: Arc<dyn crate::bulk_operation::drafter::Drafter>,
-    pub engine: crate::bulk_operation::draft_engine::EngineConfig,
-    pub clock: Arc<dyn crate::clock::Clock>,
+    pub drafter: Arc<dyn crate::campaign::drafter::Drafter>,
+    pub engine: crate::campaign::draft_engine::EngineConfig,
+    pub clock: Arc<dyn crate::platform::clock::Clock>,
     pub live: LiveHub,
     pub metrics: Metrics,
     pub sign_in_limiter: SignInLimiter,
@@ -35,11 +35,11 @@ pub struct Inner {
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
     /// Where background work runs: routing, agent turns, plans and campaign engines.
-    pub work: crate::server::work::WorkRuntime,
+    pub work: crate::platform::work::WorkRuntime,
     /// Names this process in leases: `host-pid-random`.
     pub instance_id: String,
     /// Test-armed failure points (empty in production).
-    pub faults: crate::server::faults::FaultPoints,
+    pub faults: crate::platform::faults::FaultPoints,
     /// Where stored inbound texts go next (the agents' router).
     pub inbound: Arc<dyn crate::messaging::inbound::InboundSink>,
     /// Cancelled when the server stops: ends the periodic sweeper.
@@ -48,9 +48,9 @@ pub struct Inner {
     /// served, so a load balancer can stop sending them.
     pub draining: tokio_util::sync::CancellationToken,
     /// The scheduled backups' status, for `/healthz`.
-    pub backups: crate::server::backups::BackupStatus,
+    pub backups: crate::platform::backup_config::BackupStatus,
     /// The campaign engines running in this process.
-    pub engines: crate::bulk_operation::engines::Running,
+    pub engines: crate::campaign::engines::Running,
     /// The agent threads this process is running.
     pub local_runs: crate::ai_agent::lease::LocalRuns,
     /// The numbers the webhook looks up (`phone_numbers::cache`).
@@ -61,6 +61,8 @@ pub struct Inner {
     pub inbound_writer: crate::messaging::inbound_writer::InboundWriter,
     /// Where copies of media texted in are kept (`media::store`).
     pub media: crate::media::store::MediaStore,
+    /// The after-effects' listeners (`platform::events`), registered by the composition root.
+    pub events: crate::platform::events::DomainEvents,
 }
 
 /// The outside world a server talks to; tests hand in fakes.
@@ -69,9 +71,9 @@ pub struct Services {
     pub model: Arc<dyn ChatModel>,
     pub runtime: RuntimeConfig,
     /// Writes campaign drafts; None uses the model.
-    pub drafter: Option<Arc<dyn crate::bulk_operation::drafter::Drafter>>,
-    pub engine: crate::bulk_operation::draft_engine::EngineConfig,
-    pub clock: Arc<dyn crate::clock::Clock>,
+    pub drafter: Option<Arc<dyn crate::campaign::drafter::Drafter>>,
+    pub engine: crate::campaign::draft_engine::EngineConfig,
+    pub clock: Arc<dyn crate::platform::clock::Clock>,
     pub media: crate::media::store::MediaStore,
 }
 
@@ -92,7 +94,7 @@ impl Services {
                 ..RuntimeConfig::default()
             },
             drafter: None,
-            engine: crate::bulk_operation::draft_engine::EngineConfig {
+            engine: crate::campaign::draft_engine::EngineConfig {
                 sends_per_second: config.sends_per_second,
                 concurrency: config.draft_concurrency,
                 batch_size: config.draft_batch_size,
@@ -113,9 +115,9 @@ fn instance_id() -> String {
 }
 
 /// The machine's clock, or the test-only shifted one `Config` allowed.
-fn clock_for(config: &Config) -> Arc<dyn crate::clock::Clock> {
-    use crate::clock::{ShiftedClock, SystemClock};
-    use crate::server::config::TestClock;
+fn clock_for(config: &Config) -> Arc<dyn crate::platform::clock::Clock> {
+    use crate::platform::clock::{ShiftedClock, SystemClock};
+    use crate::platform::config::TestClock;
     match &config.test_clock {
         None => Arc::new(SystemClock),
         Some(TestClock::Start(at)) => Arc::new(ShiftedClock::starting_at(*at)),
@@ -142,10 +144,10 @@ impl AppState {
         ack_db: DatabaseConnection,
         config: Config,
         services: Services,
-        work: crate::server::work::WorkRuntime,
+        work: crate::platform::work::WorkRuntime,
     ) -> Self {
         let drafter = services.drafter.clone().unwrap_or_else(|| {
-            Arc::new(crate::bulk_operation::drafter::ModelDrafter(
+            Arc::new(crate::campaign::drafter::ModelDrafter(
                 services.model.clone(),
             ))
         });
@@ -182,6 +184,7 @@ impl AppState {
             phrases: Default::default(),
             inbound_writer: Default::default(),
             media: services.media,
+            events: Default::default(),
         }))
     }
 

@@ -18,8 +18,8 @@
 //! about 100 a second to 8, but the log then reached 16 MiB about twice a second under agent
 //! load, and each RESTART held the writers up for 10–35 ms: acknowledgement p99 14.5–19 ms
 //! against 8.5–9.1 ms with the default, same machine and hour.
-use crate::server::sqlite_busy::Wait;
-use crate::server::AppState;
+use crate::platform::sqlite_busy::Wait;
+use crate::platform::AppState;
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use std::time::Duration;
 
@@ -123,7 +123,8 @@ pub fn start_checkpointer(state: &AppState) {
             }
             if conn.is_none() {
                 let url = &bg.config.database_url;
-                match crate::server::db::connect(url, 1, crate::server::db::Role::Checkpoint).await
+                match crate::platform::db::connect(url, 1, crate::platform::db::Role::Checkpoint)
+                    .await
                 {
                     Ok(c) => conn = Some(c),
                     Err(e) => {

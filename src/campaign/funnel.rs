@@ -7,9 +7,9 @@
 //! when a person approves, and the rest grow with the report passes
 //! (`reports::funnel_pass`). So a
 //! campaign of any size costs two row reads.
-use crate::bulk_operation::entity::campaign_funnel;
-use crate::bulk_operation::entity::{item, operation};
-use crate::bulk_operation::model::item_status;
+use crate::campaign::entity::campaign_funnel;
+use crate::campaign::entity::{item, operation};
+use crate::campaign::model::item_status;
 use crate::error::AppResult;
 use chrono::Duration;
 use sea_orm::sea_query::{Expr, OnConflict};

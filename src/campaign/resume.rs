@@ -2,12 +2,12 @@
 //! was doing (drafting, awaiting review or sending) and its engine starts again. Everything
 //! already sent stays sent; every text still goes through the same gate.
 use crate::auth::session::Member;
-use crate::bulk_operation::engines::{start, Engine};
-use crate::bulk_operation::entity::operation;
-use crate::bulk_operation::model::{OperationStatus, OperationView};
-use crate::bulk_operation::review::{find_visible, view};
+use crate::campaign::engines::{start, Engine};
+use crate::campaign::entity::operation;
+use crate::campaign::model::{OperationStatus, OperationView};
+use crate::campaign::review::{find_visible, view};
 use crate::error::{AppError, AppResult};
-use crate::server::AppState;
+use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use uuid::Uuid;
