@@ -69,10 +69,9 @@ async fn campaign(
     )
     .await
     .unwrap();
-    let op =
-        herald::campaign::create::create_bulk_operation(&state, &plan, &audience, "Hello", None)
-            .await
-            .unwrap();
+    let op = herald::campaign::create::create_campaign(&state, &plan, &audience, "Hello", None)
+        .await
+        .unwrap();
     (state, op)
 }
 

@@ -72,6 +72,8 @@ impl Route {
                 | Route::PhoneNumbers {}
                 | Route::Operations {}
                 | Route::OperationReview { .. }
+                | Route::Plans {}
+                | Route::PlanDetail { .. }
                 | Route::Settings {}
                 | Route::SignUp {}
                 | Route::Simulator {}

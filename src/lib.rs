@@ -16,6 +16,7 @@ pub mod error;
 pub mod format;
 pub mod inbox;
 pub mod links;
+pub mod live_event;
 pub mod media;
 pub mod messaging;
 pub mod notifications;

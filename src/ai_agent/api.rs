@@ -124,3 +124,56 @@ server_fn! {
         crate::ai_agent::assistant::ask(&state, &m, &text, plan_mode).await
     }
 }
+
+server_fn! {
+    #[post("/api/messages/send")]
+    /// A person's text from the composer, perhaps from an agent's suggestion (which is then
+    /// counted as used, as written or edited).
+    pub async fn send_message(request: crate::messaging::model::SendSmsRequest) -> Result<crate::messaging::model::MessageView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        let suggestion = match request.suggestion_id {
+            Some(id) => Some(
+                crate::ai_agent::suggestions::suggestion_for(
+                    &state.db,
+                    m.organization_id,
+                    request.contact_id,
+                    id,
+                )
+                .await?,
+            ),
+            None => None,
+        };
+        let origin = match request.ai_origin.as_deref() {
+            None if suggestion.is_some() => Some("suggestion"),
+            None => None,
+            Some("suggestion") => Some("suggestion"),
+            Some(other) => {
+                return Err(AppError::Validation(format!(
+                    "Unknown ai_origin \"{other}\"."
+                )))
+            }
+        };
+        // A person's text by hand: the autonomous agents step back first, so that theirs is the
+        // only reply from here on.
+        crate::contacts::service::view(&state, m.organization_id, request.contact_id).await?;
+        crate::inbox::handoff::pause(&state, m.organization_id, request.contact_id, m.user_id)
+            .await?;
+        use crate::messaging::outbound::{send, Outgoing, Pictures};
+        let out = Outgoing::new(
+            m.organization_id,
+            request.contact_id,
+            request.phone_number_id,
+            &request.body,
+        );
+        // A text with pictures goes as an MMS, without an origin (as it always has).
+        let out = match request.media_ids.is_empty() {
+            true => out.origin(origin),
+            false => out.pictures(Pictures::Uploads(&request.media_ids)),
+        };
+        let sent = send(&state, out).await?;
+        if let Some(set) = &suggestion {
+            crate::ai_agent::suggestions::mark_used(&state.db, set, sent.id, &request.body).await?;
+        }
+        Ok(sent)
+    }
+}

@@ -139,17 +139,16 @@ pub async fn suggest_replies(
                 "auto_reply"
             };
             let key = crate::ai_agent::tools::EffectKey::named(format!("legacy-reply:{}", msg.id));
-            crate::messaging::outbound::send_sms_by_agent(
-                state,
+            let out = crate::messaging::outbound::Outgoing::new(
                 msg.organization_id,
                 msg.contact_id,
                 msg.phone_number_id,
                 best,
-                (origin, agent.id),
-                key.uuid(),
-                crate::compliance::model::Purpose::Reply,
             )
-            .await?;
+            .by_agent(origin, agent.id)
+            .keyed(Some(key.uuid()))
+            .purpose(crate::compliance::model::Purpose::Reply);
+            crate::messaging::outbound::send(state, out).await?;
         }
     }
     Ok(())

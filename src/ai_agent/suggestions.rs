@@ -261,3 +261,58 @@ pub async fn thread_events(
         })
         .collect())
 }
+
+/// The suggestion set a person's text is sent from, checked before it is sent: one of the
+/// organisation's, offered in this contact's conversation.
+pub async fn suggestion_for(
+    db: &impl sea_orm::ConnectionTrait,
+    org: Uuid,
+    contact_id: Uuid,
+    set_id: Uuid,
+) -> AppResult<text_agent_suggestion::Model> {
+    let row = text_agent_suggestion::Entity::find_by_id(set_id)
+        .filter(text_agent_suggestion::Column::OrganizationId.eq(org))
+        .one(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("Suggestion"))?;
+    let asked: Option<Uuid> = message::Entity::find_by_id(row.message_id)
+        .select_only()
+        .column(message::Column::ContactId)
+        .into_tuple()
+        .one(db)
+        .await?;
+    if asked != Some(contact_id) {
+        return Err(AppError::validation(
+            "That suggestion belongs to another conversation.",
+        ));
+    }
+    Ok(row)
+}
+
+/// Marks the first text sent from a suggestion set, as written (the same words as one of its
+/// options, spacing aside) or edited; a later text from the same set counts nothing more.
+pub async fn mark_used(
+    db: &impl sea_orm::ConnectionTrait,
+    row: &text_agent_suggestion::Model,
+    message_id: Uuid,
+    body: &str,
+) -> AppResult<()> {
+    let options: Vec<crate::ai_agent::model::SuggestionOption> =
+        serde_json::from_value(row.suggestions.clone()).unwrap_or_default();
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let as_written = options.iter().any(|o| norm(&o.body) == norm(body));
+    text_agent_suggestion::Entity::update_many()
+        .col_expr(
+            text_agent_suggestion::Column::UsedBy,
+            sea_orm::sea_query::Expr::value(message_id),
+        )
+        .col_expr(
+            text_agent_suggestion::Column::UsedAs,
+            sea_orm::sea_query::Expr::value(if as_written { "as_written" } else { "edited" }),
+        )
+        .filter(text_agent_suggestion::Column::Id.eq(row.id))
+        .filter(text_agent_suggestion::Column::UsedBy.is_null())
+        .exec(db)
+        .await?;
+    Ok(())
+}

@@ -5,7 +5,7 @@ use crate::auth::model::{ResetLink, SessionView};
 use crate::auth::session::Member;
 use crate::auth::tokens::{hash_token, new_token};
 use crate::error::{AppError, AppResult};
-use crate::messaging::model::LiveEvent;
+use crate::live_event::LiveEvent;
 use crate::platform::AppState;
 use chrono::Duration;
 use sea_orm::sea_query::Expr;

@@ -3,6 +3,20 @@
 pub mod organization {
     use sea_orm::entity::prelude::*;
 
+    // A new organisation's settings, as its row is first written (`auth::service`).
+    /// Carrier-filtered share (%) past which a campaign pauses, unless its organisation says other
+    /// (`campaign::delivery_alarm`).
+    pub const FILTERED_PCT_DEFAULT: i32 = 5;
+    /// Undelivered share (%) past which a campaign pauses, unless its organisation says other.
+    pub const UNDELIVERED_PCT_DEFAULT: i32 = 15;
+    /// Business hours, for the response-time reports (`reports::hours`): Monday to Friday (ISO
+    /// weekdays), 09:00 to 17:00.
+    pub const DAYS_DEFAULT: &str = "12345";
+    pub const OPEN_DEFAULT: i32 = 9 * 60;
+    pub const CLOSE_DEFAULT: i32 = 17 * 60;
+    /// A day: what peers pause their AI for after a person replies (in minutes).
+    pub const AI_PAUSE_MINUTES_DEFAULT: i32 = 24 * 60;
+
     #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
     #[sea_orm(table_name = "organization")]
     pub struct Model {

@@ -9,7 +9,7 @@ use crate::auth::entity::{membership, session, user};
 use crate::auth::model::{MemberRemoved, ResetLink, Role};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
-use crate::messaging::model::LiveEvent;
+use crate::live_event::LiveEvent;
 use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{

@@ -78,6 +78,7 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         return Err(AppError::validation("Give the organisation a name."));
     }
     let org_id = Uuid::new_v4();
+    use organization as defaults;
     organization::ActiveModel {
         id: Set(org_id),
         name: Set(org_name.to_owned()),
@@ -89,12 +90,12 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         ai_disclosure: Set(true),
         ai_disclosure_text: Set(None),
         opt_out_phrases: Set(None),
-        ai_pause_minutes: Set(crate::organization::model::AI_PAUSE_HOURS_DEFAULT as i32 * 60),
-        pause_filtered_pct: Set(crate::campaign::delivery_alarm::FILTERED_PCT_DEFAULT),
-        pause_undelivered_pct: Set(crate::campaign::delivery_alarm::UNDELIVERED_PCT_DEFAULT),
-        business_days: Set(crate::reports::hours::DAYS_DEFAULT.into()),
-        business_open: Set(crate::reports::hours::OPEN_DEFAULT),
-        business_close: Set(crate::reports::hours::CLOSE_DEFAULT),
+        ai_pause_minutes: Set(defaults::AI_PAUSE_MINUTES_DEFAULT),
+        pause_filtered_pct: Set(defaults::FILTERED_PCT_DEFAULT),
+        pause_undelivered_pct: Set(defaults::UNDELIVERED_PCT_DEFAULT),
+        business_days: Set(defaults::DAYS_DEFAULT.into()),
+        business_open: Set(defaults::OPEN_DEFAULT),
+        business_close: Set(defaults::CLOSE_DEFAULT),
         api_tat_ms: Set(0),
         short_link_domains: Set(None),
     }

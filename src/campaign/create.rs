@@ -1,4 +1,4 @@
-//! `create_bulk_operation`: items for the plan's included contacts only, with deterministic skips
+//! `create_campaign`: items for the plan's included contacts only, with deterministic skips
 //! (no phone, opted out, duplicate phone) recorded whatever the plan says. Idempotent per plan.
 use crate::campaign::entity::{item, operation};
 use crate::campaign::model::item_status;
@@ -47,7 +47,7 @@ pub fn skip_reason(
 /// Creates the plan's campaign, sending from `from_number_id` (one of the organisation's numbers;
 /// a plan from before from-numbers names none and sends from the organisation's first).
 #[tracing::instrument(skip(state, p, audience, concept), fields(plan = %p.id))]
-pub async fn create_bulk_operation(
+pub async fn create_campaign(
     state: &AppState,
     p: &plan::Model,
     audience: &[ContactDecision],

@@ -18,10 +18,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::{BTreeMap, HashSet};
 use uuid::Uuid;
 
-/// Carrier-filtered share (%) past which a campaign pauses, unless its organisation says other.
-pub const FILTERED_PCT_DEFAULT: i32 = 5;
-/// Undelivered share (%) past which a campaign pauses, unless its organisation says other.
-pub const UNDELIVERED_PCT_DEFAULT: i32 = 15;
+pub use crate::auth::entity::organization::{FILTERED_PCT_DEFAULT, UNDELIVERED_PCT_DEFAULT};
 /// The texts the shares are taken over: the campaign's last ones with a final outcome.
 pub const WINDOW: u64 = 100;
 /// Fewer outcomes than this say too little: one filtered text of three is not a pattern.

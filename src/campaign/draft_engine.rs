@@ -328,7 +328,7 @@ pub async fn recount_in<C: ConnectionTrait>(
         )
     });
     if changed && ended {
-        crate::webhooks::emit::campaign_finished(txn, op_id, now).await?;
+        crate::campaign::webhook_events::campaign_finished(txn, op_id, now).await?;
     }
     Ok(changed)
 }

@@ -20,6 +20,8 @@ pub mod engines;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod estimate;
+#[cfg(feature = "server")]
 pub mod funnel;
 #[cfg(feature = "server")]
 pub mod link_tracking;
@@ -33,3 +35,7 @@ pub mod review;
 pub mod review_digest;
 #[cfg(feature = "server")]
 pub mod send_engine;
+#[cfg(feature = "server")]
+pub mod sending_page;
+#[cfg(feature = "server")]
+pub mod webhook_events;

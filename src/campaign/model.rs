@@ -101,7 +101,7 @@ pub struct OperationView {
 }
 
 /// A campaign's estimated finish, from its sender profile, its recipients' quiet hours and the
-/// brand's daily cap (`sender_profiles::estimate`).
+/// brand's daily cap (`campaign::estimate`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FinishEstimate {
     /// For the card: when, in the organisation's zone, and what holds it back.

@@ -82,7 +82,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
         Some(_) => OperationStatus::Paused,
         None => OperationStatus::parse(&op.status),
     };
-    let finish = crate::sender_profiles::estimate::for_operation(state, &op, status).await?;
+    let finish = crate::campaign::estimate::for_operation(state, &op, status).await?;
     Ok(OperationView {
         id: op.id,
         plan_id: op.plan_id,
@@ -555,7 +555,7 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
         .await?;
     let now = state.clock.now();
     crate::campaign::draft_engine::recount_in(&txn, id, now, None).await?;
-    crate::webhooks::emit::campaign_finished(&txn, id, now).await?;
+    crate::campaign::webhook_events::campaign_finished(&txn, id, now).await?;
     txn.commit().await?;
     crate::campaign::draft_engine::published(state, id).await?;
     let event = DomainEvent::CampaignEnded { operation_id: id };

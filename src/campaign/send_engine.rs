@@ -11,6 +11,7 @@ use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
 use crate::messaging::ledger::send_state;
+use crate::messaging::outbound::{Outgoing, Pictures};
 use crate::messaging::quiet::next_allowed_for;
 use crate::platform::events::DomainEvent;
 use crate::platform::AppState;
@@ -351,18 +352,12 @@ async fn send_one(
         }
         false => draft.to_owned(),
     };
-    let result = crate::messaging::outbound::send_keyed_with_pictures(
-        state,
-        op.organization_id,
-        c.id,
-        op.phone_number_id,
-        &body,
-        (Some("campaign"), None),
-        Some(it.idempotency_key),
-        crate::compliance::model::Purpose::Outreach,
-        pictures,
-    )
-    .await;
+    let out = Outgoing::new(op.organization_id, c.id, op.phone_number_id, &body)
+        .origin(Some("campaign"))
+        .keyed(Some(it.idempotency_key))
+        .purpose(crate::compliance::model::Purpose::Outreach)
+        .pictures(Pictures::Shared(pictures));
+    let result = crate::messaging::outbound::send(state, out).await;
     match result {
         Ok(m) => {
             let status = match m.send_state.as_deref() {

@@ -1,10 +1,10 @@
 //! The composer: pick which of the organisation's numbers to send from, write, send. Typing `/`
 //! opens the saved replies whose name starts with what follows; picking one puts its text, filled
 //! in for this contact, in the composer. Below it: characters, segments and the cost.
+use crate::ai_agent::api::send_message;
 use crate::campaign::segments::{mms_label, segments};
 use crate::components::{ErrorBanner, Prefill};
 use crate::media::model::{UploadView, MAX_SEND_BYTES};
-use crate::messaging::api::send_message;
 use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
 use crate::phone_numbers::model::PhoneNumberView;
 use crate::rpc::upload;

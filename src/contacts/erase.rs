@@ -14,9 +14,9 @@ use crate::auth::session::Member;
 use crate::contacts::entity::contact;
 use crate::contacts::service::find_in_org;
 use crate::error::AppResult;
+use crate::live_event::LiveEvent;
 use crate::media::entity as media;
 use crate::messaging::entity as message;
-use crate::messaging::model::LiveEvent;
 use crate::platform::AppState;
 use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
 use sea_orm::{

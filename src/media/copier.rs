@@ -5,11 +5,11 @@
 //! row is claimed with a lease, so two instances never copy the same one, and a failure that may
 //! pass is tried again later (five tries), then given up with its reason.
 use crate::error::AppResult;
+use crate::live_event::LiveEvent;
 use crate::media::entity as media;
 use crate::media::model::status;
 use crate::messaging::entity as message;
-use crate::messaging::model::LiveEvent;
-use crate::messaging::transport::TransportError;
+use crate::platform::sms::TransportError;
 use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;

@@ -2,7 +2,7 @@
 use crate::error::AppError;
 use crate::messaging::model::{
     ConversationView, InboxCursor, InboxFilter, InboxPage, LiveEvent, MessagePage, MessageView,
-    SendSmsRequest, SimulatedText,
+    SimulatedText,
 };
 use dioxus::fullstack::{WebSocketOptions, Websocket};
 use dioxus::prelude::*;
@@ -51,65 +51,6 @@ server_fn! {
     pub async fn get_conversation(contact_id: Uuid) -> Result<ConversationView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::messaging::service::conversation(&state, m.organization_id, contact_id).await
-    }
-}
-
-server_fn! {
-    #[post("/api/messages/send")]
-    pub async fn send_message(request: SendSmsRequest) -> Result<MessageView, AppError> {
-        let (state, m) = crate::auth::session::require_member().await?;
-        let suggestion = match request.suggestion_id {
-            Some(id) => Some(
-                crate::reports::ai_share::suggestion_for(
-                    &state.db,
-                    m.organization_id,
-                    request.contact_id,
-                    id,
-                )
-                .await?,
-            ),
-            None => None,
-        };
-        let origin = match request.ai_origin.as_deref() {
-            None if suggestion.is_some() => Some("suggestion"),
-            None => None,
-            Some("suggestion") => Some("suggestion"),
-            Some(other) => {
-                return Err(AppError::Validation(format!(
-                    "Unknown ai_origin \"{other}\"."
-                )))
-            }
-        };
-        // A person's text by hand: the autonomous agents step back first, so that theirs is the
-        // only reply from here on.
-        crate::contacts::service::view(&state, m.organization_id, request.contact_id).await?;
-        crate::inbox::handoff::pause(&state, m.organization_id, request.contact_id, m.user_id)
-            .await?;
-        let sent = if request.media_ids.is_empty() {
-            crate::messaging::outbound::send_sms(
-                &state,
-                m.organization_id,
-                request.contact_id,
-                request.phone_number_id,
-                &request.body,
-                origin,
-            )
-            .await?
-        } else {
-            crate::messaging::outbound::send_mms(
-                &state,
-                m.organization_id,
-                request.contact_id,
-                request.phone_number_id,
-                &request.body,
-                &request.media_ids,
-            )
-            .await?
-        };
-        if let Some(set) = &suggestion {
-            crate::reports::ai_share::mark_used(&state.db, set, sent.id, &request.body).await?;
-        }
-        Ok(sent)
     }
 }
 

@@ -7,8 +7,8 @@
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
-use crate::messaging::transport::{Lookup, OutboundSms, TransportError};
 use crate::platform::events::DomainEvent;
+use crate::platform::sms::{Lookup, OutboundSms, TransportError};
 use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};

@@ -1,4 +1,5 @@
-//! Messaging: the inbox, conversations, the SMS transports, the Twilio webhooks and live updates.
+//! Messaging: the inbox, conversations, the Twilio webhooks and live updates. The SMS transports
+//! are the base's (`platform::sms`).
 pub mod api;
 pub mod merge;
 pub mod model;
@@ -13,8 +14,6 @@ pub mod inbound;
 pub mod inbound_writer;
 #[cfg(feature = "server")]
 pub mod ledger;
-#[cfg(feature = "server")]
-pub mod live;
 #[cfg(feature = "server")]
 pub mod outbound;
 #[cfg(feature = "server")]
@@ -33,8 +32,6 @@ pub mod status;
 pub mod timeline;
 #[cfg(feature = "server")]
 pub mod timeline_page;
-#[cfg(feature = "server")]
-pub mod transport;
 #[cfg(feature = "server")]
 pub mod webhook;
 #[cfg(feature = "server")]

@@ -1,4 +1,5 @@
-//! `send_sms`: the one path every outbound text takes, with the opt-out check before any send.
+//! `send`: the one path every outbound text takes (`Outgoing`), with the opt-out check before any
+//! send.
 use crate::compliance::model::Purpose;
 use crate::contacts::{opt_out, service as contacts};
 use crate::error::{AppError, AppResult};
@@ -11,29 +12,81 @@ use crate::platform::AppState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, NotSet, QueryFilter, Set};
 use uuid::Uuid;
 
-/// A person's text from the composer: a reply when the contact has texted the organisation,
-/// else outreach (consent, quiet hours and the state rules apply).
-#[tracing::instrument(skip(state, body), fields(org = %org_id))]
-pub async fn send_sms(
-    state: &AppState,
-    org_id: Uuid,
-    contact_id: Uuid,
-    phone_number_id: Uuid,
-    body: &str,
-    ai_origin: Option<&str>,
-) -> AppResult<MessageView> {
-    let purpose = purpose_for(state, org_id, contact_id).await?;
-    send_sms_keyed(
-        state,
-        org_id,
-        contact_id,
-        phone_number_id,
-        body,
-        ai_origin,
-        None,
-        purpose,
-    )
-    .await
+/// One outbound text as its caller describes it: to whom, from which number, the words, and what
+/// else is known (who wrote it, a caller's idempotency key, why it is sent, its pictures).
+/// Every text a person, an agent, a campaign, a schedule or the public API sends is one of these,
+/// through `send`.
+#[derive(Clone, Copy)]
+pub struct Outgoing<'a> {
+    pub organization_id: Uuid,
+    pub contact_id: Uuid,
+    pub phone_number_id: Uuid,
+    pub body: &'a str,
+    /// What wrote it, in words (`ai_origin`): "campaign", an agent's label, "scheduled …".
+    pub origin: Option<&'a str>,
+    /// The agent that wrote it.
+    pub agent_id: Option<Uuid>,
+    /// A second `send` with the same key is the same text.
+    pub key: Option<Uuid>,
+    /// Which rules the ledger checks as it leaves; None: a reply when the contact has texted the
+    /// organisation, else outreach (`purpose_for`).
+    pub purpose: Option<Purpose>,
+    pub pictures: Pictures<'a>,
+}
+
+/// A text's pictures. With any, it goes as one MMS.
+#[derive(Clone, Copy)]
+pub enum Pictures<'a> {
+    None,
+    /// A person's uploads (the organisation's): the text takes them, their rows go.
+    Uploads(&'a [Uuid]),
+    /// A campaign's, which every one of its texts carries: the uploads stay the campaign's and
+    /// each text's media rows point at the same copies.
+    Shared(&'a [crate::media::entity::upload::Model]),
+}
+
+impl<'a> Outgoing<'a> {
+    pub fn new(
+        organization_id: Uuid,
+        contact_id: Uuid,
+        phone_number_id: Uuid,
+        body: &'a str,
+    ) -> Self {
+        Self {
+            organization_id,
+            contact_id,
+            phone_number_id,
+            body,
+            origin: None,
+            agent_id: None,
+            key: None,
+            purpose: None,
+            pictures: Pictures::None,
+        }
+    }
+    pub fn origin(self, origin: Option<&'a str>) -> Self {
+        Self { origin, ..self }
+    }
+    /// An agent's own text: it records the agent that wrote it.
+    pub fn by_agent(self, origin: &'a str, agent_id: Uuid) -> Self {
+        Self {
+            origin: Some(origin),
+            agent_id: Some(agent_id),
+            ..self
+        }
+    }
+    pub fn keyed(self, key: Option<Uuid>) -> Self {
+        Self { key, ..self }
+    }
+    pub fn purpose(self, purpose: Purpose) -> Self {
+        Self {
+            purpose: Some(purpose),
+            ..self
+        }
+    }
+    pub fn pictures(self, pictures: Pictures<'a>) -> Self {
+        Self { pictures, ..self }
+    }
 }
 
 /// Reply when the contact started a conversation with the organisation (has texted it), else
@@ -99,78 +152,14 @@ pub fn queued_row(
     }
 }
 
-/// `send_sms` under a caller's idempotency key, for a `purpose` that decides which rules the
-/// ledger checks as the text leaves: a second call with the same key is the same
-/// message. It is attempted again only while it is queued (surely not sent); a text in doubt is
-/// left to the ledger, which asks the provider before anything is resent.
-#[allow(clippy::too_many_arguments)]
-#[tracing::instrument(skip(state, body), fields(org = %org_id))]
-pub async fn send_sms_keyed(
-    state: &AppState,
-    org_id: Uuid,
-    contact_id: Uuid,
-    phone_number_id: Uuid,
-    body: &str,
-    ai_origin: Option<&str>,
-    key: Option<Uuid>,
-    purpose: Purpose,
-) -> AppResult<MessageView> {
-    send_keyed_with_pictures(
-        state,
-        org_id,
-        contact_id,
-        phone_number_id,
-        body,
-        (ai_origin, None),
-        key,
-        purpose,
-        &[],
-    )
-    .await
-}
-
-/// `send_sms_keyed` for an agent's own reply: the text records the agent that wrote it.
-#[allow(clippy::too_many_arguments)]
-pub async fn send_sms_by_agent(
-    state: &AppState,
-    org_id: Uuid,
-    contact_id: Uuid,
-    phone_number_id: Uuid,
-    body: &str,
-    (ai_origin, agent): (&str, Uuid),
-    key: Uuid,
-    purpose: Purpose,
-) -> AppResult<MessageView> {
-    send_keyed_with_pictures(
-        state,
-        org_id,
-        contact_id,
-        phone_number_id,
-        body,
-        (Some(ai_origin), Some(agent)),
-        Some(key),
-        purpose,
-        &[],
-    )
-    .await
-}
-
-/// `send_sms_keyed` with pictures: a campaign's, which every one of its texts carries (the
-/// uploads stay the campaign's; each text's media rows point at the same copies). With
-/// pictures the text goes as one MMS.
-#[allow(clippy::too_many_arguments)]
-pub async fn send_keyed_with_pictures(
-    state: &AppState,
-    org_id: Uuid,
-    contact_id: Uuid,
-    phone_number_id: Uuid,
-    body: &str,
-    (ai_origin, agent): (Option<&str>, Option<Uuid>),
-    key: Option<Uuid>,
-    purpose: Purpose,
-    pictures: &[crate::media::entity::upload::Model],
-) -> AppResult<MessageView> {
-    if let Some(k) = key {
+/// Sends `out`: a queued row first, then the ledger, which checks every rule as the text leaves.
+/// A second call with the same key is the same message. It is attempted again only while it is
+/// queued (surely not sent); a text in doubt is left to the ledger, which asks the provider
+/// before anything is resent.
+#[tracing::instrument(skip_all, fields(org = %out.organization_id))]
+pub async fn send(state: &AppState, out: Outgoing<'_>) -> AppResult<MessageView> {
+    let org_id = out.organization_id;
+    if let Some(k) = out.key {
         let existing = message::Entity::find()
             .filter(message::Column::IdempotencyKey.eq(k.to_string()))
             .filter(message::Column::OrganizationId.eq(org_id))
@@ -185,12 +174,24 @@ pub async fn send_keyed_with_pictures(
             return Ok(to_view(row));
         }
     }
+    let (pictures, take) = match out.pictures {
+        Pictures::None => (Vec::new(), false),
+        Pictures::Uploads(ids) => (
+            crate::media::upload::uploads_for(&state.db, org_id, ids).await?,
+            true,
+        ),
+        Pictures::Shared(p) => (p.to_vec(), false),
+    };
+    let purpose = match out.purpose {
+        Some(p) => p,
+        None => purpose_for(state, org_id, out.contact_id).await?,
+    };
     let Sendable { number, body, .. } = check_sendable_with(
         state,
         org_id,
-        contact_id,
-        phone_number_id,
-        body,
+        out.contact_id,
+        out.phone_number_id,
+        out.body,
         !pictures.is_empty(),
     )
     .await?;
@@ -198,17 +199,17 @@ pub async fn send_keyed_with_pictures(
     let mut row = queued_row(
         id,
         org_id,
-        contact_id,
+        out.contact_id,
         number.id,
         body,
-        ai_origin,
-        key.unwrap_or(id).to_string(),
+        out.origin,
+        out.key.unwrap_or(id).to_string(),
         purpose,
         state.clock.now(),
     );
-    row.agent_id = Set(agent);
-    write_with_pictures(state, (org_id, id), row, pictures, false).await?;
-    announce_and_deliver(state, org_id, contact_id, id).await
+    row.agent_id = Set(out.agent_id);
+    write_with_pictures(state, (org_id, id), row, &pictures, take).await?;
+    announce_and_deliver(state, org_id, out.contact_id, id).await
 }
 
 /// Writes a queued text with its pictures' media rows, together. A person's text takes its
@@ -263,37 +264,6 @@ async fn announce_and_deliver(
         },
     );
     outcome(crate::messaging::ledger::deliver(state, id).await?)
-}
-
-/// A person's text with pictures (uploads of the organisation's), sent as one MMS through the
-/// same ledger and gate as every text. The text and its media rows are written together.
-#[tracing::instrument(skip(state, body), fields(org = %org_id, pictures = media_ids.len()))]
-pub async fn send_mms(
-    state: &AppState,
-    org_id: Uuid,
-    contact_id: Uuid,
-    phone_number_id: Uuid,
-    body: &str,
-    media_ids: &[Uuid],
-) -> AppResult<MessageView> {
-    let uploads = crate::media::upload::uploads_for(&state.db, org_id, media_ids).await?;
-    let purpose = purpose_for(state, org_id, contact_id).await?;
-    let Sendable { number, body, .. } =
-        check_sendable_with(state, org_id, contact_id, phone_number_id, body, true).await?;
-    let id = Uuid::new_v4();
-    let row = queued_row(
-        id,
-        org_id,
-        contact_id,
-        number.id,
-        body,
-        None,
-        id.to_string(),
-        purpose,
-        state.clock.now(),
-    );
-    write_with_pictures(state, (org_id, id), row, &uploads, true).await?;
-    announce_and_deliver(state, org_id, contact_id, id).await
 }
 
 /// What a text would be sent as, once every rule that stops a text has passed.

@@ -6,6 +6,7 @@
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult, DbFault};
 use crate::messaging::model::ScheduledTextView;
+use crate::messaging::outbound::Outgoing;
 use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
@@ -241,17 +242,11 @@ async fn send_one(state: &AppState, r: &scheduled::Model) -> AppResult<()> {
     if let Some(until) = crate::messaging::quiet::quiet_until(state.clock.now(), &person, &zone) {
         return set(state, r.id, status::SCHEDULED, Some(until), None, None).await;
     }
-    let sent = crate::messaging::outbound::send_sms_keyed(
-        state,
-        r.organization_id,
-        r.contact_id,
-        r.phone_number_id,
-        &r.body,
-        Some("scheduled by an agent"),
-        Some(r.id),
-        crate::compliance::model::Purpose::Outreach,
-    )
-    .await;
+    let out = Outgoing::new(r.organization_id, r.contact_id, r.phone_number_id, &r.body)
+        .origin(Some("scheduled by an agent"))
+        .keyed(Some(r.id))
+        .purpose(crate::compliance::model::Purpose::Outreach);
+    let sent = crate::messaging::outbound::send(state, out).await;
     match sent {
         Ok(m) => set(state, r.id, status::SENT, None, Some(m.id), None).await,
         // A busy database, or its twin inserted at the same moment: left `sending`, it is picked

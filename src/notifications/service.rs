@@ -53,7 +53,7 @@ pub async fn notify(state: &AppState, n: Notice) -> AppResult<Uuid> {
         Ok(_) => {
             state.live.publish(
                 n.organization_id,
-                crate::messaging::model::LiveEvent::NotificationCreated { user_id: n.user_id },
+                crate::live_event::LiveEvent::NotificationCreated { user_id: n.user_id },
             );
             Ok(id)
         }
@@ -103,7 +103,7 @@ pub async fn roll_up(state: &AppState, n: Notice) -> AppResult<Uuid> {
     }
     state.live.publish(
         org,
-        crate::messaging::model::LiveEvent::NotificationCreated { user_id: user },
+        crate::live_event::LiveEvent::NotificationCreated { user_id: user },
     );
     Ok(id)
 }
@@ -138,7 +138,7 @@ pub async fn resolve(state: &AppState, organization_id: Uuid, source_key: &str) 
     // The reader's counts and list change as when a notice arrives.
     state.live.publish(
         organization_id,
-        crate::messaging::model::LiveEvent::NotificationCreated { user_id: n.user_id },
+        crate::live_event::LiveEvent::NotificationCreated { user_id: n.user_id },
     );
     Ok(())
 }

@@ -5,6 +5,4 @@ pub mod api;
 pub mod model;
 
 #[cfg(feature = "server")]
-pub mod sending_page;
-#[cfg(feature = "server")]
 pub mod service;

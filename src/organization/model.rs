@@ -25,6 +25,12 @@ pub struct OrgSettings {
 
 /// A day: what peers pause their AI for after a person replies.
 pub const AI_PAUSE_HOURS_DEFAULT: u32 = 24;
+// The same day as a new organisation's row is written with.
+#[cfg(feature = "server")]
+const _: () = assert!(
+    AI_PAUSE_HOURS_DEFAULT as i32 * 60
+        == crate::auth::entity::organization::AI_PAUSE_MINUTES_DEFAULT
+);
 /// A month at most.
 pub const AI_PAUSE_HOURS_MAX: u32 = 720;
 

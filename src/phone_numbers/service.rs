@@ -86,7 +86,7 @@ async fn check_owned(
     number: &str,
     sid: Option<String>,
 ) -> AppResult<Option<String>> {
-    use crate::messaging::transport::Ownership;
+    use crate::platform::sms::Ownership;
     // The organisation's own account when it connected one; else the server's.
     let account = crate::provider_accounts::service::account_for(state, org_id).await?;
     match state.transport.ownership(number, account.as_ref()).await {

@@ -156,7 +156,8 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
         return Ok(());
     }
     let (event, to_str) = ("plan.finished", to.as_str());
-    crate::webhooks::emit::plan_event(&txn, &p, event, to_str, error.as_deref(), now).await?;
+    crate::plans::webhook_events::plan_event(&txn, &p, event, to_str, error.as_deref(), now)
+        .await?;
     txn.commit().await?;
     let failed = reasons(state, op_id, item_status::FAILED, item::Column::Error).await?;
     let figures = format!(

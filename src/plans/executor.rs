@@ -95,7 +95,8 @@ async fn fail(state: &AppState, plan_id: Uuid, why: &str) -> AppResult<()> {
         if let Some(p) = plan::Entity::find_by_id(plan_id).one(&txn).await? {
             let failed = PlanStatus::Failed.as_str();
             let event = "plan.finished";
-            crate::webhooks::emit::plan_event(&txn, &p, event, failed, Some(why), now).await?;
+            crate::plans::webhook_events::plan_event(&txn, &p, event, failed, Some(why), now)
+                .await?;
         }
     }
     txn.commit().await?;
@@ -202,7 +203,8 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
         .await?;
     if res.rows_affected == 1 {
         let done = PlanStatus::Done.as_str();
-        crate::webhooks::emit::plan_event(&txn, &p, "plan.finished", done, None, now).await?;
+        crate::plans::webhook_events::plan_event(&txn, &p, "plan.finished", done, None, now)
+            .await?;
     }
     txn.commit().await?;
     Ok(())
@@ -293,7 +295,7 @@ async fn dispatch(
                 Some(_) => crate::plans::audience::lifecycle::decisions(state, p.id).await?,
                 None => audience,
             };
-            let op = crate::campaign::create::create_bulk_operation(
+            let op = crate::campaign::create::create_campaign(
                 state,
                 p,
                 &audience,

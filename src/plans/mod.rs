@@ -32,3 +32,5 @@ pub mod service;
 pub mod stop;
 #[cfg(feature = "server")]
 pub mod view;
+#[cfg(feature = "server")]
+pub mod webhook_events;

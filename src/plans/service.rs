@@ -307,7 +307,8 @@ pub async fn present_plan(
     }
     if status == PlanStatus::AwaitingApproval {
         let event = "plan.awaiting_approval";
-        crate::webhooks::emit::plan_event(&txn, &row, event, status.as_str(), None, now).await?;
+        crate::plans::webhook_events::plan_event(&txn, &row, event, status.as_str(), None, now)
+            .await?;
     }
     txn.commit().await?;
     record(

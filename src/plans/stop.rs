@@ -143,7 +143,7 @@ pub async fn stop(
     )
     .await?;
     let stopped = PlanStatus::Stopped.as_str();
-    crate::webhooks::emit::plan_event(&txn, &p, "plan.finished", stopped, None, now).await?;
+    crate::plans::webhook_events::plan_event(&txn, &p, "plan.finished", stopped, None, now).await?;
     txn.commit().await?;
     let who = user::Entity::find_by_id(m.user_id)
         .one(&state.db)

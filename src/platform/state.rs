@@ -2,9 +2,9 @@
 use crate::ai_agent::llm::ChatModel;
 use crate::ai_agent::runtime::RuntimeConfig;
 use crate::auth::rate_limit::SignInLimiter;
-use crate::messaging::live::LiveHub;
-use crate::messaging::transport::SmsTransport;
 use crate::ops::metrics::Metrics;
+use crate::platform::live::LiveHub;
+use crate::platform::sms::SmsTransport;
 use crate::platform::Config;
 use sea_orm::DatabaseConnection;
 use std::ops::Deref;
@@ -80,7 +80,7 @@ pub struct Services {
 impl Services {
     pub fn from_config(config: &Config) -> Result<Self, String> {
         Ok(Self {
-            transport: crate::messaging::transport::from_config(config)?,
+            transport: crate::platform::sms::from_config(config)?,
             model: crate::ai_agent::llm::from_config(config)?,
             runtime: RuntimeConfig {
                 plan_risk: crate::plans::approval::RiskLimits {

@@ -187,17 +187,10 @@ pub async fn send(
     let purpose = crate::messaging::outbound::purpose_for(&state, org, req.contact_id).await?;
     // Every text is keyed, so that a refused one can be found and its reason read.
     let text_key = key.unwrap_or_else(Uuid::new_v4);
-    let sent = crate::messaging::outbound::send_sms_keyed(
-        &state,
-        org,
-        req.contact_id,
-        number,
-        &req.body,
-        None,
-        Some(text_key),
-        purpose,
-    )
-    .await;
+    let out = crate::messaging::outbound::Outgoing::new(org, req.contact_id, number, &req.body)
+        .keyed(Some(text_key))
+        .purpose(purpose);
+    let sent = crate::messaging::outbound::send(&state, out).await;
     match sent {
         Ok(m) => Ok(answer(StatusCode::CREATED, m.into(), false)),
         Err(AppError::Transport(e)) => match refusal(&state, org, text_key).await? {

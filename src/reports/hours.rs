@@ -11,10 +11,7 @@ use chrono_tz::Tz;
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};
 use uuid::Uuid;
 
-/// Monday to Friday (ISO weekdays), 09:00 to 17:00.
-pub const DAYS_DEFAULT: &str = "12345";
-pub const OPEN_DEFAULT: i32 = 9 * 60;
-pub const CLOSE_DEFAULT: i32 = 17 * 60;
+pub use crate::auth::entity::organization::{CLOSE_DEFAULT, DAYS_DEFAULT, OPEN_DEFAULT};
 
 const DAY_NAMES: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 

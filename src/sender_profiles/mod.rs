@@ -8,8 +8,6 @@ pub mod model;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
-pub mod estimate;
-#[cfg(feature = "server")]
 pub mod pacing;
 #[cfg(feature = "server")]
 pub mod page;

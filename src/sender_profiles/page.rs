@@ -5,8 +5,8 @@
 // A handler's early exit is a whole response; boxing it would only move the size elsewhere.
 #![allow(clippy::result_large_err)]
 use crate::auth::session::Member;
+use crate::campaign::sending_page::{page, Trouble};
 use crate::error::{AppError, AppResult};
-use crate::organization::sending_page::{page, Trouble};
 use crate::platform::AppState;
 use crate::sender_profiles::model::{thousands, Kind, Unit};
 use crate::sender_profiles::pacing::pacific_day;

@@ -10,7 +10,7 @@ const CONNECT_WAIT: Duration = Duration::from_secs(5);
 /// Every reason start-up would fail with these settings (besides the settings' own problems).
 pub async fn problems(config: &Config) -> Vec<String> {
     let mut found = Vec::new();
-    if let Err(e) = crate::messaging::transport::from_config(config) {
+    if let Err(e) = crate::platform::sms::from_config(config) {
         found.push(format!("SMS transport: {e}"));
     }
     if let Err(e) = crate::ai_agent::llm::from_config(config) {

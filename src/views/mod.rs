@@ -7,7 +7,6 @@ mod conversation;
 mod full_client;
 mod inbox;
 mod message_search;
-mod plans;
 mod segment_bar;
 pub(crate) mod shell;
 
@@ -16,7 +15,6 @@ pub use auth::SignIn;
 pub use contacts::Contacts;
 pub use conversation::Conversation;
 pub use inbox::{Home, Inbox};
-pub use plans::{PlanDetail, Plans};
 pub use shell::Shell;
 
 // The pages only the full client carries. The first-load client has, for each, a page of the same
@@ -30,6 +28,7 @@ full_client::seldom_opened! {
     notifications: Notifications {};
     numbers: PhoneNumbers {};
     operations: Operations {}, OperationReview { operation_id: uuid::Uuid };
+    plans: Plans {}, PlanDetail { plan_id: uuid::Uuid };
     settings: Settings {};
     sign_up: SignUp {};
     simulator: Simulator {};

@@ -107,35 +107,3 @@ pub fn row(
         ended_at: Set(None),
     }
 }
-
-/// A plan's event (`plan.awaiting_approval`, `plan.finished`) with the status it came to,
-/// written in the transaction that changes the plan's status: both commit or neither does.
-pub async fn plan_event<C: ConnectionTrait>(
-    db: &C,
-    p: &crate::plans::entity::plan::Model,
-    event: &str,
-    status: &str,
-    error: Option<&str>,
-    now: DateTime<Utc>,
-) -> AppResult<usize> {
-    let data = json!({"plan_id": p.id, "agent_id": p.agent_id, "title": p.title,
-        "status": status, "error": error});
-    emit(db, p.organization_id, event, data, now).await
-}
-
-/// A campaign's end (`campaign.finished`: done, cancelled or failed) with its figures, written in
-/// the transaction that ends it.
-pub async fn campaign_finished<C: ConnectionTrait>(
-    db: &C,
-    op_id: Uuid,
-    now: DateTime<Utc>,
-) -> AppResult<usize> {
-    use crate::campaign::entity::operation;
-    let Some(op) = operation::Entity::find_by_id(op_id).one(db).await? else {
-        return Ok(0);
-    };
-    let data = json!({"campaign_id": op.id, "status": op.status, "plan_id": op.plan_id,
-        "total": op.total, "sent": op.sent, "failed": op.failed, "skipped": op.skipped,
-        "error": op.error});
-    emit(db, op.organization_id, "campaign.finished", data, now).await
-}

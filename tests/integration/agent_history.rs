@@ -6,10 +6,8 @@ use crate::fake_llm::{self, Dialect, Step};
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::ai_agent::llm::rig::RigModel;
-use herald::messaging::transport::outbox::OutboxTransport;
-use herald::messaging::transport::{
-    FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError,
-};
+use herald::platform::sms::outbox::OutboxTransport;
+use herald::platform::sms::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 use crate::helpers::*;
 use herald::ai_agent::llm::scripted::ScriptedModel;
-use herald::messaging::transport::outbox::OutboxTransport;
+use herald::platform::sms::outbox::OutboxTransport;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -29,7 +29,7 @@ pub async fn setup_with(
     backend: Backend,
     mode: &str,
     model: Option<Arc<dyn herald::ai_agent::llm::ChatModel>>,
-    transport: impl FnOnce(Arc<OutboxTransport>) -> Arc<dyn herald::messaging::transport::SmsTransport>,
+    transport: impl FnOnce(Arc<OutboxTransport>) -> Arc<dyn herald::platform::sms::SmsTransport>,
 ) -> Option<Setup> {
     let outbox = Arc::new(OutboxTransport::default());
     let options = Options {

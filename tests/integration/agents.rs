@@ -4,7 +4,7 @@
 use crate::agent_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::outbox::OutboxTransport;
+use herald::platform::sms::outbox::OutboxTransport;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

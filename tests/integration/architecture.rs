@@ -36,7 +36,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// A file's code as the build sees it outside tests: its unit tests and comments dropped.
 fn code_of(text: &str) -> String {
-    let text = match text.find("#[cfg(test)]\nmod tests") {
+    let text = match text.find("#[cfg(test)]\nmod ") {
         Some(i) => &text[..i],
         None => text,
     };
@@ -49,46 +49,68 @@ fn code_of(text: &str) -> String {
         .join("\n")
 }
 
-/// The module paths a file names: `crate::a::b::c`, and each item of `crate::{a::b, c}` groups.
+/// The module paths a file names: `crate::a::b::c`, and each item of groups such as
+/// `crate::a::{b, c::{d, e}}`.
 fn crate_paths(code: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut rest = code;
     while let Some(i) = rest.find("crate::") {
         let before = rest[..i].chars().last();
         rest = &rest[i + "crate::".len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
             continue;
         }
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                out.push(segments(item.trim()));
-            }
-        } else {
-            out.push(segments(rest));
-        }
+        path_at(rest, Vec::new(), &mut out);
     }
     out.retain(|p| !p.is_empty());
     out
 }
 
-fn segments(s: &str) -> Vec<String> {
-    let mut segs = Vec::new();
+/// Reads one path at the start of `s` below `prefix`, expanding a group into each of its items.
+fn path_at(s: &str, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
     let mut rest = s;
     loop {
+        if let Some(group) = rest.strip_prefix('{') {
+            for item in top_level_items(group) {
+                path_at(item.trim(), prefix.clone(), out);
+            }
+            return;
+        }
         let n = rest
             .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
             .unwrap_or(rest.len());
         if n == 0 {
             break;
         }
-        segs.push(rest[..n].to_owned());
+        prefix.push(rest[..n].to_owned());
         match rest[n..].strip_prefix("::") {
             Some(r) => rest = r,
             None => break,
         }
     }
-    segs
+    out.push(prefix);
+}
+
+/// The comma-separated items of a group up to its closing brace, nested groups kept whole.
+fn top_level_items(group: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut items) = (0, 0, Vec::new());
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..i]);
+                return items;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&group[start..]);
+    items
 }
 
 struct House {
@@ -133,16 +155,18 @@ fn read_house() -> House {
         let from = house.module_of[n].clone();
         for path in crate_paths(&code_of(text)) {
             let to = path[0].clone();
-            if !house.lines.contains_key(&to) || to == from {
+            if !house.lines.contains_key(&to) {
                 continue;
             }
-            *house.module_edges.entry((from.clone(), to)).or_default() += 1;
+            if to != from {
+                *house.module_edges.entry((from.clone(), to)).or_default() += 1;
+            }
             // The longest prefix that is a file: the file this path reaches.
             let target = (1..=path.len())
                 .rev()
                 .map(|k| path[..k].join("::"))
                 .find(|f| house.module_of.contains_key(f));
-            if let Some(t) = target {
+            if let Some(t) = target.filter(|t| t != n) {
                 house.file_edges.entry(n.clone()).or_default().insert(t);
             }
         }
@@ -329,17 +353,20 @@ fn imports_follow_the_declared_layers() {
 #[test]
 fn paths_are_read_as_the_compiler_reads_them() {
     let code = code_of(
-        "use crate::a::b::{c, d};\nuse crate::{e::f, g};\n// crate::h\nx::crate::i;\n\
-         #[cfg(test)]\nmod tests { use crate::j; }",
+        "use crate::a::b::{c, d::{e, f}};\nuse crate::{g::h, i};\n// crate::j\nx::crate::k;\n\
+         #[cfg(test)]\nmod tests { use crate::l; }",
     );
     let got = crate_paths(&code);
     assert_eq!(
         got,
-        vec![
-            vec!["a".to_owned(), "b".into()],
-            vec!["e".into(), "f".into()],
-            vec!["g".into()],
+        [
+            &["a", "b", "c"][..],
+            &["a", "b", "d", "e"],
+            &["a", "b", "d", "f"],
+            &["g", "h"],
+            &["i"],
         ]
+        .map(|p| p.iter().map(|s| s.to_string()).collect::<Vec<_>>())
     );
     let mut edges = BTreeMap::new();
     for (a, b) in [("x", "y"), ("y", "z"), ("z", "x"), ("z", "w")] {

@@ -5,8 +5,8 @@ use crate::helpers::*;
 use crate::on_both_databases;
 use herald::campaign::drafter::{DraftRequest, Drafter, FixedLatencyDrafter};
 use herald::campaign::entity::item;
-use herald::messaging::transport::outbox::OutboxTransport;
 use herald::platform::clock::ManualClock;
+use herald::platform::sms::outbox::OutboxTransport;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -323,15 +323,12 @@ async fn idempotent_sends(backend: Backend) {
         .id;
     let key = uuid::Uuid::new_v4();
     let send = || {
-        herald::messaging::outbound::send_sms_keyed(
+        herald::messaging::outbound::send(
             &app.state,
-            c.org.org_id,
-            c.linus,
-            number,
-            "Hello",
-            Some("campaign"),
-            Some(key),
-            herald::compliance::model::Purpose::Outreach,
+            herald::messaging::outbound::Outgoing::new(c.org.org_id, c.linus, number, "Hello")
+                .origin(Some("campaign"))
+                .keyed(Some(key))
+                .purpose(herald::compliance::model::Purpose::Outreach),
         )
     };
     let a = send().await.unwrap();

@@ -3,7 +3,7 @@
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::outbox::OutboxTransport;
+use herald::platform::sms::outbox::OutboxTransport;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -229,16 +229,13 @@ async fn audience_skips(backend: Backend) {
         d(c.katherine),
     ];
     audience[2].include = true;
-    let op = herald::campaign::create::create_bulk_operation(
-        &app.state, &plan, &audience, "Hello", None,
-    )
-    .await
-    .unwrap();
-    let again = herald::campaign::create::create_bulk_operation(
-        &app.state, &plan, &audience, "Hello", None,
-    )
-    .await
-    .unwrap();
+    let op = herald::campaign::create::create_campaign(&app.state, &plan, &audience, "Hello", None)
+        .await
+        .unwrap();
+    let again =
+        herald::campaign::create::create_campaign(&app.state, &plan, &audience, "Hello", None)
+            .await
+            .unwrap();
     assert_eq!(op, again, "idempotent per plan");
     let items = herald::campaign::create::items_of(&app.state, op)
         .await

@@ -122,15 +122,17 @@ async fn every_phrasing_gets_one_confirmation_then_nothing(backend: Backend) {
 
     // 4. A plan's text (the step tools' send path).
     let c2 = contact_id(app, &s.org, &phone(2)).await;
-    let refused = herald::messaging::outbound::send_sms_keyed(
+    let refused = herald::messaging::outbound::send(
         &app.state,
-        s.org.org_id,
-        c2,
-        number,
-        "Following up on your quote",
-        Some("agent"),
-        Some(uuid::Uuid::new_v4()),
-        Purpose::Outreach,
+        herald::messaging::outbound::Outgoing::new(
+            s.org.org_id,
+            c2,
+            number,
+            "Following up on your quote",
+        )
+        .origin(Some("agent"))
+        .keyed(Some(uuid::Uuid::new_v4()))
+        .purpose(Purpose::Outreach),
     )
     .await;
     assert!(refused.is_err(), "{refused:?}");

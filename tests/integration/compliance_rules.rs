@@ -8,11 +8,9 @@ use crate::helpers::*;
 use crate::on_both_databases;
 use herald::compliance::model::Purpose;
 use herald::messaging::ledger::send_state;
-use herald::messaging::transport::outbox::OutboxTransport;
-use herald::messaging::transport::{
-    FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError,
-};
 use herald::platform::clock::ManualClock;
+use herald::platform::sms::outbox::OutboxTransport;
+use herald::platform::sms::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -50,13 +48,10 @@ async fn suppression_belongs_to_the_number(backend: Backend) {
         .ok_as(&s.org.client, "/api/contacts/get", json!({"id": again}))
         .await;
     assert_eq!(v["opted_out"], true, "{v}");
-    let sent = herald::messaging::outbound::send_sms(
+    let sent = herald::messaging::outbound::send(
         &app.state,
-        s.org.org_id,
-        again,
-        s.numbers[0],
-        "Hi Ada",
-        None,
+        herald::messaging::outbound::Outgoing::new(s.org.org_id, again, s.numbers[0], "Hi Ada")
+            .origin(None),
     )
     .await;
     assert!(sent.is_err(), "{sent:?}");
@@ -168,15 +163,17 @@ async fn a_retry_never_sends_what_the_rules_now_refuse(backend: Backend) {
     let b = app.add_contact(&org, "Bea", "+12125550102").await;
     let mut ids = Vec::new();
     for c in [a, b] {
-        let m = herald::messaging::outbound::send_sms_keyed(
+        let m = herald::messaging::outbound::send(
             &app.state,
-            org.org_id,
-            c,
-            number,
-            "Our spring hours are out",
-            Some("campaign"),
-            Some(uuid::Uuid::new_v4()),
-            Purpose::Outreach,
+            herald::messaging::outbound::Outgoing::new(
+                org.org_id,
+                c,
+                number,
+                "Our spring hours are out",
+            )
+            .origin(Some("campaign"))
+            .keyed(Some(uuid::Uuid::new_v4()))
+            .purpose(Purpose::Outreach),
         )
         .await
         .unwrap();
@@ -284,43 +281,39 @@ async fn florida_holds_at_eight_and_caps_three_a_day(backend: Backend) {
         chrono::Utc.with_ymd_and_hms(2026, 6, 18, 12, 0, 0).unwrap()
     );
     // A text sent straight at 20:30 is refused as it leaves.
-    let late = herald::messaging::outbound::send_sms_keyed(
+    let late = herald::messaging::outbound::send(
         &app.state,
-        org.org_id,
-        flo,
-        number,
-        "Late offer",
-        Some("campaign"),
-        Some(uuid::Uuid::new_v4()),
-        Purpose::Outreach,
+        herald::messaging::outbound::Outgoing::new(org.org_id, flo, number, "Late offer")
+            .origin(Some("campaign"))
+            .keyed(Some(uuid::Uuid::new_v4()))
+            .purpose(Purpose::Outreach),
     )
     .await;
     assert!(format!("{late:?}").contains("Florida"), "{late:?}");
     // The next morning: three marketing texts go, the fourth in 24 hours is refused.
     clock.advance(chrono::Duration::hours(14));
     for i in 0..3 {
-        herald::messaging::outbound::send_sms_keyed(
+        herald::messaging::outbound::send(
             &app.state,
-            org.org_id,
-            flo,
-            number,
-            &format!("Offer {i}"),
-            Some("campaign"),
-            Some(uuid::Uuid::new_v4()),
-            Purpose::Outreach,
+            herald::messaging::outbound::Outgoing::new(
+                org.org_id,
+                flo,
+                number,
+                &format!("Offer {i}"),
+            )
+            .origin(Some("campaign"))
+            .keyed(Some(uuid::Uuid::new_v4()))
+            .purpose(Purpose::Outreach),
         )
         .await
         .unwrap();
     }
-    let fourth = herald::messaging::outbound::send_sms_keyed(
+    let fourth = herald::messaging::outbound::send(
         &app.state,
-        org.org_id,
-        flo,
-        number,
-        "Offer 4",
-        Some("campaign"),
-        Some(uuid::Uuid::new_v4()),
-        Purpose::Outreach,
+        herald::messaging::outbound::Outgoing::new(org.org_id, flo, number, "Offer 4")
+            .origin(Some("campaign"))
+            .keyed(Some(uuid::Uuid::new_v4()))
+            .purpose(Purpose::Outreach),
     )
     .await;
     assert!(
@@ -342,13 +335,10 @@ async fn florida_holds_at_eight_and_caps_three_a_day(backend: Backend) {
         .status()
         .is_success());
     app.settle().await;
-    herald::messaging::outbound::send_sms(
+    herald::messaging::outbound::send(
         &app.state,
-        org.org_id,
-        flo,
-        number,
-        "We open at 9.",
-        None,
+        herald::messaging::outbound::Outgoing::new(org.org_id, flo, number, "We open at 9.")
+            .origin(None),
     )
     .await
     .unwrap();
@@ -558,13 +548,10 @@ async fn an_organisations_own_words_and_the_carriers_opt_outs(backend: Backend) 
     assert!(creates_to(&s, "+14155552672").is_empty());
     // A send refused by the carrier with 21610 puts the number on the same list.
     let c3 = app.add_contact(&s.org, "Cy", "+14155552673").await;
-    let m = herald::messaging::outbound::send_sms(
+    let m = herald::messaging::outbound::send(
         &app.state,
-        s.org.org_id,
-        c3,
-        s.numbers[0],
-        "Hello Cy",
-        None,
+        herald::messaging::outbound::Outgoing::new(s.org.org_id, c3, s.numbers[0], "Hello Cy")
+            .origin(None),
     )
     .await
     .unwrap();
@@ -629,26 +616,20 @@ async fn marketing_needs_written_consent(backend: Backend) {
     let no = without["id"].as_str().unwrap().parse().unwrap();
     let yes = app.add_contact(&s.org, "Has Consent", "+14155552681").await;
     // A first text from the composer is outreach: refused without consent, with the reason.
-    let refused = herald::messaging::outbound::send_sms(
+    let refused = herald::messaging::outbound::send(
         &app.state,
-        s.org.org_id,
-        no,
-        s.numbers[0],
-        "Hello!",
-        None,
+        herald::messaging::outbound::Outgoing::new(s.org.org_id, no, s.numbers[0], "Hello!")
+            .origin(None),
     )
     .await;
     assert!(
         format!("{refused:?}").contains("no marketing consent"),
         "{refused:?}"
     );
-    herald::messaging::outbound::send_sms(
+    herald::messaging::outbound::send(
         &app.state,
-        s.org.org_id,
-        yes,
-        s.numbers[0],
-        "Hello!",
-        None,
+        herald::messaging::outbound::Outgoing::new(s.org.org_id, yes, s.numbers[0], "Hello!")
+            .origin(None),
     )
     .await
     .unwrap();
@@ -676,13 +657,10 @@ async fn marketing_needs_written_consent(backend: Backend) {
         "Hi, do you have time Friday?",
     )
     .await;
-    herald::messaging::outbound::send_sms(
+    herald::messaging::outbound::send(
         &app.state,
-        s.org.org_id,
-        no,
-        s.numbers[0],
-        "We do!",
-        None,
+        herald::messaging::outbound::Outgoing::new(s.org.org_id, no, s.numbers[0], "We do!")
+            .origin(None),
     )
     .await
     .unwrap();

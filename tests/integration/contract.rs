@@ -2,9 +2,9 @@
 //! spec-validating mock (Prism): every request Herald makes (a create with a status callback,
 //! one through a Messaging Service, the list lookups with `To`, `From` and `DateSent>`) must
 //! pass the spec; a request that breaks it would get a 422 and fail the test.
-use herald::messaging::transport::twilio::TwilioTransport;
-use herald::messaging::transport::{Lookup, OutboundSms, SmsTransport};
 use herald::platform::config::TwilioConfig;
+use herald::platform::sms::twilio::TwilioTransport;
+use herald::platform::sms::{Lookup, OutboundSms, SmsTransport};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 

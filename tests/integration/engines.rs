@@ -4,8 +4,8 @@
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::outbox::OutboxTransport;
 use herald::platform::faults::{DRAFT_LOOP, PLAN_EXECUTE, SEND_LOOP};
+use herald::platform::sms::outbox::OutboxTransport;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

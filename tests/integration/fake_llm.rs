@@ -135,11 +135,11 @@ pub async fn spawn_with(
     timeout: Duration,
 ) -> Option<(
     crate::helpers::TestApp,
-    Arc<herald::messaging::transport::outbox::OutboxTransport>,
+    Arc<herald::platform::sms::outbox::OutboxTransport>,
 )> {
     let model =
         Arc::new(herald::ai_agent::llm::rig::RigModel::new(&llm.settings(timeout)).unwrap());
-    let outbox = Arc::new(herald::messaging::transport::outbox::OutboxTransport::default());
+    let outbox = Arc::new(herald::platform::sms::outbox::OutboxTransport::default());
     let options = crate::helpers::Options {
         model: Some(model),
         transport: Some(outbox.clone()),

@@ -1,7 +1,7 @@
 //! `spawn_app`: a real Herald server on 127.0.0.1:0 with a fresh SQLite or PostgreSQL database.
 use herald::ai_agent::llm::ChatModel;
-use herald::messaging::transport::SmsTransport;
 use herald::platform::config::Config;
+use herald::platform::sms::SmsTransport;
 use herald::platform::state::Services;
 use herald::platform::AppState;
 use herald::server::launch::start_with;

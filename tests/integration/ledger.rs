@@ -4,10 +4,8 @@
 use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::outbox::OutboxTransport;
-use herald::messaging::transport::{
-    FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError,
-};
+use herald::platform::sms::outbox::OutboxTransport;
+use herald::platform::sms::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

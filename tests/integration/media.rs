@@ -6,9 +6,9 @@
 use crate::fake_twilio::{self, media_url, FakeTwilio};
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::twilio::TwilioTransport;
 use herald::platform::config::TwilioConfig;
 use herald::platform::media_config::{MediaConfig, S3Config};
+use herald::platform::sms::twilio::TwilioTransport;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 use crate::helpers::*;
 use crate::live_socket::{next_event, open_live};
 use crate::on_both_databases;
-use herald::messaging::transport::outbox::OutboxTransport;
+use herald::platform::sms::outbox::OutboxTransport;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::ai_agent::llm::rig::{RigModel, RigSettings};
-use herald::messaging::transport::outbox::OutboxTransport;
+use herald::platform::sms::outbox::OutboxTransport;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;

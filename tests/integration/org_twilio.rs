@@ -5,8 +5,8 @@
 //! A delivery receipt signed for one organisation changes none of another's texts.
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::twilio::TwilioTransport;
 use herald::platform::config::TwilioConfig;
+use herald::platform::sms::twilio::TwilioTransport;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -9,10 +9,8 @@ use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use crate::step_plan_support::*;
-use herald::messaging::transport::outbox::OutboxTransport;
-use herald::messaging::transport::{
-    FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError,
-};
+use herald::platform::sms::outbox::OutboxTransport;
+use herald::platform::sms::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

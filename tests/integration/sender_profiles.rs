@@ -374,7 +374,7 @@ async fn capped_campaign(
     TestApp,
     crate::campaign_support::Crm,
     Arc<herald::platform::clock::ManualClock>,
-    Arc<herald::messaging::transport::outbox::OutboxTransport>,
+    Arc<herald::platform::sms::outbox::OutboxTransport>,
     Value,
     uuid::Uuid,
     uuid::Uuid,

@@ -7,7 +7,7 @@ use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::links::model::CODE_LEN;
-use herald::messaging::transport::outbox::OutboxTransport;
+use herald::platform::sms::outbox::OutboxTransport;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;

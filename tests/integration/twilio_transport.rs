@@ -3,9 +3,9 @@
 //! in doubt with the Messages list instead of resending it.
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::twilio::TwilioTransport;
-use herald::messaging::transport::{Lookup, OutboundSms, SmsTransport, TransportError};
 use herald::platform::config::TwilioConfig;
+use herald::platform::sms::twilio::TwilioTransport;
+use herald::platform::sms::{Lookup, OutboundSms, SmsTransport, TransportError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;

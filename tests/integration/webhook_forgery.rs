@@ -5,8 +5,8 @@
 //! once, and the token is chosen by the normalised number the text is routed by.
 use crate::helpers::*;
 use crate::on_both_databases;
-use herald::messaging::transport::twilio::TwilioTransport;
 use herald::platform::config::TwilioConfig;
+use herald::platform::sms::twilio::TwilioTransport;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;

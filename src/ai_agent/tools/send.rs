@@ -7,7 +7,7 @@ use crate::ai_agent::llm::ToolDef;
 use crate::compliance::model::Purpose;
 use crate::contacts::entity::contact;
 use crate::messaging::entity as message;
-use crate::messaging::outbound::{check_sendable, send_sms_by_agent, Sendable};
+use crate::messaging::outbound::{check_sendable, send, Outgoing, Sendable};
 use crate::messaging::quiet;
 use crate::phone_numbers::service as numbers;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -216,17 +216,11 @@ impl AgentTool for SendSms {
             None => Purpose::Outreach,
         };
         let body = disclosed(ctx, ok.contact.id, number_id, &ok.body).await?;
-        let sent = send_sms_by_agent(
-            &ctx.state,
-            ctx.organization_id,
-            ok.contact.id,
-            number_id,
-            &body,
-            (origin, ctx.agent.id),
-            key.uuid(),
-            purpose,
-        )
-        .await?;
+        let out = Outgoing::new(ctx.organization_id, ok.contact.id, number_id, &body)
+            .by_agent(origin, ctx.agent.id)
+            .keyed(Some(key.uuid()))
+            .purpose(purpose);
+        let sent = send(&ctx.state, out).await?;
         Ok(to_json(&TextSent {
             sent: true,
             message_id: sent.id,

@@ -2,7 +2,7 @@
 //! PostgreSQL every instance also sends its events through `NOTIFY` and relays the others', so a
 //! text that reached one instance shows on a page connected to another. The tables stay the
 //! truth: an event only tells a page to read again.
-use crate::messaging::model::LiveEvent;
+use crate::live_event::LiveEvent;
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use tokio::sync::{broadcast, mpsc};
