@@ -19,8 +19,10 @@ async fn campaign(
     sends_per_second: f64,
 ) -> (herald::platform::AppState, uuid::Uuid) {
     let (_, state, org) = start_herald_with(postgres, &["+14155550100"], |s| {
-        s.drafter = Some(Arc::new(FixedLatencyDrafter(latency)));
-        s.engine.sends_per_second = sends_per_second;
+        let drafter: Arc<dyn herald::campaign::drafter::Drafter> =
+            Arc::new(FixedLatencyDrafter(latency));
+        s.parts.insert(drafter);
+        s.engine_mut().sends_per_second = sends_per_second;
     })
     .await;
     let mut audience = Vec::with_capacity(items);

@@ -44,7 +44,7 @@ pub async fn window(
     let mut rows = ai_thread_event::Entity::find()
         .filter(ai_thread_event::Column::ThreadId.eq(thread_id))
         .order_by_desc(ai_thread_event::Column::Seq)
-        .limit(state.runtime.history_limit)
+        .limit(state.runtime().history_limit)
         .all(&state.db)
         .await?;
     rows.reverse();

@@ -84,7 +84,7 @@ impl Lease {
 }
 
 fn expires(state: &AppState, now: DateTime<Utc>) -> DateTime<Utc> {
-    now + chrono::Duration::from_std(state.runtime.lease_ttl).unwrap_or_default()
+    now + chrono::Duration::from_std(state.runtime().lease_ttl).unwrap_or_default()
 }
 
 /// Idle, and not waiting to retry a failure.
@@ -204,6 +204,13 @@ pub async fn due_threads(state: &AppState, limit: u64) -> AppResult<Vec<Uuid>> {
         .into_tuple()
         .all(&state.db)
         .await?)
+}
+
+impl crate::platform::AppState {
+    /// The agent threads this process is running.
+    pub fn local_runs(&self) -> &LocalRuns {
+        self.part::<std::sync::Arc<LocalRuns>>()
+    }
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub async fn quiet_wait(
     thread_id: Uuid,
     pending: &[ai_thread_event::Model],
 ) -> AppResult<Option<std::time::Duration>> {
-    let quiet = state.runtime.reply_quiet;
+    let quiet = state.runtime().reply_quiet;
     if quiet.is_zero() {
         return Ok(None);
     }

@@ -157,7 +157,7 @@ async fn threads_for(
                 &state.ack_db,
                 &contacts,
                 state.clock.now(),
-                state.runtime.replies_per_contact_day,
+                state.runtime().replies_per_contact_day,
             )
             .await?,
         )

@@ -228,7 +228,7 @@ async fn held_back(
         tracing::info!("routing skipped: a person took the conversation over");
         return Ok(Some(Route::SkippedHandoff));
     }
-    let limit = state.runtime.replies_per_contact_day;
+    let limit = state.runtime().replies_per_contact_day;
     let over =
         crate::ai_agent::pacing::over_limit(&state.db, &[msg.contact_id], now, limit).await?;
     if over.is_empty() {
@@ -321,7 +321,7 @@ pub async fn route_unrouted(state: &AppState, grace: chrono::Duration) -> AppRes
         .await?;
     for id in &ids {
         tracing::info!(message_id = %id, "routing a text a crash left unrouted");
-        state.inbound.route(state, *id).await;
+        state.inbound().route(state, *id).await;
     }
     Ok(ids.len())
 }

@@ -192,11 +192,11 @@ async fn complete_with_retry(
     let mut attempt = 1;
     loop {
         match state.model.complete(system, msgs, tools).await {
-            Err(e) if e.is_transient() && attempt < state.runtime.model_attempts => {
+            Err(e) if e.is_transient() && attempt < state.runtime().model_attempts => {
                 tracing::warn!(attempt, error = %e, "model call failed; retrying");
                 state
                     .clock
-                    .sleep(state.runtime.model_backoff * 2u32.pow(attempt - 1))
+                    .sleep(state.runtime().model_backoff * 2u32.pow(attempt - 1))
                     .await;
                 attempt += 1;
             }
@@ -366,7 +366,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         plan_id: None,
         taint: Default::default(),
     };
-    for _ in 0..state.runtime.max_steps {
+    for _ in 0..state.runtime().max_steps {
         if lease.is_lost() {
             return Err(TurnError::LeaseLost);
         }
@@ -488,4 +488,20 @@ async fn run_calls(
         recorded.push((id, result));
     }
     Ok(recorded)
+}
+
+impl crate::platform::AppState {
+    /// The agents' runtime settings (`server::services` puts them in).
+    pub fn runtime(&self) -> &RuntimeConfig {
+        self.part::<RuntimeConfig>()
+    }
+}
+
+impl crate::platform::state::Services {
+    /// The agents' runtime settings, for a test to change before the server starts.
+    pub fn runtime_mut(&mut self) -> &mut RuntimeConfig {
+        self.parts
+            .get_mut()
+            .expect("the runtime settings are put in by from_config")
+    }
 }

@@ -311,7 +311,7 @@ pub async fn assign_numbers(
             .await?;
     }
     txn.commit().await?;
-    state.numbers.forget_all();
+    state.numbers().forget_all();
     to_view(state, member, a).await
 }
 

@@ -187,6 +187,6 @@ pub async fn bind(
         .await?;
     }
     txn.commit().await?;
-    state.numbers.forget_all();
+    state.numbers().forget_all();
     view(state, m, id).await
 }

@@ -55,7 +55,7 @@ pub async fn images_for_turn(
     let mut out: HashMap<Uuid, Vec<ChatImage>> = HashMap::new();
     for r in rows.into_iter().skip(skip) {
         let key = r.storage_key.clone().unwrap_or_default();
-        let bytes = match state.media.get(&key).await {
+        let bytes = match state.media().get(&key).await {
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(media = %r.id, error = %e, "a picture for the model could not be read");

@@ -50,7 +50,7 @@ pub async fn find_or_spawn_contact_thread(
 /// process's turn slots is free. A thread this process is already running, or about to, needs
 /// nothing: its worker drains the new input.
 pub fn wake(state: &AppState, thread_id: Uuid) {
-    let Some(running) = state.local_runs.try_enter(thread_id) else {
+    let Some(running) = state.local_runs().try_enter(thread_id) else {
         return;
     };
     let bg = state.clone();
@@ -80,7 +80,7 @@ fn wake_after(state: &AppState, thread_id: Uuid, delay: Duration) {
 fn heartbeat(state: &AppState, lease: &Lease) -> CancellationToken {
     let stop = CancellationToken::new();
     let (bg, lease, token) = (state.clone(), lease.clone(), stop.clone());
-    let every = (state.runtime.lease_ttl / 3).max(Duration::from_millis(50));
+    let every = (state.runtime().lease_ttl / 3).max(Duration::from_millis(50));
     tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -108,7 +108,7 @@ pub async fn run_claimed_thread(state: AppState, lease: Lease, running: lease::R
     loop {
         let running = first
             .take()
-            .unwrap_or_else(|| state.local_runs.enter(lease.thread_id));
+            .unwrap_or_else(|| state.local_runs().enter(lease.thread_id));
         let beat = heartbeat(&state, &lease);
         let outcome = drain(&state, &lease).await;
         beat.cancel();
@@ -195,7 +195,7 @@ async fn on_failure(
     inputs: &[Uuid],
     error: &TurnError,
 ) -> Option<DateTime<Utc>> {
-    let cfg = &state.runtime;
+    let cfg = &state.runtime();
     let now = state.clock.now();
     let text = error.to_string();
     let rows = crate::ai_agent::entity::ai_thread_event::Entity::find()
@@ -312,7 +312,7 @@ pub async fn sweep(state: &AppState) -> AppResult<usize> {
         let Ok(slot) = state.work.turn_slots.clone().try_acquire_owned() else {
             break;
         };
-        let Some(running) = state.local_runs.try_enter(thread_id) else {
+        let Some(running) = state.local_runs().try_enter(thread_id) else {
             continue;
         };
         if let Some(l) = lease::claim(state, thread_id).await? {

@@ -33,10 +33,10 @@ pub async fn change_password(
         .one(&state.db)
         .await?
         .ok_or(AppError::Unauthorized)?;
-    if !state.hashing.verify(current, &u.password_hash).await? {
+    if !state.hashing().verify(current, &u.password_hash).await? {
         return Err(AppError::validation("The current password is not right."));
     }
-    let hash = state.hashing.hash(new).await?;
+    let hash = state.hashing().hash(new).await?;
     let keep = crate::auth::session::current_token_hash()?;
     let txn = crate::platform::db::begin_write(&state.db).await?;
     user::Entity::update_many()
@@ -226,7 +226,7 @@ pub async fn reset_password(state: &AppState, token: &str, new: &str) -> AppResu
             "This reset link was already used or has expired. Ask an owner for a new one.".into(),
         ));
     }
-    let hash = state.hashing.hash(new).await?;
+    let hash = state.hashing().hash(new).await?;
     let txn = crate::platform::db::begin_write(&state.db).await?;
     let claimed = password_reset::Entity::update_many()
         .col_expr(password_reset::Column::UsedAt, Expr::value(now))

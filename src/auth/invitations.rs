@@ -243,7 +243,7 @@ pub async fn accept(
         .one(&state.db)
         .await?;
     let joiner = match existing {
-        Some(u) if !state.hashing.verify(password, &u.password_hash).await? => {
+        Some(u) if !state.hashing().verify(password, &u.password_hash).await? => {
             return Err(AppError::Validation(
                 "An account with this email already exists, and that is not its password. \
                  Enter the account's password to join with it, or use another email."
@@ -251,7 +251,7 @@ pub async fn accept(
             ));
         }
         Some(u) => Joiner::Existing(u),
-        None => Joiner::New(state.hashing.hash(password).await?),
+        None => Joiner::New(state.hashing().hash(password).await?),
     };
     let now = state.clock.now();
     let role = Role::parse(&inv.role).unwrap_or(Role::Member);

@@ -85,6 +85,13 @@ impl HashPool {
     }
 }
 
+impl crate::platform::AppState {
+    /// Argon2 work, at most one per core.
+    pub fn hashing(&self) -> &HashPool {
+        self.part::<std::sync::Arc<HashPool>>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

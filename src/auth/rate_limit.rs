@@ -222,6 +222,21 @@ pub async fn forget_old(db: &DatabaseConnection, now: DateTime<Utc>) -> AppResul
     Ok(())
 }
 
+/// The sign-in and sign-up limiters of one server.
+pub struct Limiters {
+    pub sign_in: SignInLimiter,
+    pub sign_up: SignInLimiter,
+}
+
+impl crate::platform::AppState {
+    pub fn sign_in_limiter(&self) -> &SignInLimiter {
+        &self.part::<std::sync::Arc<Limiters>>().sign_in
+    }
+    pub fn sign_up_limiter(&self) -> &SignInLimiter {
+        &self.part::<std::sync::Arc<Limiters>>().sign_up
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{address_key, delay_after};

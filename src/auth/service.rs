@@ -46,7 +46,7 @@ pub async fn create_organization_with_owner(
     if invite_only && !first_run(state).await? {
         return Err(refuse_sign_up(state, &email).await);
     }
-    let hash = state.hashing.hash(password).await?;
+    let hash = state.hashing().hash(password).await?;
     let txn = crate::platform::db::begin_write(&state.db).await?;
     if invite_only {
         // Two first visitors at once: one sets Herald up, the other is refused.
@@ -254,7 +254,7 @@ pub async fn authenticate(
         .await?;
     // One verification either way, so timing does not reveal which emails exist.
     let verified = state
-        .hashing
+        .hashing()
         .verify(password, hash_to_check(found.as_ref()))
         .await?;
     let Some(u) = found.filter(|_| verified) else {

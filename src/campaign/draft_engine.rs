@@ -214,7 +214,7 @@ async fn draft_item(
         contact_context: claimed.context,
         first_name: claimed.first_name,
     };
-    let result = state.drafter.draft(&req).await.map_err(|e| e.to_string());
+    let result = state.drafter().draft(&req).await.map_err(|e| e.to_string());
     writer.record(Finished {
         item_id: claimed.item_id,
         result,
@@ -336,7 +336,7 @@ pub async fn recount_in<C: ConnectionTrait>(
 #[tracing::instrument(skip(state))]
 pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let worker = format!("drafter-{}", Uuid::new_v4().simple());
-    let cfg = state.engine.clone();
+    let cfg = state.engine().clone();
     loop {
         let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
             return Ok(());
@@ -449,4 +449,20 @@ async fn finish_drafting(state: &AppState, op: &operation::Model) -> AppResult<(
         }
     }
     Ok(())
+}
+
+impl crate::platform::AppState {
+    /// The campaign engines' settings (`server::services` puts them in).
+    pub fn engine(&self) -> &EngineConfig {
+        self.part::<EngineConfig>()
+    }
+}
+
+impl crate::platform::state::Services {
+    /// The campaign engines' settings, for a test to change before the server starts.
+    pub fn engine_mut(&mut self) -> &mut EngineConfig {
+        self.parts
+            .get_mut()
+            .expect("the engine settings are put in by from_config")
+    }
 }

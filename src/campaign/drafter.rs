@@ -94,3 +94,13 @@ impl Drafter for FixedLatencyDrafter {
         Ok(format!("Hi {}, {}", req.first_name, req.concept))
     }
 }
+
+impl crate::platform::AppState {
+    /// Who writes campaign drafts: the one a test put in, else the model.
+    pub fn drafter(&self) -> std::sync::Arc<dyn Drafter> {
+        match self.parts.get::<std::sync::Arc<dyn Drafter>>() {
+            Some(d) => d.clone(),
+            None => std::sync::Arc::new(ModelDrafter(self.model.clone())),
+        }
+    }
+}

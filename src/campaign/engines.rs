@@ -33,7 +33,7 @@ impl Running {
 
 /// Starts the engine for the operation here, unless it already runs here.
 pub fn start(state: &AppState, op: Uuid, engine: Engine) {
-    if !state.engines.begin(op, engine) {
+    if !state.engines().begin(op, engine) {
         return;
     }
     let bg = state.clone();
@@ -54,7 +54,7 @@ pub fn start(state: &AppState, op: Uuid, engine: Engine) {
                 Err(_) => break,
             }
         }
-        bg.engines.end(op, engine);
+        bg.engines().end(op, engine);
         // A drafting engine that finished hands a sending operation its engine, and so on.
         if let Err(e) = resume(&bg).await {
             tracing::warn!(error = %e, "could not look for more engine work");
@@ -81,4 +81,11 @@ pub async fn resume(state: &AppState) -> AppResult<()> {
         start(state, op.id, engine);
     }
     Ok(())
+}
+
+impl crate::platform::AppState {
+    /// The campaign engines running in this process.
+    pub fn engines(&self) -> &Running {
+        self.part::<std::sync::Arc<Running>>()
+    }
 }

@@ -226,7 +226,7 @@ async fn pace_of(state: &AppState, op: &operation::Model) -> AppResult<(Pace, St
             format!("{}, {} \"{}\"", p.rate().words(), p.kind().label(), p.name),
         ),
         None => {
-            let per_second = state.engine.sends_per_second.max(0.001);
+            let per_second = state.engine().sends_per_second.max(0.001);
             let rate = crate::sender_profiles::model::per_second_words(per_second);
             (
                 Pace {

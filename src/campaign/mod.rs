@@ -28,6 +28,8 @@ pub mod link_tracking;
 #[cfg(feature = "server")]
 pub mod pictures;
 #[cfg(feature = "server")]
+pub mod profiles_page;
+#[cfg(feature = "server")]
 pub mod resume;
 #[cfg(feature = "server")]
 pub mod review;

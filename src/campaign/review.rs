@@ -427,7 +427,7 @@ pub async fn regenerate_item(
             .to_owned(),
     };
     let text = state
-        .drafter
+        .drafter()
         .draft(&req)
         .await
         .map_err(|e| AppError::Transport(e.to_string()))?;
@@ -582,7 +582,7 @@ pub async fn resolve_item(
         ));
     };
     crate::messaging::ledger::resolve_unknown(state, m.organization_id, message_id, how).await?;
-    crate::campaign::send_engine::sync_items(state, it.operation_id, state.engine.stale_after)
+    crate::campaign::send_engine::sync_items(state, it.operation_id, state.engine().stale_after)
         .await?;
     crate::campaign::draft_engine::refresh_counters(state, it.operation_id).await?;
     sheet(state, m, it.operation_id).await

@@ -161,7 +161,7 @@ pub async fn run_send_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let n = crate::sender_profiles::pacing::workers_for(
         state,
         op.phone_number_id,
-        state.engine.send_concurrency,
+        state.engine().send_concurrency,
     )
     .await?;
     let workers = (0..n).map(|_| send_worker(state, op_id));
@@ -171,7 +171,7 @@ pub async fn run_send_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
 
 async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let clock = state.clock.clone();
-    let gap = Duration::from_secs_f64(1.0 / state.engine.sends_per_second.max(0.001));
+    let gap = Duration::from_secs_f64(1.0 / state.engine().sends_per_second.max(0.001));
     loop {
         state.faults.check(crate::platform::faults::SEND_LOOP)?;
         let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
@@ -180,7 +180,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
         if OperationStatus::parse(&op.status) != OperationStatus::Sending {
             return Ok(());
         }
-        sync_items(state, op_id, state.engine.stale_after).await?;
+        sync_items(state, op_id, state.engine().stale_after).await?;
         // The campaign's pictures, which every text carries (fixed once it is sending).
         let pictures = crate::campaign::pictures::of(&state.db, op_id).await?;
         let queue = item::Entity::find()

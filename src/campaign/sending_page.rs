@@ -1,5 +1,5 @@
 //! Settings → Sending, `/settings/sending`: the sender profiles numbers send under (issue 30
-//! §2, `sender_profiles::page`); when a campaign pauses itself (§3), as shares of its last 100
+//! §2, `campaign::profiles_page`); when a campaign pauses itself (§3), as shares of its last 100
 //! texts filtered by carriers (30007) or undelivered; and each number's carrier-filtered texts.
 //! Everyone in the organisation reads it; owners change it.
 //! Rendered by the server (`server_page`): the app's first-load budget is spent.
@@ -42,7 +42,7 @@ struct Shown {
 /// What was refused, shown again with why (and any form as it was typed).
 pub enum Trouble {
     Thresholds(AppError, Thresholds),
-    Profile(AppError, crate::sender_profiles::page::ProfileForm),
+    Profile(AppError, crate::campaign::profiles_page::ProfileForm),
     Numbers(AppError),
 }
 
@@ -101,7 +101,7 @@ pub async fn page(
         None => {}
     }
     let profiles =
-        match crate::sender_profiles::page::sections(state, m, profile, numbers_error).await {
+        match crate::campaign::profiles_page::sections(state, m, profile, numbers_error).await {
             Ok(p) => p,
             Err(e) => return error_page(state, "Sending", ("/settings", "Settings"), &e),
         };

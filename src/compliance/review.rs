@@ -176,7 +176,7 @@ pub async fn decide(state: &AppState, m: &Member, id: Uuid, confirm: bool) -> Ap
         crate::messaging::ledger::deliver(state, id).await?;
     }
     if !confirm {
-        state.inbound.route(state, item.message_id).await;
+        state.inbound().route(state, item.message_id).await;
     }
     state.live.publish(
         org,

@@ -159,6 +159,13 @@ pub async fn update(
     am.ai_disclosure_text = Set(some(clean.ai_disclosure_text));
     am.opt_out_phrases = Set(some(clean.opt_out_phrases));
     am.update(&state.db).await?;
-    state.phrases.forget(m.organization_id);
+    state.phrases().forget(m.organization_id);
     settings(state, m.organization_id).await
+}
+
+impl crate::platform::AppState {
+    /// Each organisation's own opt-out phrases, for the webhook's detector.
+    pub fn phrases(&self) -> &PhraseCache {
+        self.part::<std::sync::Arc<PhraseCache>>()
+    }
 }

@@ -151,7 +151,7 @@ pub async fn erase(state: &AppState, m: &Member, id: Uuid) -> AppResult<Erased> 
     txn.commit().await?;
     // The stored files go once the rows are gone; one left behind is only logged.
     for key in stored.into_iter().flat_map(|(a, b)| [a, b]).flatten() {
-        if let Err(e) = state.media.delete(&key).await {
+        if let Err(e) = state.media().delete(&key).await {
             tracing::warn!(error = %e, key, "could not delete a deleted contact's picture");
         }
     }

@@ -5,10 +5,9 @@
 //! row is claimed with a lease, so two instances never copy the same one, and a failure that may
 //! pass is tried again later (five tries), then given up with its reason.
 use crate::error::AppResult;
-use crate::live_event::LiveEvent;
 use crate::media::entity as media;
 use crate::media::model::status;
-use crate::messaging::entity as message;
+use crate::platform::events::DomainEvent;
 use crate::platform::sms::TransportError;
 use crate::platform::AppState;
 use chrono::{DateTime, Utc};
@@ -204,13 +203,13 @@ async fn copy(state: &AppState, row: &media::Model) -> Outcome {
     } else {
         None
     };
-    if let Err(e) = state.media.put(&key, fetched.bytes).await {
+    if let Err(e) = state.media().put(&key, fetched.bytes).await {
         return Outcome::Retry(e.to_string());
     }
     let thumb_key = match thumb {
         Some(jpeg) => {
             let k = format!("{key}.thumb.jpg");
-            match state.media.put(&k, jpeg).await {
+            match state.media().put(&k, jpeg).await {
                 Ok(()) => Some(k),
                 Err(e) => return Outcome::Retry(e.to_string()),
             }
@@ -300,19 +299,10 @@ async fn finish(state: &AppState, row: &media::Model, outcome: Outcome) -> AppRe
     }
     update.exec(&state.db).await?;
     // The conversation's open pages show the picture (or why it is missing).
-    if let Some(m) = message::Entity::find_by_id(row.message_id)
-        .one(&state.db)
-        .await?
-    {
-        state.live.publish(
-            m.organization_id,
-            LiveEvent::MessageUpdated {
-                contact_id: m.contact_id,
-                message_id: m.id,
-                status: m.status,
-            },
-        );
-    }
+    let event = DomainEvent::MediaSettled {
+        message_id: row.message_id,
+    };
+    crate::platform::events::publish(state, event).await?;
     if stored {
         tracing::info!(id = %row.id, "media copied");
     }

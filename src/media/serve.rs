@@ -41,7 +41,7 @@ async fn answer(
         (false, _, Some(k)) => (k.clone(), row.content_type.clone()),
         _ => return Err(AppError::not_found("Media")),
     };
-    let bytes = state.media.get(&key).await.map_err(|e| {
+    let bytes = state.media().get(&key).await.map_err(|e| {
         tracing::error!(error = %e, %id, "a kept media copy could not be read");
         AppError::Internal(e.to_string())
     })?;

@@ -86,3 +86,10 @@ impl MediaStore {
         }
     }
 }
+
+impl crate::platform::AppState {
+    /// Where copies of media texted in are kept.
+    pub fn media(&self) -> &MediaStore {
+        self.part::<std::sync::Arc<MediaStore>>()
+    }
+}

@@ -56,7 +56,7 @@ async fn accept(state: AppState, headers: &HeaderMap, body: Bytes) -> AppResult<
     let for_thumb = bytes.clone();
     let thumb = thumbnail(for_thumb).await;
     state
-        .media
+        .media()
         .put(&key, bytes)
         .await
         .map_err(|e| AppError::Internal(e.to_string()))?;
@@ -64,7 +64,7 @@ async fn accept(state: AppState, headers: &HeaderMap, body: Bytes) -> AppResult<
         Some(t) => {
             let k = format!("{key}.thumb.jpg");
             state
-                .media
+                .media()
                 .put(&k, t)
                 .await
                 .map_err(|e| AppError::Internal(e.to_string()))?;
@@ -215,7 +215,7 @@ async fn public(state: AppState, token: &str) -> AppResult<Response> {
         .storage_key
         .ok_or_else(|| AppError::not_found("Media"))?;
     let bytes = state
-        .media
+        .media()
         .get(&key)
         .await
         .map_err(|e| AppError::Internal(e.to_string()))?;
@@ -291,7 +291,7 @@ pub async fn sweep_unsent(state: &AppState) -> AppResult<usize> {
         // The row goes only once its files are gone, so a failure is tried again next time.
         for key in std::iter::once(&u.storage_key).chain(u.thumb_key.iter()) {
             state
-                .media
+                .media()
                 .delete(key)
                 .await
                 .map_err(|e| AppError::Internal(e.to_string()))?;

@@ -120,7 +120,7 @@ pub async fn persist_inbound(
         tracing::warn!(to = %sms.to, "inbound text to an unparseable number; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };
-    let Some(number) = state.numbers.find(&state.ack_db, &to).await? else {
+    let Some(number) = state.numbers().find(&state.ack_db, &to).await? else {
         tracing::warn!(%to, "inbound text to a number no organisation has; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };
@@ -132,7 +132,7 @@ pub async fn persist_inbound(
     let now = state.clock.now();
     let contact = contacts::find_or_create_by_phone(&state.ack_db, org_id, &from, now).await?;
     // The detector reads every text first, before any agent, suggester or campaign can.
-    let phrases = state.phrases.get(&state.ack_db, org_id).await?;
+    let phrases = state.phrases().get(&state.ack_db, org_id).await?;
     let reading = Reading::of(&sms.body, sms.opt_out_type.as_deref(), &phrases);
     let message_id = Uuid::new_v4();
     // A redelivery (the same MessageSid) is refused by the unique index: no read beforehand.
@@ -222,7 +222,7 @@ async fn store(
         }
         .try_into_model()?;
         return match state
-            .inbound_writer
+            .inbound_writer()
             .store(&state.ack_db, model.id, row)
             .await?
         {
@@ -293,5 +293,12 @@ pub async fn route_inbound(state: AppState, stored: StoredInbound) {
             direction: Direction::Inbound,
         },
     );
-    state.inbound.route_stored(&state, stored).await;
+    state.inbound().route_stored(&state, stored).await;
+}
+
+impl crate::platform::AppState {
+    /// Where stored inbound texts go next (the agents' router).
+    pub fn inbound(&self) -> &std::sync::Arc<dyn InboundSink> {
+        self.part::<std::sync::Arc<dyn InboundSink>>()
+    }
 }

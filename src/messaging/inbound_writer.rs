@@ -124,3 +124,10 @@ async fn insert_all(
     txn.commit().await?;
     Ok(stored)
 }
+
+impl crate::platform::AppState {
+    /// Group commit for the webhook's texts.
+    pub fn inbound_writer(&self) -> &InboundWriter {
+        self.part::<std::sync::Arc<InboundWriter>>()
+    }
+}

@@ -15,6 +15,8 @@ pub mod inbound_writer;
 #[cfg(feature = "server")]
 pub mod ledger;
 #[cfg(feature = "server")]
+pub mod live_updates;
+#[cfg(feature = "server")]
 pub mod outbound;
 #[cfg(feature = "server")]
 pub mod quiet;

@@ -71,7 +71,7 @@ impl Scope {
         let Some(from) = from else {
             return Ok(Scope::Unowned);
         };
-        Ok(match state.numbers.find(&state.db, from).await? {
+        Ok(match state.numbers().find(&state.db, from).await? {
             Some(n) => Scope::Org(n.organization_id),
             None => Scope::Unowned,
         })

@@ -11,8 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 
-pub const SMS_PATH: &str = "/webhooks/twilio/sms";
-pub const STATUS_PATH: &str = "/webhooks/twilio/status";
+pub use crate::platform::access_config::{SMS_PATH, STATUS_PATH};
 /// Twilio's own form posts are a few kilobytes; anything much larger is not Twilio.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 const EMPTY_TWIML: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response></Response>";
@@ -67,7 +66,7 @@ pub async fn webhook_token_for(
 ) -> Result<Option<String>, WebhookError> {
     if let Some(n) = our_number {
         let owner = state
-            .numbers
+            .numbers()
             .find(&state.db, n)
             .await
             .map_err(|e| WebhookError::Internal(e.to_string()))?;

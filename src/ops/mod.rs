@@ -1,3 +1,2 @@
-//! Operations: health check and Prometheus metrics.
+//! Operations: the health checks. The Prometheus metrics are the base's (`platform::metrics`).
 pub mod health;
-pub mod metrics;

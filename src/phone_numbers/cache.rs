@@ -67,6 +67,13 @@ impl NumberCache {
     }
 }
 
+impl crate::platform::AppState {
+    /// The numbers the webhook looks up.
+    pub fn numbers(&self) -> &NumberCache {
+        self.part::<std::sync::Arc<NumberCache>>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,7 +128,7 @@ pub async fn create(
     .insert(&state.db)
     .await
     .map_err(|e| taken(e, &number))?;
-    state.numbers.forget_all();
+    state.numbers().forget_all();
     Ok(to_view(m))
 }
 
@@ -147,6 +147,6 @@ pub async fn update(
     am.provider_sid = Set(sid);
     am.auto_assign = Set(input.auto_assign);
     let saved = am.update(&state.db).await.map_err(|e| taken(e, &number))?;
-    state.numbers.forget_all();
+    state.numbers().forget_all();
     Ok(to_view(saved))
 }

@@ -242,7 +242,7 @@ pub async fn present_plan(
         .or(action.policy_override())
         .unwrap_or(agent_policy);
     let policy = effective_policy(chosen, None, &action);
-    let (decision, reason) = resolve_approval(policy, &action, state.runtime.plan_risk);
+    let (decision, reason) = resolve_approval(policy, &action, state.runtime().plan_risk);
     let now = state.clock.now();
     let status = match decision {
         Decision::Gate => PlanStatus::AwaitingApproval,

@@ -2,6 +2,11 @@
 //! token. Read from the environment by `Config::from_env`.
 use crate::platform::config::TransportKind;
 
+/// Where Twilio posts texts and status callbacks (`messaging::webhook` serves them; the status
+/// callback URL Herald gives Twilio is checked against it here).
+pub const SMS_PATH: &str = "/webhooks/twilio/sms";
+pub const STATUS_PATH: &str = "/webhooks/twilio/status";
+
 /// Who may create an organisation (`SIGN_UP`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SignUpMode {
@@ -94,11 +99,7 @@ pub fn share_operator_account(
 /// signature over `PUBLIC_URL`, so callbacks sent anywhere else would all be refused.
 pub fn check_status_callback(url: Option<&str>, public_url: &str) -> Result<(), String> {
     let Some(url) = url else { return Ok(()) };
-    let ours = format!(
-        "{}{}",
-        public_url.trim_end_matches('/'),
-        crate::messaging::webhook::STATUS_PATH
-    );
+    let ours = format!("{}{}", public_url.trim_end_matches('/'), STATUS_PATH);
     let (address, _query) = url.trim().split_once('?').unwrap_or((url.trim(), ""));
     if address == ours {
         return Ok(());

@@ -98,9 +98,9 @@ pub struct Config {
     /// `LLM_PROVIDER`: `offline` (default, built in and deterministic).
     pub llm_provider: String,
     /// Model, key, base URL and timeout for a hosted provider.
-    pub llm: crate::ai_agent::llm::rig::RigSettings,
+    pub llm: crate::platform::llm::RigSettings,
     /// Outbound webhooks: `WEBHOOK_ALLOW_PRIVATE`, and retry timing.
-    pub webhooks: crate::webhooks::WebhookSettings,
+    pub webhooks: crate::platform::webhook_config::WebhookSettings,
     /// `HERALD_ENV=production`: test-only settings are refused.
     pub production: bool,
     /// Test-only clock shift; never allowed in production or beyond loopback.
@@ -399,8 +399,7 @@ impl Config {
             sign_up,
             metrics_token: var("METRICS_TOKEN"),
             shutdown_grace,
-            secret_key: var("HERALD_SECRET_KEY")
-                .map(|k| crate::provider_accounts::crypto::key_from_setting(&k)),
+            secret_key: var("HERALD_SECRET_KEY").map(|k| key_from_setting(&k)),
             sign_ups_per_minute: var("SIGN_UPS_PER_MINUTE")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(5),
@@ -410,11 +409,11 @@ impl Config {
                 .unwrap_or(10),
             plan_risk_max_rows: var("PLAN_RISK_MAX_ROWS")
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(crate::plans::approval::DEFAULT_MAX_ROWS),
+                .unwrap_or(DEFAULT_MAX_ROWS),
             plan_risk_max_cost: var("PLAN_RISK_MAX_COST")
                 .and_then(|v| v.parse().ok())
                 .filter(|d: &f64| d.is_finite() && *d >= 0.0)
-                .unwrap_or(crate::plans::approval::DEFAULT_MAX_COST),
+                .unwrap_or(DEFAULT_MAX_COST),
             draft_concurrency: var("DRAFT_CONCURRENCY")
                 .and_then(|v| v.parse().ok())
                 .filter(|n: &usize| *n > 0)
@@ -436,8 +435,8 @@ impl Config {
                 .filter(|r: &f64| *r > 0.0)
                 .unwrap_or(1.0),
             llm_provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
-            webhooks: crate::webhooks::WebhookSettings::from_env(),
-            llm: crate::ai_agent::llm::rig::RigSettings {
+            webhooks: crate::platform::webhook_config::WebhookSettings::from_env(),
+            llm: crate::platform::llm::RigSettings {
                 provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
                 model: var("LLM_MODEL").unwrap_or_default(),
                 api_key: var("LLM_API_KEY").unwrap_or_default(),
@@ -494,15 +493,15 @@ impl Config {
             sign_ups_per_minute: 5,
             trusted_proxy_header: None,
             sends_per_second: 1.0,
-            plan_risk_max_rows: crate::plans::approval::DEFAULT_MAX_ROWS,
-            plan_risk_max_cost: crate::plans::approval::DEFAULT_MAX_COST,
+            plan_risk_max_rows: DEFAULT_MAX_ROWS,
+            plan_risk_max_cost: DEFAULT_MAX_COST,
             draft_concurrency: 20,
             draft_batch_size: 50,
             send_concurrency: 4,
             turn_concurrency: 32,
             llm_provider: "offline".into(),
-            webhooks: crate::webhooks::WebhookSettings::default(),
-            llm: crate::ai_agent::llm::rig::RigSettings {
+            webhooks: crate::platform::webhook_config::WebhookSettings::default(),
+            llm: crate::platform::llm::RigSettings {
                 provider: "offline".into(),
                 model: String::new(),
                 api_key: String::new(),
@@ -577,6 +576,25 @@ pub fn public_dir() -> Option<std::path::PathBuf> {
         .map(std::path::PathBuf::from)
         .or_else(|| Some(std::env::current_exe().ok()?.parent()?.join("public")))
         .filter(|p| p.is_dir())
+}
+
+/// Plans changing more rows than this gate under RiskGated (`PLAN_RISK_MAX_ROWS`, default 25).
+pub const DEFAULT_MAX_ROWS: usize = 25;
+/// Plans estimated to spend more than this many US dollars gate (`PLAN_RISK_MAX_COST`).
+pub const DEFAULT_MAX_COST: f64 = 1.0;
+
+/// The key that seals organisations' provider secrets (`provider_accounts::crypto`), from
+/// `HERALD_SECRET_KEY`: the setting's base64 value when it is 32 bytes, else its SHA-256 (a long
+/// random passphrase works too).
+pub fn key_from_setting(setting: &str) -> [u8; 32] {
+    use base64::Engine;
+    let s = setting.trim();
+    if let Ok(raw) = base64::engine::general_purpose::STANDARD.decode(s) {
+        if let Ok(key) = <[u8; 32]>::try_from(raw.as_slice()) {
+            return key;
+        }
+    }
+    <sha2::Sha256 as sha2::Digest>::digest(s.as_bytes()).into()
 }
 
 #[cfg(test)]

@@ -135,17 +135,15 @@ pub async fn lock_organization<C: sea_orm::ConnectionTrait>(
     txn: &C,
     organization_id: uuid::Uuid,
 ) -> Result<(), DbErr> {
-    use crate::auth::entity::organization;
-    use sea_orm::sea_query::Expr;
-    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
-    organization::Entity::update_many()
-        .col_expr(
-            organization::Column::Name,
-            Expr::col(organization::Column::Name),
-        )
-        .filter(organization::Column::Id.eq(organization_id))
-        .exec(txn)
-        .await?;
+    use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query};
+    // Named, not through `auth`'s entity: the base imports no domain.
+    let name = || Alias::new("name");
+    let update = Query::update()
+        .table(Alias::new("organization"))
+        .value(name(), Expr::col(name()))
+        .and_where(Expr::col(Alias::new("id")).eq(organization_id))
+        .to_owned();
+    txn.execute(&update).await?;
     Ok(())
 }
 

@@ -28,6 +28,8 @@ pub enum DomainEvent {
         phone_number_id: Uuid,
         campaign: bool,
     },
+    /// A text's picture was copied, or given up on: its conversation shows it, or why not.
+    MediaSettled { message_id: Uuid },
     /// Every draft of a campaign is written: it waits for review.
     CampaignDrafted { operation_id: Uuid },
     /// A person approved a campaign's drafts for sending.

@@ -1,11 +1,10 @@
 //! `AppState`: what every handler and server function shares, one per running server.
-use crate::ai_agent::llm::ChatModel;
-use crate::ai_agent::runtime::RuntimeConfig;
-use crate::auth::rate_limit::SignInLimiter;
-use crate::ops::metrics::Metrics;
 use crate::platform::live::LiveHub;
+use crate::platform::llm::ChatModel;
+use crate::platform::metrics::Metrics;
 use crate::platform::sms::SmsTransport;
 use crate::platform::Config;
+use axum::http::Extensions;
 use sea_orm::DatabaseConnection;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -20,18 +19,9 @@ pub struct Inner {
     pub config: Config,
     pub transport: Arc<dyn SmsTransport>,
     pub model: Arc<dyn ChatModel>,
-    pub runtime: RuntimeConfig,
-    pub drafter: Arc<dyn crate::campaign::drafter::Drafter>,
-    pub engine: crate::campaign::draft_engine::EngineConfig,
     pub clock: Arc<dyn crate::platform::clock::Clock>,
     pub live: LiveHub,
     pub metrics: Metrics,
-    pub sign_in_limiter: SignInLimiter,
-    pub sign_up_limiter: SignInLimiter,
-    /// Organisations' provider accounts, opened (`provider_accounts::service`).
-    pub accounts: crate::provider_accounts::service::AccountCache,
-    /// Argon2 work, at most one per core (`auth::password::HashPool`).
-    pub hashing: crate::auth::password::HashPool,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
     /// Where background work runs: routing, agent turns, plans and campaign engines.
@@ -40,8 +30,6 @@ pub struct Inner {
     pub instance_id: String,
     /// Test-armed failure points (empty in production).
     pub faults: crate::platform::faults::FaultPoints,
-    /// Where stored inbound texts go next (the agents' router).
-    pub inbound: Arc<dyn crate::messaging::inbound::InboundSink>,
     /// Cancelled when the server stops: ends the periodic sweeper.
     pub shutdown: tokio_util::sync::CancellationToken,
     /// Cancelled at SIGTERM, before `shutdown`: `/readyz` answers 503 while requests are still
@@ -49,63 +37,22 @@ pub struct Inner {
     pub draining: tokio_util::sync::CancellationToken,
     /// The scheduled backups' status, for `/healthz`.
     pub backups: crate::platform::backup_config::BackupStatus,
-    /// The campaign engines running in this process.
-    pub engines: crate::campaign::engines::Running,
-    /// The agent threads this process is running.
-    pub local_runs: crate::ai_agent::lease::LocalRuns,
-    /// The numbers the webhook looks up (`phone_numbers::cache`).
-    pub numbers: crate::phone_numbers::cache::NumberCache,
-    /// Each organisation's own opt-out phrases, for the webhook's detector.
-    pub phrases: crate::compliance::wording::PhraseCache,
-    /// Group commit for the webhook's texts (`messaging::inbound_writer`).
-    pub inbound_writer: crate::messaging::inbound_writer::InboundWriter,
-    /// Where copies of media texted in are kept (`media::store`).
-    pub media: crate::media::store::MediaStore,
     /// The after-effects' listeners (`platform::events`), registered by the composition root.
     pub events: crate::platform::events::DomainEvents,
+    /// Each domain's own shared parts (its caches, settings and seams: the number cache, the
+    /// agents' runtime settings, the inbound sink …), put in by the composition root
+    /// (`server::services`) and read through the domain's accessor (`state.numbers()`), so
+    /// that the base names no domain's type.
+    pub parts: Extensions,
 }
 
-/// The outside world a server talks to; tests hand in fakes.
+/// The outside world a server talks to, and the domains' parts; tests hand in fakes.
+/// `server::services` builds it from the configuration.
 pub struct Services {
     pub transport: Arc<dyn SmsTransport>,
     pub model: Arc<dyn ChatModel>,
-    pub runtime: RuntimeConfig,
-    /// Writes campaign drafts; None uses the model.
-    pub drafter: Option<Arc<dyn crate::campaign::drafter::Drafter>>,
-    pub engine: crate::campaign::draft_engine::EngineConfig,
     pub clock: Arc<dyn crate::platform::clock::Clock>,
-    pub media: crate::media::store::MediaStore,
-}
-
-impl Services {
-    pub fn from_config(config: &Config) -> Result<Self, String> {
-        Ok(Self {
-            transport: crate::platform::sms::from_config(config)?,
-            model: crate::ai_agent::llm::from_config(config)?,
-            runtime: RuntimeConfig {
-                plan_risk: crate::plans::approval::RiskLimits {
-                    max_rows: config.plan_risk_max_rows,
-                    max_cost: config.plan_risk_max_cost,
-                },
-                lease_ttl: config.thread_lease,
-                sweep_every: config.sweep_every,
-                reply_quiet: config.reply_quiet,
-                replies_per_contact_day: config.replies_per_contact_day,
-                ..RuntimeConfig::default()
-            },
-            drafter: None,
-            engine: crate::campaign::draft_engine::EngineConfig {
-                sends_per_second: config.sends_per_second,
-                concurrency: config.draft_concurrency,
-                batch_size: config.draft_batch_size,
-                send_concurrency: config.send_concurrency,
-                stale_after: config.claim_stale_after,
-            },
-            clock: clock_for(config),
-            media: crate::media::store::MediaStore::from_config(&config.media)
-                .map_err(|e| e.to_string())?,
-        })
-    }
+    pub parts: Extensions,
 }
 
 fn instance_id() -> String {
@@ -115,7 +62,7 @@ fn instance_id() -> String {
 }
 
 /// The machine's clock, or the test-only shifted one `Config` allowed.
-fn clock_for(config: &Config) -> Arc<dyn crate::platform::clock::Clock> {
+pub fn clock_for(config: &Config) -> Arc<dyn crate::platform::clock::Clock> {
     use crate::platform::clock::{ShiftedClock, SystemClock};
     use crate::platform::config::TestClock;
     match &config.test_clock {
@@ -146,13 +93,6 @@ impl AppState {
         services: Services,
         work: crate::platform::work::WorkRuntime,
     ) -> Self {
-        let drafter = services.drafter.clone().unwrap_or_else(|| {
-            Arc::new(crate::campaign::drafter::ModelDrafter(
-                services.model.clone(),
-            ))
-        });
-        let sign_in_limiter = SignInLimiter::new(config.sign_in_attempts_per_minute);
-        let sign_up_limiter = SignInLimiter::of("signup", config.sign_ups_per_minute);
         let instance_id = instance_id();
         Self(Arc::new(Inner {
             db,
@@ -160,32 +100,30 @@ impl AppState {
             config,
             transport: services.transport,
             model: services.model,
-            runtime: services.runtime,
-            drafter,
-            engine: services.engine,
             clock: services.clock,
             live: LiveHub::new(instance_id.clone()),
             metrics: Metrics::new(),
-            sign_in_limiter,
-            sign_up_limiter,
-            hashing: crate::auth::password::HashPool::for_this_machine(),
-            accounts: Default::default(),
             tasks: TaskTracker::new(),
             work,
             instance_id,
             faults: Default::default(),
-            inbound: Arc::new(crate::ai_agent::routing::AgentRouter::default()),
             shutdown: Default::default(),
             draining: Default::default(),
             backups: Default::default(),
-            engines: Default::default(),
-            local_runs: Default::default(),
-            numbers: Default::default(),
-            phrases: Default::default(),
-            inbound_writer: Default::default(),
-            media: services.media,
             events: Default::default(),
+            parts: services.parts,
         }))
+    }
+
+    /// A domain's part, as the composition root put it in; each domain reads its own through an
+    /// accessor of its own. A missing one is a wiring mistake, found by the first test.
+    pub fn part<T: Clone + Send + Sync + 'static>(&self) -> &T {
+        self.parts.get::<T>().unwrap_or_else(|| {
+            panic!(
+                "{} was not put in (server::services)",
+                std::any::type_name::<T>()
+            )
+        })
     }
 
     /// The state of the server function or page being handled right now.

@@ -4,7 +4,6 @@
 use base64::Engine;
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
-use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 #[derive(thiserror::Error, Debug, PartialEq)]
@@ -15,17 +14,7 @@ pub enum SealError {
     WrongKey,
 }
 
-/// The 256-bit key: the setting's base64 value when it is 32 bytes, else its SHA-256 (a long
-/// random passphrase works too).
-pub fn key_from_setting(setting: &str) -> [u8; 32] {
-    let s = setting.trim();
-    if let Ok(raw) = base64::engine::general_purpose::STANDARD.decode(s) {
-        if let Ok(key) = <[u8; 32]>::try_from(raw.as_slice()) {
-            return key;
-        }
-    }
-    Sha256::digest(s.as_bytes()).into()
-}
+pub use crate::platform::config::key_from_setting;
 
 /// Seals `secret` for `org`: base64 of nonce ‖ ciphertext.
 pub fn seal(key: Option<&[u8; 32]>, org: Uuid, secret: &str) -> Result<String, SealError> {

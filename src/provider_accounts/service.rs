@@ -57,7 +57,7 @@ impl AccountCache {
 
 /// The organisation's own account, opened, if it connected one.
 pub async fn opened(state: &AppState, org: Uuid) -> AppResult<Option<Opened>> {
-    if let Some(hit) = state.accounts.get(org) {
+    if let Some(hit) = state.accounts().get(org) {
         return Ok(hit);
     }
     let row = provider_account::Entity::find()
@@ -91,7 +91,7 @@ pub async fn opened(state: &AppState, org: Uuid) -> AppResult<Option<Opened>> {
             })
         }
     };
-    state.accounts.put(org, opened.clone());
+    state.accounts().put(org, opened.clone());
     Ok(opened)
 }
 
@@ -231,6 +231,13 @@ pub async fn connect(
     )
     .await?;
     txn.commit().await?;
-    state.accounts.forget(org);
+    state.accounts().forget(org);
     settings(state, owner).await
+}
+
+impl crate::platform::AppState {
+    /// Organisations' provider accounts, opened.
+    pub fn accounts(&self) -> &AccountCache {
+        self.part::<std::sync::Arc<AccountCache>>()
+    }
 }

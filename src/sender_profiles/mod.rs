@@ -10,6 +10,4 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod pacing;
 #[cfg(feature = "server")]
-pub mod page;
-#[cfg(feature = "server")]
 pub mod service;

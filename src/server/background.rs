@@ -106,7 +106,7 @@ pub fn start_sweeper(state: &AppState) {
         loop {
             tokio::select! {
                 _ = bg.shutdown.cancelled() => return,
-                _ = tokio::time::sleep(bg.runtime.sweep_every) => {}
+                _ = tokio::time::sleep(bg.runtime().sweep_every) => {}
             }
             let archive = archived_at.elapsed() >= ARCHIVE_EVERY;
             if archive {

@@ -11,6 +11,8 @@ pub fn all() -> Vec<Arc<dyn Listener>> {
         Arc::new(crate::contacts::reachability::CarrierUnreachable),
         Arc::new(crate::phone_numbers::registration::RegistrationWatch),
         Arc::new(crate::campaign::delivery_alarm::DeliveryAlarm),
+        // A text's picture settled: its conversation shows it.
+        Arc::new(crate::messaging::live_updates::MediaShown),
         // A text left: the brand's daily cap.
         Arc::new(crate::sender_profiles::pacing::DailyCount),
         // A campaign's course: the plan that started it, and its thread.

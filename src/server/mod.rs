@@ -13,3 +13,4 @@ pub mod router;
 pub mod security_headers;
 pub mod seed;
 pub mod seed_scale;
+pub mod services;

@@ -1,6 +1,7 @@
 //! The axum router: the Dioxus app's static files, server functions and pages, the webhooks,
 //! health and metrics.
-use crate::ops::{health, metrics};
+use crate::ops::health;
+use crate::platform::metrics;
 use crate::platform::AppState;
 use axum::routing::get;
 use axum::{Extension, Router};
@@ -20,7 +21,7 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::developers::routes(state.clone()))
         .merge(crate::contacts::erase_page::routes(state.clone()))
         .merge(crate::campaign::sending_page::routes(state.clone()))
-        .merge(crate::sender_profiles::page::routes(state.clone()))
+        .merge(crate::campaign::profiles_page::routes(state.clone()))
         .merge(crate::messaging::timeline_page::routes(state.clone()))
         .merge(crate::contacts::reachability::routes(state.clone()))
         .merge(crate::audit::page::routes(state.clone()))

@@ -165,7 +165,7 @@ async fn orphaned_call(backend: Backend, dialect: Dialect) {
     )
     .await;
     // Every attempt of the next turn fails to record its call's result: it is set aside.
-    let attempts = s.app.state.runtime.turn_attempts;
+    let attempts = s.app.state.runtime().turn_attempts;
     s.app
         .state
         .faults

@@ -255,7 +255,7 @@ async fn provider_failure_escalates_and_loses_nothing(backend: Backend) {
     let Some(s) = setup(backend, "autonomous", Some(model.clone())).await else {
         return;
     };
-    let rt = &s.app.state.runtime;
+    let rt = &s.app.state.runtime();
     let calls = (rt.model_attempts * rt.turn_attempts) as usize;
     for _ in 0..calls {
         model.push(Err(LlmError::Unavailable("HTTP 500".into())));

@@ -282,23 +282,25 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     if let Some(m) = opts.model {
         services.model = m;
     }
-    services.runtime.model_backoff = std::time::Duration::from_millis(5);
+    services.runtime_mut().model_backoff = std::time::Duration::from_millis(5);
     // A failed turn retries after 20 ms, 40 ms, 80 ms in tests (seconds in production).
-    services.runtime.turn_backoff = std::time::Duration::from_millis(20);
-    services.drafter = opts.drafter;
-    services.runtime.plan_risk.max_cost = opts.plan_risk_max_cost;
-    services.runtime.reply_quiet = opts.reply_quiet;
-    services.runtime.replies_per_contact_day = opts.replies_per_contact_day;
+    services.runtime_mut().turn_backoff = std::time::Duration::from_millis(20);
+    if let Some(d) = opts.drafter {
+        services.parts.insert(d);
+    }
+    services.runtime_mut().plan_risk.max_cost = opts.plan_risk_max_cost;
+    services.runtime_mut().reply_quiet = opts.reply_quiet;
+    services.runtime_mut().replies_per_contact_day = opts.replies_per_contact_day;
     // Quiet hours, leases and backoff follow this clock; never the machine's hour.
     services.clock = opts.clock.unwrap_or_else(|| {
         Arc::new(herald::platform::clock::ShiftedClock::starting_at(
             test_daytime(),
         ))
     });
-    services.engine.sends_per_second = opts.sends_per_second;
-    services.engine.send_concurrency = opts.send_concurrency;
+    services.engine_mut().sends_per_second = opts.sends_per_second;
+    services.engine_mut().send_concurrency = opts.send_concurrency;
     if let Some(stale) = opts.draft_stale_after {
-        services.engine.stale_after = stale;
+        services.engine_mut().stale_after = stale;
     }
     let running = start_with(config, services).await.expect("server starts");
     Some(TestApp {

@@ -176,7 +176,7 @@ async fn timeout_fails_the_turn_and_escalates(backend: Backend) {
         return;
     };
     text_in(&r, "SMrig00000000000000000000000000003").await;
-    let rt = &r.app.state.runtime;
+    let rt = &r.app.state.runtime();
     assert_eq!(
         requests(&fake).await.len(),
         (rt.model_attempts * rt.turn_attempts) as usize,

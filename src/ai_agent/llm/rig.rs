@@ -9,17 +9,8 @@ use rig_core::message::{
 use rig_core::operation::Completion as CompletionOp;
 use rig_core::providers::{anthropic::AnthropicConfig, ollama::OllamaConfig, openai::OpenAIConfig};
 use rig_core::{DynModel, ProviderError};
-use std::time::Duration;
 
-/// Which provider, model and endpoint; from `LLM_PROVIDER`, `LLM_MODEL`, `LLM_API_KEY`, `LLM_BASE_URL`.
-#[derive(Clone, Debug)]
-pub struct RigSettings {
-    pub provider: String,
-    pub model: String,
-    pub api_key: String,
-    pub base_url: Option<String>,
-    pub timeout: Duration,
-}
+pub use crate::platform::llm::RigSettings;
 
 pub struct RigModel {
     model: DynModel<CompletionOp>,

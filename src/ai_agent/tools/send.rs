@@ -94,7 +94,7 @@ impl SendSms {
                 until.format("%b %-d, %H:%M")
             )));
         }
-        let limit = ctx.state.runtime.replies_per_contact_day;
+        let limit = ctx.state.runtime().replies_per_contact_day;
         if !crate::ai_agent::pacing::over_limit(&ctx.state.db, &[contact_id], now, limit)
             .await?
             .is_empty()

@@ -458,7 +458,7 @@ async fn run_until_paused(
             catalog.get(&s.tool).is_some_and(|t| t.mutates)
                 && confirmed != Some(ANY_ARGUMENTS)
                 && confirmed != Some(arguments_hash(args).as_str())
-                && !step_waived(policy, s, args, state.runtime.plan_risk)
+                && !step_waived(policy, s, args, state.runtime().plan_risk)
         };
         let planned = steps.to_vec();
         let run = |i: usize, args: Value| {

@@ -181,7 +181,7 @@ fn metrics_allowed(
             .and_then(|v| v.strip_prefix("Bearer "))
             // Compared as digests: the time taken says nothing about the token.
             .is_some_and(|given| Sha256::digest(given.trim()) == Sha256::digest(token.as_bytes())),
-        None => crate::auth::session::address_of(
+        None => crate::platform::client_address::address_of(
             headers,
             Some(peer),
             state.config.trusted_proxy_header.as_deref(),

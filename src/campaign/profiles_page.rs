@@ -164,7 +164,7 @@ pub async fn sections(
     let more = all_numbers.saturating_sub(numbers.len() as u64);
     let today = pacific_day(state.clock.now());
     let default_rate =
-        crate::sender_profiles::model::per_second_words(state.engine.sends_per_second);
+        crate::sender_profiles::model::per_second_words(state.engine().sends_per_second);
     let (error, typed) = match profile_trouble {
         Some((e, f)) => (Some(e), Some(f)),
         None => (None, None),

@@ -1,0 +1,107 @@
+//! The model seam: messages and tool definitions go in, text and tool calls come out. The models
+//! themselves (the offline one, rig's hosted ones, the scripted ones of tests) are the agents'
+//! (`ai_agent::llm`); the base holds the seam `AppState` carries, and the hosted model's settings.
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::time::Duration;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// Raw JSON as the model wrote it; it may be malformed.
+    pub arguments: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    User {
+        content: String,
+        /// Pictures the model may look at with the words (a hosted model with vision, when the
+        /// agent's owner allowed it); never stored in the thread, attached for one call.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ChatImage>,
+    },
+    Assistant {
+        content: Option<String>,
+        tool_calls: Vec<ToolCall>,
+    },
+    Tool {
+        call_id: String,
+        name: String,
+        content: String,
+    },
+}
+
+impl ChatMessage {
+    /// A user message of words alone.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::User {
+            content: content.into(),
+            images: Vec::new(),
+        }
+    }
+}
+
+/// A picture for a model with vision: its type and its bytes in base64.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatImage {
+    pub media_type: String,
+    pub base64: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    pub text: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+}
+
+#[derive(thiserror::Error, Debug, Clone, PartialEq)]
+pub enum LlmError {
+    #[error("the model provider is unavailable: {0}")]
+    Unavailable(String),
+    #[error("the model provider timed out")]
+    Timeout,
+    #[error("the model provider answered something unreadable: {0}")]
+    BadResponse(String),
+}
+
+impl LlmError {
+    /// Whether trying again could help.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, LlmError::Unavailable(_) | LlmError::Timeout)
+    }
+}
+
+#[async_trait::async_trait]
+pub trait ChatModel: Send + Sync {
+    /// Shown in the UI beside what the model wrote.
+    fn label(&self) -> String;
+    fn is_offline(&self) -> bool {
+        false
+    }
+    async fn complete(
+        &self,
+        system: &str,
+        messages: &[ChatMessage],
+        tools: &[ToolDef],
+    ) -> Result<Completion, LlmError>;
+}
+
+/// Which provider, model and endpoint; from `LLM_PROVIDER`, `LLM_MODEL`, `LLM_API_KEY`, `LLM_BASE_URL`.
+#[derive(Clone, Debug)]
+pub struct RigSettings {
+    pub provider: String,
+    pub model: String,
+    pub api_key: String,
+    pub base_url: Option<String>,
+    pub timeout: Duration,
+}
