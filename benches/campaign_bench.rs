@@ -71,9 +71,10 @@ async fn campaign(
     )
     .await
     .unwrap();
-    let op = herald::campaign::create::create_campaign(&state, &plan, &audience, "Hello", None)
-        .await
-        .unwrap();
+    let op =
+        herald::plans::campaign_start::create_campaign(&state, &plan, &audience, "Hello", None)
+            .await
+            .unwrap();
     (state, op)
 }
 

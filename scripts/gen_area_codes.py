@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Generate src/compliance/area_codes.rs: US area codes (NPA) -> USPS state code and main IANA zone.
+"""Generate src/contacts/area_codes.rs: US area codes (NPA) -> USPS state code and main IANA zone.
 
 Last run with phonenumbers 9.0.43 (PyPI, the Python port of Google's libphonenumber, Apache-2.0).
-Its output is checked in as src/compliance/area_codes.rs; this script is NOT run at build time.
+Its output is checked in as src/contacts/area_codes.rs; this script is NOT run at build time.
 To refresh the table:
 
     pip install phonenumbers
-    python3 scripts/gen_area_codes.py > src/compliance/area_codes.rs
-    rustfmt --edition 2021 src/compliance/area_codes.rs   # should be a no-op
+    python3 scripts/gen_area_codes.py > src/contacts/area_codes.rs
+    rustfmt --edition 2021 src/contacts/area_codes.rs   # should be a no-op
 
 How each row is made, from libphonenumber's own data (no network, no other source):
 - NPAs: every NPA 200-999 whose sample numbers libphonenumber places in region "US".

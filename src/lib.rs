@@ -24,6 +24,7 @@ pub mod organization;
 pub mod phone_numbers;
 pub mod plans;
 pub mod provider_accounts;
+pub mod records;
 pub mod saved_replies;
 pub mod sender_profiles;
 pub mod views;

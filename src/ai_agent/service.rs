@@ -325,3 +325,21 @@ pub async fn my_assistant(state: &AppState, member: &Member) -> AppResult<ai_age
         .await?
         .ok_or_else(|| AppError::not_found("Your assistant"))
 }
+
+/// The ids of other members' Assistants in the organisation (a subquery).
+pub fn others_assistants(m: &crate::auth::session::Member) -> sea_orm::sea_query::SelectStatement {
+    sea_orm::sea_query::Query::select()
+        .column(crate::ai_agent::entity::ai_agent::Column::Id)
+        .from(crate::ai_agent::entity::ai_agent::Entity)
+        .and_where(crate::ai_agent::entity::ai_agent::Column::OrganizationId.eq(m.organization_id))
+        .and_where(
+            crate::ai_agent::entity::ai_agent::Column::SystemSourceId
+                .eq(crate::ai_agent::model::ASSISTANT_AGENT_ID),
+        )
+        .cond_where(
+            sea_orm::Condition::any()
+                .add(crate::ai_agent::entity::ai_agent::Column::UserId.ne(m.user_id))
+                .add(crate::ai_agent::entity::ai_agent::Column::UserId.is_null()),
+        )
+        .to_owned()
+}

@@ -1,12 +1,10 @@
-//! `create_campaign`: items for the plan's included contacts only, with deterministic skips
+//! `create`: items for the plan's included contacts only, with deterministic skips
 //! (no phone, opted out, duplicate phone) recorded whatever the plan says. Idempotent per plan.
 use crate::campaign::entity::{item, operation};
 use crate::campaign::model::item_status;
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::{AppError, AppResult};
-use crate::plans::entity::plan;
-use crate::plans::model::ContactDecision;
 use crate::platform::AppState;
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 use std::collections::{HashMap, HashSet};
@@ -44,18 +42,30 @@ pub fn skip_reason(
     None
 }
 
-/// Creates the plan's campaign, sending from `from_number_id` (one of the organisation's numbers;
-/// a plan from before from-numbers names none and sends from the organisation's first).
-#[tracing::instrument(skip(state, p, audience, concept), fields(plan = %p.id))]
-pub async fn create_campaign(
+/// The plan a campaign is created from, as the campaign records it (`plans::campaign_start`
+/// reads it off the plan).
+#[derive(Clone, Copy, Debug)]
+pub struct FromPlan {
+    pub plan_id: Uuid,
+    pub organization_id: Uuid,
+    pub agent_id: Uuid,
+    pub thread_id: Option<Uuid>,
+    pub created_by: Option<Uuid>,
+}
+
+/// Creates the plan's campaign for the contacts it `included` (in the plan's order), sending from
+/// `from_number_id` (one of the organisation's numbers; a plan from before from-numbers names
+/// none and sends from the organisation's first).
+#[tracing::instrument(skip(state, p, included, concept), fields(plan = %p.plan_id))]
+pub async fn create(
     state: &AppState,
-    p: &plan::Model,
-    audience: &[ContactDecision],
+    p: FromPlan,
+    included: &[Uuid],
     concept: &str,
     from_number_id: Option<Uuid>,
 ) -> AppResult<Uuid> {
     if let Some(existing) = operation::Entity::find()
-        .filter(operation::Column::PlanId.eq(p.id))
+        .filter(operation::Column::PlanId.eq(p.plan_id))
         .one(&state.db)
         .await?
     {
@@ -75,11 +85,6 @@ pub async fn create_campaign(
                 AppError::validation("The organisation has no phone number to send from.")
             })?,
     };
-    let included: Vec<Uuid> = audience
-        .iter()
-        .filter(|d| d.include)
-        .map(|d| d.contact_id)
-        .collect();
     // A segment's audience may be tens of thousands: looked up a part at a time.
     let mut people: HashMap<Uuid, contact::Model> = HashMap::with_capacity(included.len());
     for part in included.chunks(1_000) {
@@ -123,7 +128,7 @@ pub async fn create_campaign(
         id: Set(op_id),
         organization_id: Set(p.organization_id),
         agent_id: Set(p.agent_id),
-        plan_id: Set(Some(p.id)),
+        plan_id: Set(Some(p.plan_id)),
         thread_id: Set(p.thread_id),
         owner_user_id: Set(agent.as_ref().and_then(|a| a.user_id).or(p.created_by)),
         phone_number_id: Set(number.id),
@@ -152,7 +157,7 @@ pub async fn create_campaign(
         Err(e) if crate::platform::db::is_unique_violation(&e) => {
             txn.rollback().await?;
             return operation::Entity::find()
-                .filter(operation::Column::PlanId.eq(p.id))
+                .filter(operation::Column::PlanId.eq(p.plan_id))
                 .one(&state.db)
                 .await?
                 .map(|o| o.id)

@@ -164,3 +164,7 @@ pub const OPERATIONS_PAGE: u64 = 20;
 
 /// Items on one page of the review sheet.
 pub const SHEET_PAGE: usize = 100;
+
+/// Why a campaign its stopped plan paused waits, on its card.
+pub const STOPPED_BY_PLAN: &str =
+    "Paused: its plan was stopped. Nothing is drafted or sent until an owner resumes it.";

@@ -1,6 +1,7 @@
 //! The draft review sheet (Gate 2): view drafts with segments and cost, edit, skip or
 //! regenerate one, approve all to start sending, or cancel. An operation made from a member's
 //! private Assistant plan is seen, like the plan, by that member and by owners only.
+use crate::ai_agent::service::others_assistants;
 use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::campaign::entity::{item, operation};
@@ -11,7 +12,6 @@ use crate::campaign::model::{
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
-use crate::plans::access::others_assistants;
 use crate::platform::events::DomainEvent;
 use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
@@ -110,7 +110,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
         paused_reason: op.paused_from.as_ref().map(|_| {
             op.paused_reason
                 .clone()
-                .unwrap_or_else(|| crate::plans::stop::STOPPED_CAMPAIGN.to_owned())
+                .unwrap_or_else(|| crate::campaign::model::STOPPED_BY_PLAN.to_owned())
         }),
         link_prefix: op
             .track_links

@@ -6,8 +6,6 @@ pub mod api;
 pub mod model;
 
 #[cfg(feature = "server")]
-pub mod area_codes;
-#[cfg(feature = "server")]
 pub mod detector;
 #[cfg(feature = "server")]
 pub mod entity;

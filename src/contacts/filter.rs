@@ -2,7 +2,7 @@
 //! suppression list, recency through the per-conversation rows, custom fields through each
 //! database's JSON functions. Every query this builds is scoped to one organisation and reads
 //! indexes, never whole tables into memory; counts are `COUNT`s, pages are keysets.
-use crate::compliance::model::ConsentSource;
+use crate::contacts::consent::ConsentSource;
 use crate::contacts::edits::clean_tag;
 use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactFilter, FieldOp, FieldTest};

@@ -1,5 +1,5 @@
 //! CSV import (name, phone, email, tags): every row is checked first, then all go in one transaction or none do.
-use crate::compliance::model::ConsentSource;
+use crate::contacts::consent::ConsentSource;
 use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactInput, ImportReport, ImportRowError};
 use crate::contacts::service::{self, CleanContact};

@@ -32,7 +32,7 @@ pub async fn merged_count<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> Ap
 
 /// Records the merge, and points earlier merges into the duplicate at the kept contact (they
 /// would otherwise go with the duplicate's row).
-pub(super) async fn remember<C: ConnectionTrait>(
+pub(crate) async fn remember<C: ConnectionTrait>(
     db: &C,
     org: Uuid,
     dup: Uuid,
@@ -77,4 +77,27 @@ pub mod merge_row {
     pub enum Relation {}
 
     impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// A merged contact's id leads to the contact it went into (a chain, if that one was merged in
+/// turn); this many steps at most.
+const MERGE_HOPS: usize = 8;
+
+/// The contact with this id, or the one it was merged into; NotFound when neither is the
+/// organisation's.
+pub async fn resolve<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<Uuid> {
+    let mut at = id;
+    for _ in 0..MERGE_HOPS {
+        if crate::contacts::service::find_in_org(db, org, at)
+            .await
+            .is_ok()
+        {
+            return Ok(at);
+        }
+        match merged_into(db, org, at).await? {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    Err(crate::error::AppError::not_found("Contact"))
 }

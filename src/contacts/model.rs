@@ -1,5 +1,5 @@
 //! Contact types shared by the contacts page and the server.
-use crate::compliance::model::{ConsentInput, ConsentSource};
+use crate::contacts::consent::{ConsentInput, ConsentSource};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 

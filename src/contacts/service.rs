@@ -1,6 +1,6 @@
 //! Contact queries and changes, always scoped to one organisation.
 use crate::auth::session::Member;
-use crate::compliance::model::ConsentSource;
+use crate::contacts::consent::ConsentSource;
 use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactInput, ContactView};
 use crate::contacts::opt_out::{self, OptOutSource};
@@ -19,7 +19,7 @@ pub fn to_view(c: contact::Model, opt_out_source: Option<String>) -> ContactView
         None => c
             .phone
             .as_deref()
-            .and_then(crate::compliance::area_codes::lookup)
+            .and_then(crate::contacts::area_codes::lookup)
             .map(|a| {
                 format!(
                     "{} (inferred from area code {}, {})",

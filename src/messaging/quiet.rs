@@ -75,7 +75,7 @@ pub fn recipient(c: &contact::Model, org_zone: &str) -> Recipient {
 
 /// The same from a contact's phone number and own zone (as stored).
 pub fn recipient_of(phone: Option<&str>, time_zone: Option<&str>, org_zone: &str) -> Recipient {
-    let area = phone.and_then(crate::compliance::area_codes::lookup);
+    let area = phone.and_then(crate::contacts::area_codes::lookup);
     let own = time_zone.and_then(|z| z.parse::<Tz>().ok());
     let inferred = area.and_then(|a| a.zone.parse::<Tz>().ok());
     let (tz, source) = match (own, inferred) {

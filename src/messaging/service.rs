@@ -92,7 +92,7 @@ pub async fn conversation(
     org_id: Uuid,
     contact_id: Uuid,
 ) -> AppResult<ConversationView> {
-    let contact_id = crate::contacts::profile::resolve(&state.db, org_id, contact_id).await?;
+    let contact_id = crate::contacts::merge_record::resolve(&state.db, org_id, contact_id).await?;
     let contact = contacts::view(state, org_id, contact_id).await?;
     let (rows, older) = conversation::history(&state.db, org_id, contact_id, None).await?;
     conversation::mark_read(&state.db, org_id, contact_id, state.clock.now()).await?;

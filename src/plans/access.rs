@@ -2,30 +2,16 @@
 //! in them, are visible to that member and to owners only. Rejecting or re-planning writes into
 //! the agent's thread, so it needs the right to direct that agent.
 use crate::ai_agent::entity::ai_agent;
-use crate::ai_agent::model::ASSISTANT_AGENT_ID;
 use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::platform::AppState;
-use sea_orm::sea_query::{Query, SelectStatement};
+
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter};
 use uuid::Uuid;
 
-/// The ids of other members' Assistants in the organisation (a subquery).
-pub fn others_assistants(m: &Member) -> SelectStatement {
-    Query::select()
-        .column(ai_agent::Column::Id)
-        .from(ai_agent::Entity)
-        .and_where(ai_agent::Column::OrganizationId.eq(m.organization_id))
-        .and_where(ai_agent::Column::SystemSourceId.eq(ASSISTANT_AGENT_ID))
-        .cond_where(
-            Condition::any()
-                .add(ai_agent::Column::UserId.ne(m.user_id))
-                .add(ai_agent::Column::UserId.is_null()),
-        )
-        .to_owned()
-}
+pub use crate::ai_agent::service::others_assistants;
 
 async fn agent_of(state: &AppState, p: &plan::Model) -> AppResult<Option<ai_agent::Model>> {
     Ok(ai_agent::Entity::find_by_id(p.agent_id)

@@ -295,7 +295,7 @@ async fn dispatch(
                 Some(_) => crate::plans::audience::lifecycle::decisions(state, p.id).await?,
                 None => audience,
             };
-            let op = crate::campaign::create::create_campaign(
+            let op = crate::plans::campaign_start::create_campaign(
                 state,
                 p,
                 &audience,

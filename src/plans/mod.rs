@@ -13,6 +13,8 @@ pub mod announce;
 #[cfg(feature = "server")]
 pub mod campaign_outcome;
 #[cfg(feature = "server")]
+pub mod campaign_start;
+#[cfg(feature = "server")]
 pub mod decisions;
 #[cfg(feature = "server")]
 pub mod entity;

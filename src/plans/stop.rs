@@ -22,9 +22,6 @@ use uuid::Uuid;
 
 /// The audit kind of a stop (the audit's `kind` holds 16 characters).
 pub const STOPPED: &str = "plan_stopped";
-/// Why a campaign its stopped plan paused waits, on its card.
-pub const STOPPED_CAMPAIGN: &str =
-    "Paused: its plan was stopped. Nothing is drafted or sent until an owner resumes it.";
 /// The longest reason kept, in characters.
 pub const MAX_REASON: usize = 500;
 
@@ -112,7 +109,7 @@ pub async fn stop(
         )
         .col_expr(
             operation::Column::PausedReason,
-            Expr::value(Some(STOPPED_CAMPAIGN.to_owned())),
+            Expr::value(Some(crate::campaign::model::STOPPED_BY_PLAN.to_owned())),
         )
         .col_expr(operation::Column::UpdatedAt, Expr::value(now))
         .filter(operation::Column::Id.is_in(paused_ops.iter().copied()))

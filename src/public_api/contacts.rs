@@ -236,7 +236,7 @@ pub async fn delete(
     Id(id): Id,
 ) -> ApiResult<Json<DeletedContact>> {
     need(&caller, "contacts:write")?;
-    let e = crate::contacts::erase::erase(&state, &caller.member, id).await?;
+    let e = crate::records::erase::erase(&state, &caller.member, id).await?;
     Ok(Json(DeletedContact {
         id,
         deleted: true,

@@ -19,7 +19,7 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::messaging::webhook::routes(state.clone()))
         .merge(crate::public_api::routes(state.clone()))
         .merge(crate::developers::routes(state.clone()))
-        .merge(crate::contacts::erase_page::routes(state.clone()))
+        .merge(crate::records::erase_page::routes(state.clone()))
         .merge(crate::campaign::sending_page::routes(state.clone()))
         .merge(crate::campaign::profiles_page::routes(state.clone()))
         .merge(crate::messaging::timeline_page::routes(state.clone()))

@@ -5,7 +5,8 @@ use crate::app::Route;
 use crate::components::{
     grouped, short_time, use_is_owner, ContactForm, ErrorBanner, Notes, ScheduledTexts,
 };
-use crate::contacts::api::{contact_profile, merge_contacts, search_contacts};
+use crate::contacts::api::search_contacts;
+use crate::records::api::{contact_profile, merge_contacts};
 use crate::contacts::model::ContactView;
 use crate::contacts::profile_model::{ContactProfile, MergeReport, TouchKind};
 use dioxus::prelude::*;

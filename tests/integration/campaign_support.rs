@@ -140,7 +140,7 @@ pub async fn operation_for(
     title: &str,
 ) -> uuid::Uuid {
     let plan = campaign_plan(app, agent, audience, title).await;
-    herald::campaign::create::create_campaign(&app.state, &plan, audience, "Hi", None)
+    herald::plans::campaign_start::create_campaign(&app.state, &plan, audience, "Hi", None)
         .await
         .unwrap()
 }

@@ -229,11 +229,12 @@ async fn audience_skips(backend: Backend) {
         d(c.katherine),
     ];
     audience[2].include = true;
-    let op = herald::campaign::create::create_campaign(&app.state, &plan, &audience, "Hello", None)
-        .await
-        .unwrap();
+    let op =
+        herald::plans::campaign_start::create_campaign(&app.state, &plan, &audience, "Hello", None)
+            .await
+            .unwrap();
     let again =
-        herald::campaign::create::create_campaign(&app.state, &plan, &audience, "Hello", None)
+        herald::plans::campaign_start::create_campaign(&app.state, &plan, &audience, "Hello", None)
             .await
             .unwrap();
     assert_eq!(op, again, "idempotent per plan");

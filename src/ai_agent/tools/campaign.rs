@@ -161,7 +161,7 @@ impl AgentTool for StartCampaign {
             })
             .collect();
         // One campaign per plan: a step run again after a crash answers the one it made.
-        let op = crate::campaign::create::create_campaign(
+        let op = crate::plans::campaign_start::create_campaign(
             &ctx.state,
             &p,
             &audience,

@@ -36,7 +36,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::in_flight::display_name;
-pub use super::merge_record::{merge_row, merged_count, merged_into};
+pub use crate::contacts::merge_record::{merge_row, merged_count, merged_into};
 
 /// Owner only. Merges `duplicate` into `keep`; with `apply` false it changes nothing and answers
 /// what a merge would move.
@@ -117,7 +117,7 @@ pub async fn merge(
     super::merge_moves::move_rows(&txn, org, duplicate, keep, &threads, now).await?;
     super::merge_moves::merge_conversations(&txn, org, duplicate, keep).await?;
     // Earlier merges into the duplicate are re-pointed before its row goes (they would go with it).
-    super::merge_record::remember(&txn, org, duplicate, keep, m.user_id, now).await?;
+    crate::contacts::merge_record::remember(&txn, org, duplicate, keep, m.user_id, now).await?;
     // The merged row goes before the kept one changes: it may take its number (unique per
     // organisation).
     contact::Entity::delete_by_id(duplicate).exec(&txn).await?;

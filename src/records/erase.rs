@@ -67,7 +67,9 @@ pub async fn preview(state: &AppState, m: &Member, id: Uuid) -> AppResult<Previe
         .count(db)
         .await?;
     let opted_out = match &contact.phone {
-        Some(p) => super::opt_out::suppression_of(db, org, p).await?.is_some(),
+        Some(p) => crate::contacts::opt_out::suppression_of(db, org, p)
+            .await?
+            .is_some(),
         None => false,
     };
     Ok(Preview {

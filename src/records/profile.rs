@@ -6,7 +6,7 @@ use crate::campaign::entity::{item, operation};
 use crate::contacts::profile_model::{
     ContactProfile, ConversationSummary, NumberUse, Touch, TouchKind, TOUCHES_SHOWN,
 };
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 use crate::links::entity as tracked_link;
 use crate::messaging::entity as message;
 use crate::messaging::entity::conversation;
@@ -21,28 +21,7 @@ use sea_orm::{
 use std::collections::HashMap;
 use uuid::Uuid;
 
-/// A merged contact's id leads to the contact it went into (a chain, if that one was merged in
-/// turn); this many steps at most.
-const MERGE_HOPS: usize = 8;
-
-/// The contact with this id, or the one it was merged into; NotFound when neither is the
-/// organisation's.
-pub async fn resolve<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<Uuid> {
-    let mut at = id;
-    for _ in 0..MERGE_HOPS {
-        if crate::contacts::service::find_in_org(db, org, at)
-            .await
-            .is_ok()
-        {
-            return Ok(at);
-        }
-        match crate::contacts::merge::merged_into(db, org, at).await? {
-            Some(next) => at = next,
-            None => break,
-        }
-    }
-    Err(AppError::not_found("Contact"))
-}
+pub use crate::contacts::merge_record::resolve;
 
 /// The contact's page, as this member may see it: other members' private Assistants' plans and
 /// campaigns are left out of its history.
@@ -53,7 +32,7 @@ pub async fn profile(state: &AppState, m: &Member, id: Uuid) -> AppResult<Contac
     let conversation = summary(&state.db, org, id).await?;
     let numbers = numbers(&state.db, org, id).await?;
     let (touches, touches_total) = touches(&state.db, m, id).await?;
-    let merged = crate::contacts::merge::merged_count(&state.db, org, id).await?;
+    let merged = crate::records::merge::merged_count(&state.db, org, id).await?;
     let clicks = crate::links::service::contact_clicks(&state.db, id, None).await?;
     Ok(ContactProfile {
         link_clicks: std::cmp::max(clicks.clicks, 0) as u64,

@@ -6,9 +6,9 @@
 // A handler's early exit is a whole response; boxing it would only move the size elsewhere.
 #![allow(clippy::result_large_err)]
 use crate::auth::session::Member;
-use crate::contacts::erase::{erase, preview, Preview};
 use crate::error::AppError;
 use crate::platform::AppState;
+use crate::records::erase::{erase, preview, Preview};
 use crate::server_page::{document, status_of, Poster, Viewer};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
