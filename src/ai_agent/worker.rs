@@ -195,7 +195,7 @@ async fn on_failure(
     inputs: &[Uuid],
     error: &TurnError,
 ) -> Option<DateTime<Utc>> {
-    let cfg = &state.runtime();
+    let cfg = state.runtime();
     let now = state.clock.now();
     let text = error.to_string();
     let rows = crate::ai_agent::entity::ai_thread_event::Entity::find()

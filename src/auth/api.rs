@@ -11,7 +11,7 @@ server_fn! {
         crate::auth::model::validate_credentials(&form.email, &form.password)
             .map_err(AppError::Validation)?;
         let state = crate::platform::AppState::current()?;
-        admit(&state, &state.sign_up_limiter(), &form.email, "sign-ups").await?;
+        admit(&state, state.sign_up_limiter(), &form.email, "sign-ups").await?;
         let (org_id, user_id) = service::create_organization_with_owner(
             &state,
             &form.organization_name,
@@ -40,7 +40,7 @@ server_fn! {
         let state = crate::platform::AppState::current()?;
         admit(
             &state,
-            &state.sign_in_limiter(),
+            state.sign_in_limiter(),
             &form.email,
             "sign-in attempts",
         )

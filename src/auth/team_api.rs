@@ -65,7 +65,7 @@ server_fn! {
         crate::auth::model::validate_credentials(&form.email, &form.password)
             .map_err(AppError::Validation)?;
         let state = crate::platform::AppState::current()?;
-        crate::auth::api::admit(&state, &state.sign_up_limiter(), &form.email, "sign-ups").await?;
+        crate::auth::api::admit(&state, state.sign_up_limiter(), &form.email, "sign-ups").await?;
         let (org_id, user_id) = crate::auth::invitations::accept(
             &state,
             &form.token,
@@ -120,7 +120,7 @@ server_fn! {
     /// Sets a new password from a reset link (no sign-in needed); every session ends.
     pub async fn reset_password(token: String, password: String) -> Result<(), AppError> {
         let state = crate::platform::AppState::current()?;
-        crate::auth::api::admit(&state, &state.sign_in_limiter(), &token, "password resets").await?;
+        crate::auth::api::admit(&state, state.sign_in_limiter(), &token, "password resets").await?;
         crate::auth::account::reset_password(&state, &token, &password).await
     }
 }

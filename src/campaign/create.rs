@@ -98,7 +98,7 @@ pub async fn create(
                 .map(|c| (c.id, c)),
         );
     }
-    let outs = opt_out::sms_opt_outs(&state.db, &included).await?;
+    let outs = opt_out::sms_opt_outs(&state.db, included).await?;
     let agent = crate::ai_agent::entity::ai_agent::Entity::find_by_id(p.agent_id)
         .one(&state.db)
         .await?;

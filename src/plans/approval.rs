@@ -4,7 +4,16 @@ use crate::plans::model::{
 };
 use crate::plans::steps::model::{PlanStep, StepMode};
 
-pub use crate::platform::config::{DEFAULT_MAX_COST, DEFAULT_MAX_ROWS};
+/// Plans changing more rows than this gate under RiskGated (`PLAN_RISK_MAX_ROWS`, default 25).
+pub const DEFAULT_MAX_ROWS: usize = 25;
+/// Plans estimated to spend more than this many US dollars gate (`PLAN_RISK_MAX_COST`).
+pub const DEFAULT_MAX_COST: f64 = 1.0;
+// The settings' defaults (the base reads them with the configuration) are these.
+#[cfg(feature = "server")]
+const _: () = assert!(
+    DEFAULT_MAX_ROWS == crate::platform::config::DEFAULT_MAX_ROWS
+        && DEFAULT_MAX_COST == crate::platform::config::DEFAULT_MAX_COST
+);
 
 /// The limits RiskGated applies.
 #[derive(Clone, Copy, Debug, PartialEq)]

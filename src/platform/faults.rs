@@ -1,7 +1,8 @@
 //! Fault points: tests arm a named point to fail the next N times it is passed, to prove that a
-//! failure there loses nothing and repeats no effect. Unarmed (always, outside tests), a check
+//! failure there loses nothing and repeats no effect. The failure is a busy database, the
+//! transient kind that callers retry (`AppError::is_transient`). Unarmed (always, outside tests), a check
 //! is a lookup in an empty map.
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, DbFault};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -30,7 +31,7 @@ impl FaultPoints {
             Some(n) if *n > 0 => {
                 *n -= 1;
                 tracing::warn!(point, "injected fault");
-                Err(AppError::Internal(format!("injected fault at {point}")))
+                Err(AppError::Database(DbFault::Busy))
             }
             _ => Ok(()),
         }
@@ -46,7 +47,7 @@ mod tests {
         let f = FaultPoints::default();
         assert!(f.check(TOOL_RESULT_WRITE).is_ok());
         f.arm(TOOL_RESULT_WRITE, 2);
-        assert!(f.check(TOOL_RESULT_WRITE).is_err());
+        assert!(f.check(TOOL_RESULT_WRITE).is_err_and(|e| e.is_transient()));
         assert!(f.check(TOOL_RESULT_WRITE).is_err());
         assert!(f.check(TOOL_RESULT_WRITE).is_ok());
     }
