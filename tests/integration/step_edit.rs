@@ -58,11 +58,14 @@ async fn a_waiting_step_is_edited_then_confirmed(backend: Backend) {
     let _: Value = app
         .ok_as(&c.org.client, "/api/plans/approve", json!({"id": plan.id}))
         .await;
-    let p = until(&app, &c.org, plan.id, |p| {
+    until(&app, &c.org, plan.id, |p| {
         status_of(p, "text") == "awaiting_confirmation"
             && status_of(p, "note") == "awaiting_confirmation"
     })
     .await;
+    // The runner has paused: its last write of the steps is done before a person edits them.
+    app.settle().await;
+    let p = until(&app, &c.org, plan.id, |_| true).await;
     let old_hash = hash_of(&p, "text");
     let edit = |step: &str, arguments: Value, confirm: bool| json!({"kind": "edit", "step": step, "arguments": arguments, "confirm": confirm});
 
