@@ -62,7 +62,7 @@ pub async fn start_herald_with(
     let running = herald::server::launch::start_with(config, services)
         .await
         .expect("herald starts");
-    let (org, _) = herald::auth::service::create_organization_with_owner(
+    let (org, _) = herald::team::sign_up::create_organization_with_owner(
         &running.state,
         "Bench",
         "B",

@@ -16,7 +16,7 @@ use common::*;
 use herald::auth::session::Member;
 use herald::contacts::list;
 use herald::contacts::model::ContactFilter;
-use herald::messaging::conversation;
+use herald::inbox::list as conversation;
 use herald::messaging::entity as message;
 use herald::messaging::model::InboxFilter;
 use herald::server::seed_scale::{seed, ScaleSpec};

@@ -102,7 +102,7 @@ JS
   rm -rf "$work"
 }
 
-# Two clients (src/views/full_client.rs): the first-load client, without the pages a person opens
+# Two clients (src/ui/views/full_client.rs): the first-load client, without the pages a person opens
 # seldom, which every other page loads; and the full client, which the server sends with those
 # pages' addresses. The features are the only difference; the dependencies compile once.
 build_client herald "web,first-load"

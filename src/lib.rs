@@ -4,13 +4,12 @@
 pub mod rpc;
 pub mod ai_agent;
 pub mod api_keys;
-pub mod app;
 pub mod attention;
 pub mod audit;
+pub mod audit_log;
 pub mod auth;
 pub mod campaign;
 pub mod compliance;
-pub mod components;
 pub mod contacts;
 pub mod error;
 pub mod format;
@@ -27,7 +26,8 @@ pub mod provider_accounts;
 pub mod records;
 pub mod saved_replies;
 pub mod sender_profiles;
-pub mod views;
+pub mod team;
+pub mod ui;
 
 #[cfg(feature = "server")]
 pub mod developers;

@@ -12,6 +12,6 @@ fn main() {
                 .unwrap_or_else(|_| "http://127.0.0.1:8080".into());
             dioxus::fullstack::set_server_url(Box::leak(url.into_boxed_str()));
         }
-        dioxus::launch(herald::app::App);
+        dioxus::launch(herald::ui::app::App);
     }
 }

@@ -1,4 +1,5 @@
-//! Server functions for the settings page's API keys: list, create and revoke (owners only).
+//! Server functions for the settings page's API keys: list, create and revoke (owners only); and
+//! a person's own keys on their account page, which signing out everywhere may revoke too.
 use crate::api_keys::model::{ApiKeyCreated, ApiKeyCursor, ApiKeyPage, ApiKeyView};
 use crate::error::AppError;
 use dioxus::prelude::*;
@@ -35,5 +36,27 @@ server_fn! {
     pub async fn revoke_api_key(id: Uuid) -> Result<ApiKeyView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::api_keys::service::revoke(&state, &m, id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/auth/sessions/end_all")]
+    /// Signs the caller out everywhere, this browser included; with `revoke_keys`, the API keys
+    /// they made stop working too.
+    pub async fn end_all_my_sessions(revoke_keys: Option<bool>) -> Result<u64, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        if revoke_keys == Some(true) {
+            crate::api_keys::mine::revoke_all(&state, &m).await?;
+        }
+        crate::auth::account::end_everywhere(&state, &m).await
+    }
+}
+
+server_fn! {
+    #[get("/api/auth/api_keys")]
+    /// The API keys in force that the caller made, in any organisation.
+    pub async fn my_api_keys() -> Result<Vec<crate::auth::model::MyApiKey>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::api_keys::mine::list(&state, &m).await
     }
 }

@@ -6,6 +6,7 @@ use crate::auth::session::Member;
 use crate::auth::tokens::{hash_token, new_token};
 use crate::error::{AppError, AppResult};
 use crate::live_event::LiveEvent;
+use crate::platform::events::DomainEvent;
 use crate::platform::AppState;
 use chrono::Duration;
 use sea_orm::sea_query::Expr;
@@ -250,28 +251,16 @@ pub async fn reset_password(state: &AppState, token: &str, new: &str) -> AppResu
         .await?;
     let orgs = record_reset(&txn, &r, now).await?;
     txn.commit().await?;
-    // The person hears of it in each organisation they belong to, wherever they look first.
-    for org in orgs {
-        crate::notifications::service::notify(
-            state,
-            crate::notifications::service::Notice {
-                organization_id: org,
-                user_id: r.user_id,
-                kind: "security",
-                title: "Your password was changed with a reset link".into(),
-                body: format!(
-                    "Every session was signed out. The link was issued {}. If this was not you, \
-                     tell an owner and change your password from Your account.",
-                    issued_by(state, r.created_by).await?
-                ),
-                link: Some("/account".into()),
-                source_key: None,
-                agent_id: None,
-            },
-        )
-        .await?;
-    }
-    Ok(())
+    // The person hears of it in each organisation they belong to (`notifications` listens).
+    crate::platform::events::publish(
+        state,
+        DomainEvent::PasswordResetByLink {
+            user_id: r.user_id,
+            organization_ids: orgs,
+            issued_by: issued_by(state, r.created_by).await?,
+        },
+    )
+    .await
 }
 
 /// Audits a reset in every organisation the account belongs to; answers those organisations.

@@ -1,35 +1,9 @@
-//! Server functions for signing up, in and out (the team's are in `team_api`).
-use crate::auth::model::{CurrentUser, SignInForm, SignInResult, SignUpForm, SignUpState};
+//! Server functions for signing in and out and switching organisation (signing up makes an
+//! organisation: `team::api`).
+use crate::auth::model::{CurrentUser, SignInForm, SignInResult, SignUpState};
 use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
-
-server_fn! {
-    #[post("/api/auth/sign_up")]
-    pub async fn sign_up(form: SignUpForm) -> Result<CurrentUser, AppError> {
-        use crate::auth::{service, session};
-        crate::auth::model::validate_credentials(&form.email, &form.password)
-            .map_err(AppError::Validation)?;
-        let state = crate::platform::AppState::current()?;
-        admit(&state, state.sign_up_limiter(), &form.email, "sign-ups").await?;
-        let (org_id, user_id) = service::create_organization_with_owner(
-            &state,
-            &form.organization_name,
-            &form.name,
-            &form.email,
-            &form.password,
-            form.setup_token.as_deref(),
-        )
-        .await?;
-        session::start_session(&state, user_id, org_id).await?;
-        let member = session::Member {
-            user_id,
-            organization_id: org_id,
-            role: crate::auth::model::Role::Owner,
-        };
-        service::current_user(&state, &member).await
-    }
-}
 
 server_fn! {
     #[post("/api/auth/sign_in")]

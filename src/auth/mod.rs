@@ -1,16 +1,15 @@
-//! Sign-up, sign-in, sessions, organisations and members.
+//! Who acts: users, sign-in, sessions, passwords and memberships. (How people join and leave an
+//! organisation is `team`.)
+pub mod account_api;
 pub mod api;
 pub mod model;
-pub mod team_api;
 
 #[cfg(feature = "server")]
 pub mod account;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
-pub mod invitations;
-#[cfg(feature = "server")]
-pub mod members;
+pub mod owners;
 #[cfg(feature = "server")]
 pub mod password;
 #[cfg(feature = "server")]

@@ -359,7 +359,7 @@ async fn pause(state: &AppState, op: &operation::Model, why: &str, w: &Window) -
             operation_id: op.id,
         },
     );
-    let owners = crate::auth::members::owner_ids(&state.db, op.organization_id).await?;
+    let owners = crate::auth::owners::owner_ids(&state.db, op.organization_id).await?;
     let mut told: Vec<Uuid> = op.owner_user_id.into_iter().collect();
     told.extend(owners.into_iter().filter(|u| Some(*u) != op.owner_user_id));
     let body = format!("{why}\n\nThe errors behind it:\n{}", errors_behind(w));

@@ -121,3 +121,14 @@ async fn marketing_in_last_day(state: &AppState, row: &message::Model) -> AppRes
         .count(&state.db)
         .await?)
 }
+
+/// The send check as the ledger asks for it (`messaging::ledger::SendCheck`), registered by the
+/// composition root.
+pub struct Gate;
+
+#[async_trait::async_trait]
+impl crate::messaging::ledger::SendCheck for Gate {
+    async fn refusal(&self, state: &AppState, row: &message::Model) -> AppResult<Option<String>> {
+        refusal(state, row).await
+    }
+}

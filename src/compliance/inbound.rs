@@ -15,96 +15,49 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, Set};
 use uuid::Uuid;
 
-/// The `message.keyword` values a reading stores.
-pub mod keyword {
-    pub const OPT_OUT: &str = "opt_out";
-    pub const OPT_IN: &str = "opt_in";
-    pub const HELP: &str = "help";
-    pub const POSSIBLE_OPT_OUT: &str = "possible_opt_out";
-}
+pub use crate::messaging::reading::{kept_from_agents, keyword, Reading};
 
-/// What the detector (or Twilio's Advanced Opt-Out, when it handled the keyword) made of a text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reading {
-    Plain,
-    OptOut {
-        matched: String,
-        source: OptOutSource,
-        /// Twilio's Advanced Opt-Out already confirmed it: Herald sends none of its own.
-        confirmed_by_twilio: bool,
-    },
-    OptIn,
-    Help {
-        answered_by_twilio: bool,
-    },
-    Possible {
-        matched: String,
-    },
-}
-
-impl Reading {
-    /// Reads a body. `opt_out_type` is Twilio's `OptOutType` field (STOP, START, HELP) when its
-    /// Advanced Opt-Out acted on the text; `extra` the organisation's own phrases.
-    pub fn of(body: &str, opt_out_type: Option<&str>, extra: &[String]) -> Reading {
-        match opt_out_type.map(|t| t.trim().to_uppercase()).as_deref() {
-            Some("STOP") => {
-                return Reading::OptOut {
-                    matched: body.trim().to_lowercase(),
-                    source: OptOutSource::Keyword,
-                    confirmed_by_twilio: true,
-                }
+/// Reads a body. `opt_out_type` is Twilio's `OptOutType` field (STOP, START, HELP) when its
+/// Advanced Opt-Out acted on the text; `extra` the organisation's own phrases.
+pub fn read(body: &str, opt_out_type: Option<&str>, extra: &[String]) -> Reading {
+    match opt_out_type.map(|t| t.trim().to_uppercase()).as_deref() {
+        Some("STOP") => {
+            return Reading::OptOut {
+                matched: body.trim().to_lowercase(),
+                source: OptOutSource::Keyword,
+                confirmed_by_twilio: true,
             }
-            Some("START") => return Reading::OptIn,
-            Some("HELP") => {
-                return Reading::Help {
-                    answered_by_twilio: true,
-                }
-            }
-            _ => {}
         }
-        match detector::detect(body, extra) {
-            Verdict::OptOut { matched } => {
-                let keyword = detector::OPT_OUT_WORDS
-                    .iter()
-                    .any(|w| w.eq_ignore_ascii_case(&matched.replace(' ', "")));
-                Reading::OptOut {
-                    matched,
-                    source: if keyword {
-                        OptOutSource::Keyword
-                    } else {
-                        OptOutSource::Phrase
-                    },
-                    confirmed_by_twilio: false,
-                }
+        Some("START") => return Reading::OptIn,
+        Some("HELP") => {
+            return Reading::Help {
+                answered_by_twilio: true,
             }
-            Verdict::OptIn => Reading::OptIn,
-            Verdict::Help => Reading::Help {
-                answered_by_twilio: false,
-            },
-            Verdict::Ambiguous { matched } => Reading::Possible { matched },
-            Verdict::None => Reading::Plain,
         }
+        _ => {}
     }
-
-    /// What is stored in `message.keyword`.
-    pub fn keyword(&self) -> Option<&'static str> {
-        match self {
-            Reading::Plain => None,
-            Reading::OptOut { .. } => Some(keyword::OPT_OUT),
-            Reading::OptIn => Some(keyword::OPT_IN),
-            Reading::Help { .. } => Some(keyword::HELP),
-            Reading::Possible { .. } => Some(keyword::POSSIBLE_OPT_OUT),
+    match detector::detect(body, extra) {
+        Verdict::OptOut { matched } => {
+            let keyword = detector::OPT_OUT_WORDS
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(&matched.replace(' ', "")));
+            Reading::OptOut {
+                matched,
+                source: if keyword {
+                    OptOutSource::Keyword
+                } else {
+                    OptOutSource::Phrase
+                },
+                confirmed_by_twilio: false,
+            }
         }
+        Verdict::OptIn => Reading::OptIn,
+        Verdict::Help => Reading::Help {
+            answered_by_twilio: false,
+        },
+        Verdict::Ambiguous { matched } => Reading::Possible { matched },
+        Verdict::None => Reading::Plain,
     }
-}
-
-/// Whether routing must keep a text with this stored keyword from agents and suggesters: an
-/// opt-out, a HELP (answered here) and a possible opt-out (a person decides first).
-pub fn kept_from_agents(keyword: Option<&str>) -> bool {
-    matches!(
-        keyword,
-        Some(keyword::OPT_OUT) | Some(keyword::HELP) | Some(keyword::POSSIBLE_OPT_OUT)
-    )
 }
 
 /// Applies the reading of the stored text `msg` from `phone`, in the caller's transaction.
@@ -231,4 +184,33 @@ pub async fn queue<C: ConnectionTrait>(
         Err(e) => return Err(e.into()),
     }
     Ok(Some(id))
+}
+
+/// The rules as messaging asks for them (`messaging::inbound::InboundRules`), registered by the
+/// composition root.
+pub struct Rules;
+
+#[async_trait::async_trait]
+impl crate::messaging::inbound::InboundRules for Rules {
+    async fn read(
+        &self,
+        state: &crate::platform::AppState,
+        organization_id: Uuid,
+        body: &str,
+        opt_out_type: Option<&str>,
+    ) -> AppResult<Reading> {
+        let phrases = state.phrases().get(&state.ack_db, organization_id).await?;
+        Ok(read(body, opt_out_type, &phrases))
+    }
+
+    async fn apply(
+        &self,
+        txn: &sea_orm::DatabaseTransaction,
+        reading: &Reading,
+        msg: &message::Model,
+        phone: &str,
+        now: DateTime<Utc>,
+    ) -> AppResult<Vec<Uuid>> {
+        apply(txn, reading, msg, phone, now).await
+    }
 }

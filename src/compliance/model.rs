@@ -5,37 +5,8 @@ use uuid::Uuid;
 
 pub use crate::contacts::consent::{ConsentInput, ConsentSource};
 
-/// Why an outbound text is sent; it decides what the send ledger checks as the text leaves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Purpose {
-    /// An answer in a conversation the contact started: no quiet hours, no marketing consent.
-    Reply,
-    /// A text the business starts (campaigns, plans, scheduled texts, a first text): consent,
-    /// quiet hours and the state rules apply.
-    Outreach,
-    /// The one opt-out confirmation, or the answer to HELP.
-    Compliance,
-}
-
-impl Purpose {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Purpose::Reply => "reply",
-            Purpose::Outreach => "outreach",
-            Purpose::Compliance => "compliance",
-        }
-    }
-
-    /// A stored value; anything unknown (texts from before purposes) is held to outreach's rules.
-    pub fn parse(s: Option<&str>) -> Purpose {
-        match s {
-            Some("reply") => Purpose::Reply,
-            Some("compliance") => Purpose::Compliance,
-            _ => Purpose::Outreach,
-        }
-    }
-}
+// Why a text is sent is the text's own (`messaging`), read here by the send check.
+pub use crate::messaging::model::Purpose;
 
 /// A text the rules found might be an opt-out, waiting for a person.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,8 +1,34 @@
-//! Server functions behind the inbox's views, a conversation's state and assignee, and its notes.
+//! Server functions behind the inbox's views and their pages, a conversation's state and assignee, and its notes.
 use crate::error::AppError;
-use crate::inbox::model::{InboxCounts, NoteCursor, NotePage, NoteView, StateChange, Triage};
+use crate::inbox::model::{
+    ConversationView, InboxCounts, NoteCursor, NotePage, NoteView, StateChange, Triage,
+};
+use crate::messaging::model::{InboxCursor, InboxFilter, InboxPage};
 use dioxus::prelude::*;
 use uuid::Uuid;
+
+server_fn! {
+    #[post("/api/conversations/get")]
+    pub async fn get_conversation(contact_id: Uuid) -> Result<ConversationView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::inbox::page::conversation(&state, m.organization_id, contact_id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations")]
+    /// One inbox page (newest activity first) of a view, after `after`, with the view's total;
+    /// on one of the organisation's numbers if `number_id` is given.
+    pub async fn list_conversations(
+        filter: InboxFilter,
+        after: Option<InboxCursor>,
+        number_id: Option<Uuid>,
+    ) -> Result<InboxPage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        let viewer = crate::inbox::service::viewer_on(&state, &m, number_id).await?;
+        crate::inbox::list::inbox(&state.db, &viewer, filter, after).await
+    }
+}
 
 server_fn! {
     #[post("/api/inbox/counts")]
@@ -20,7 +46,7 @@ server_fn! {
     pub async fn conversation_triage(contact_id: Uuid) -> Result<Triage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::contacts::service::view(&state, m.organization_id, contact_id).await?;
-        crate::inbox::service::triage_of(&state, m.organization_id, contact_id).await
+        crate::messaging::conversation::triage_of(&state, m.organization_id, contact_id).await
     }
 }
 

@@ -56,7 +56,7 @@ pub async fn resume(state: &AppState, m: &Member, contact_id: Uuid) -> AppResult
     state
         .live
         .publish(m.organization_id, LiveEvent::ContactChanged { contact_id });
-    crate::inbox::service::triage_of(state, m.organization_id, contact_id).await
+    crate::messaging::conversation::triage_of(state, m.organization_id, contact_id).await
 }
 
 /// Until when agents are paused in the contact's conversation at `now`, if they are.

@@ -9,7 +9,11 @@ pub mod auto_assign;
 #[cfg(feature = "server")]
 pub mod handoff;
 #[cfg(feature = "server")]
+pub mod list;
+#[cfg(feature = "server")]
 pub mod notes;
+#[cfg(feature = "server")]
+pub mod page;
 #[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]

@@ -1,52 +1,33 @@
 //! The team inbox's types, shared by the pages and the server.
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+// The conversation row's own state, kept with the row in `messaging`.
+pub use crate::messaging::conversation_state::{Assignee, ConversationState, Triage};
 use uuid::Uuid;
 
-/// Where a conversation stands. A new inbound text makes it open again.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConversationState {
-    #[default]
-    Open,
-    Closed,
-    /// Out of the open view until `snoozed_until`; then open again.
-    Snoozed,
-}
-
-impl ConversationState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConversationState::Open => "open",
-            ConversationState::Closed => "closed",
-            ConversationState::Snoozed => "snoozed",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "open" => Some(ConversationState::Open),
-            "closed" => Some(ConversationState::Closed),
-            "snoozed" => Some(ConversationState::Snoozed),
-            _ => None,
-        }
-    }
-
-    /// The state as people see it at `now`: a snooze that is due is open, whether or not the
-    /// waker has reached it yet.
-    pub fn at(self, snoozed_until: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Self {
-        match (self, snoozed_until) {
-            (ConversationState::Snoozed, Some(until)) if until <= now => ConversationState::Open,
-            (s, _) => s,
-        }
-    }
-}
-
-/// The member a conversation is assigned to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Assignee {
-    pub user_id: Uuid,
-    pub name: String,
+/// A conversation's page as the team sees it: the contact, the newest texts, the numbers to
+/// answer from, a possible opt-out waiting for a person, and its triage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConversationView {
+    pub contact: crate::contacts::model::ContactView,
+    /// The newest messages, oldest first (a page: `older` says whether more came before).
+    pub messages: Vec<crate::messaging::model::MessageView>,
+    /// The conversation's messages in all.
+    #[serde(default)]
+    pub message_count: u64,
+    /// Where the page of older messages starts (`/api/conversations/older`); None when the
+    /// first message is shown.
+    #[serde(default)]
+    pub older: Option<i64>,
+    pub numbers: Vec<crate::phone_numbers::model::PhoneNumberView>,
+    /// The number the contact last texted, which the composer picks first.
+    pub default_number_id: Option<Uuid>,
+    /// A text of theirs that might be an opt-out, waiting for a person (automated texts pause).
+    pub possible_opt_out: Option<crate::compliance::model::OptOutReviewView>,
+    /// Open, closed or snoozed, and who it is assigned to.
+    #[serde(default)]
+    pub triage: Triage,
 }
 
 /// What a person does to a conversation's state.
@@ -59,20 +40,6 @@ pub enum StateChange {
     SnoozeFor {
         minutes: u32,
     },
-}
-
-/// A conversation's triage, as its page shows it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Triage {
-    pub state: ConversationState,
-    pub snoozed_until: Option<DateTime<Utc>>,
-    pub assignee: Option<Assignee>,
-    /// Autonomous agents stay silent here until then: a person took over.
-    #[serde(default)]
-    pub ai_paused_until: Option<DateTime<Utc>>,
-    /// Who took over (their name), while the pause lasts.
-    #[serde(default)]
-    pub ai_paused_by: Option<String>,
 }
 
 /// How many conversations each inbox view holds, exactly.
@@ -97,31 +64,6 @@ pub const SNOOZES: [(&str, u32); 4] = [
 
 /// The longest snooze: 90 days.
 pub const SNOOZE_MAX_MINUTES: u32 = 90 * 1_440;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chrono::Duration;
-
-    #[test]
-    fn a_due_snooze_reads_as_open() {
-        let now = Utc::now();
-        let s = ConversationState::Snoozed;
-        assert_eq!(s.at(Some(now + Duration::minutes(1)), now), s);
-        assert_eq!(s.at(Some(now), now), ConversationState::Open);
-        assert_eq!(
-            ConversationState::Closed.at(None, now),
-            ConversationState::Closed
-        );
-        for s in [
-            ConversationState::Open,
-            ConversationState::Closed,
-            ConversationState::Snoozed,
-        ] {
-            assert_eq!(ConversationState::parse(s.as_str()), Some(s));
-        }
-    }
-}
 
 /// Notes one page of a conversation's notes shows.
 pub const NOTE_PAGE: u64 = 20;

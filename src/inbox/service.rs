@@ -7,7 +7,7 @@ use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::inbox::model::{ConversationState, StateChange, Triage, SNOOZE_MAX_MINUTES};
 use crate::inbox::views::Viewer;
-use crate::messaging::conversation::{assignee_names, triage};
+use crate::messaging::conversation::triage_of;
 use crate::messaging::entity::conversation;
 use crate::messaging::model::LiveEvent;
 use crate::notifications::service::{notify, Notice};
@@ -53,20 +53,6 @@ async fn row(state: &AppState, m: &Member, contact_id: Uuid) -> AppResult<conver
                     .into(),
             )
         })
-}
-
-/// The conversation's state and assignee as its page shows them (open before its first text).
-pub async fn triage_of(state: &AppState, org: Uuid, contact_id: Uuid) -> AppResult<Triage> {
-    let Some(r) = conversation::Entity::find_by_id(contact_id)
-        .filter(conversation::Column::OrganizationId.eq(org))
-        .one(&state.db)
-        .await?
-    else {
-        return Ok(Triage::default());
-    };
-    let ids = [r.assignee_id, r.ai_paused_by].into_iter().flatten();
-    let names = assignee_names(&state.db, org, ids).await?;
-    Ok(triage(&r, &names, state.clock.now()))
 }
 
 /// Opens, closes or snoozes a conversation.

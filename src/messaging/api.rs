@@ -1,27 +1,9 @@
 //! Server functions behind the inbox, the conversation page, live updates and the phone simulator.
 use crate::error::AppError;
-use crate::messaging::model::{
-    ConversationView, InboxCursor, InboxFilter, InboxPage, LiveEvent, MessagePage, MessageView,
-    SimulatedText,
-};
+use crate::messaging::model::{LiveEvent, MessagePage, MessageView, SimulatedText};
 use dioxus::fullstack::{WebSocketOptions, Websocket};
 use dioxus::prelude::*;
 use uuid::Uuid;
-
-server_fn! {
-    #[post("/api/conversations")]
-    /// One inbox page (newest activity first) of a view, after `after`, with the view's total;
-    /// on one of the organisation's numbers if `number_id` is given.
-    pub async fn list_conversations(
-        filter: InboxFilter,
-        after: Option<InboxCursor>,
-        number_id: Option<Uuid>,
-    ) -> Result<InboxPage, AppError> {
-        let (state, m) = crate::auth::session::require_member().await?;
-        let viewer = crate::inbox::service::viewer_on(&state, &m, number_id).await?;
-        crate::messaging::conversation::inbox(&state.db, &viewer, filter, after).await
-    }
-}
 
 server_fn! {
     #[post("/api/conversations/older")]
@@ -43,14 +25,6 @@ server_fn! {
     ) -> Result<crate::messaging::model::MessageSearchPage, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::messaging::search::search(&state.db, m.organization_id, &query, before).await
-    }
-}
-
-server_fn! {
-    #[post("/api/conversations/get")]
-    pub async fn get_conversation(contact_id: Uuid) -> Result<ConversationView, AppError> {
-        let (state, m) = crate::auth::session::require_member().await?;
-        crate::messaging::service::conversation(&state, m.organization_id, contact_id).await
     }
 }
 

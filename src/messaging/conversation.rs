@@ -1,16 +1,10 @@
-//! The inbox and a conversation's history, read from the per-conversation rows the database
+//! A conversation's history and state, read from the per-conversation rows the database
 //! keeps as texts arrive (`entity::conversation`): keyset pages, exact totals, and no scan of
 //! the message table at any size.
 use crate::auth::entity::{membership, user};
-use crate::contacts::entity::contact;
-use crate::contacts::opt_out;
 use crate::error::AppResult;
-use crate::inbox::model::{Assignee, ConversationState, Triage};
-use crate::inbox::views::{self, Viewer};
+use crate::messaging::conversation_state::{Assignee, ConversationState, Triage};
 use crate::messaging::entity::{self as message, conversation};
-use crate::messaging::model::{
-    ConversationSummary, Direction, InboxCursor, InboxFilter, InboxPage,
-};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -20,8 +14,6 @@ use sea_orm::{
 use std::collections::HashMap;
 use uuid::Uuid;
 
-/// Conversations on one inbox page.
-pub const INBOX_PAGE: u64 = 50;
 /// Messages on one page of a conversation.
 pub const HISTORY_PAGE: u64 = 50;
 
@@ -33,83 +25,6 @@ pub async fn unread_conversations<C: ConnectionTrait>(db: &C, org_id: Uuid) -> A
         .filter(conversation::Column::UnreadCount.gt(0))
         .count(db)
         .await?)
-}
-
-/// One page of an inbox view, newest activity first, after `after`.
-pub async fn inbox<C: ConnectionTrait>(
-    db: &C,
-    viewer: &Viewer,
-    filter: InboxFilter,
-    after: Option<InboxCursor>,
-) -> AppResult<InboxPage> {
-    let org_id = viewer.organization_id;
-    let total = views::count(db, viewer, filter).await?;
-    let mut q = conversation::Entity::find().filter(views::condition(viewer, filter));
-    if let Some(c) = &after {
-        q = q.filter(crate::platform::db::older_than(
-            conversation::Column::LastAt,
-            conversation::Column::ContactId,
-            c.last_at,
-            c.contact_id,
-        ));
-    }
-    let mut rows = q
-        .order_by_desc(conversation::Column::LastAt)
-        .order_by_desc(conversation::Column::ContactId)
-        .limit(INBOX_PAGE + 1)
-        .all(db)
-        .await?;
-    let more = rows.len() as u64 > INBOX_PAGE;
-    rows.truncate(INBOX_PAGE as usize);
-    let ids: Vec<Uuid> = rows.iter().map(|r| r.contact_id).collect();
-    let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
-        .filter(contact::Column::OrganizationId.eq(org_id))
-        .filter(contact::Column::Id.is_in(ids.clone()))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|c| (c.id, c))
-        .collect();
-    let outs = opt_out::sms_opt_outs(db, &ids).await?;
-    // Collected first: a closure's iterator held across the await would keep the future from
-    // being `Send` for every lifetime (which the public API's handlers need).
-    let people_ids: Vec<Uuid> = rows
-        .iter()
-        .flat_map(|r| [r.assignee_id, r.ai_paused_by])
-        .flatten()
-        .collect();
-    let names = assignee_names(db, org_id, people_ids.into_iter()).await?;
-    let next = match (more, rows.last()) {
-        (true, Some(last)) => Some(InboxCursor {
-            last_at: last.last_at,
-            contact_id: last.contact_id,
-        }),
-        _ => None,
-    };
-    let items = rows
-        .into_iter()
-        .filter_map(|r| {
-            let c = people.get(&r.contact_id)?;
-            let triage = triage(&r, &names, viewer.now);
-            Some(ConversationSummary {
-                contact_id: r.contact_id,
-                contact_name: c.name.clone(),
-                contact_phone: c.phone.clone(),
-                last_body: r.last_body,
-                last_direction: if r.last_direction == "inbound" {
-                    Direction::Inbound
-                } else {
-                    Direction::Outbound
-                },
-                last_at: r.last_at,
-                unread: r.unread_count.max(0) as u64,
-                opted_out: outs.contains_key(&r.contact_id),
-                last_media_count: r.last_media_count,
-                triage,
-            })
-        })
-        .collect();
-    Ok(InboxPage { items, total, next })
 }
 
 /// The names of the members among `ids` (someone who has left the organisation has none).
@@ -247,4 +162,22 @@ pub async fn mark_read(
     }
     txn.commit().await?;
     Ok(())
+}
+
+/// The conversation's state and assignee as its page shows them (open before its first text).
+pub async fn triage_of(
+    state: &crate::platform::AppState,
+    org: Uuid,
+    contact_id: Uuid,
+) -> AppResult<Triage> {
+    let Some(r) = conversation::Entity::find_by_id(contact_id)
+        .filter(conversation::Column::OrganizationId.eq(org))
+        .one(&state.db)
+        .await?
+    else {
+        return Ok(Triage::default());
+    };
+    let ids = [r.assignee_id, r.ai_paused_by].into_iter().flatten();
+    let names = assignee_names(&state.db, org, ids).await?;
+    Ok(triage(&r, &names, state.clock.now()))
 }

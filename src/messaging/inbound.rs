@@ -1,11 +1,11 @@
 //! Persisting an inbound text exactly once, with what the opt-out detector read in it, then
 //! routing off the request path.
-use crate::compliance::inbound::Reading;
 use crate::contacts::phone::normalize_phone;
 use crate::contacts::service as contacts;
 use crate::error::AppError;
 use crate::messaging::entity as message;
 use crate::messaging::model::{Direction, LiveEvent};
+use crate::messaging::reading::Reading;
 use crate::messaging::webhook_form::WebhookForm;
 use crate::platform::db::is_unique_violation;
 use crate::platform::AppState;
@@ -132,8 +132,10 @@ pub async fn persist_inbound(
     let now = state.clock.now();
     let contact = contacts::find_or_create_by_phone(&state.ack_db, org_id, &from, now).await?;
     // The detector reads every text first, before any agent, suggester or campaign can.
-    let phrases = state.phrases().get(&state.ack_db, org_id).await?;
-    let reading = Reading::of(&sms.body, sms.opt_out_type.as_deref(), &phrases);
+    let reading = state
+        .inbound_rules()
+        .read(state, org_id, &sms.body, sms.opt_out_type.as_deref())
+        .await?;
     let message_id = Uuid::new_v4();
     // A redelivery (the same MessageSid) is refused by the unique index: no read beforehand.
     let row = message::ActiveModel {
@@ -242,7 +244,10 @@ async fn store(
             .exec(&txn)
             .await?;
     }
-    let queued = crate::compliance::inbound::apply(&txn, reading, &message, phone, now).await?;
+    let queued = state
+        .inbound_rules()
+        .apply(&txn, reading, &message, phone, now)
+        .await?;
     txn.commit().await?;
     if has_media {
         crate::media::copier::copy_soon(state, message.id);
@@ -296,9 +301,40 @@ pub async fn route_inbound(state: AppState, stored: StoredInbound) {
     state.inbound().route_stored(&state, stored).await;
 }
 
+/// The compliance rules an inbound text meets as it is stored (wired in by the server:
+/// `compliance::inbound::Rules`). Messaging asks through it and never calls up.
+#[async_trait::async_trait]
+pub trait InboundRules: Send + Sync {
+    /// What the opt-out detector reads in `body`, with the organisation's own phrases, or what
+    /// Twilio's Advanced Opt-Out did (`opt_out_type`).
+    async fn read(
+        &self,
+        state: &AppState,
+        organization_id: Uuid,
+        body: &str,
+        opt_out_type: Option<&str>,
+    ) -> Result<Reading, AppError>;
+
+    /// What the reading does, in the transaction that stores the text `msg` from `phone`;
+    /// answers the compliance texts it queued, to deliver once that has committed.
+    async fn apply(
+        &self,
+        txn: &sea_orm::DatabaseTransaction,
+        reading: &Reading,
+        msg: &message::Model,
+        phone: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<Uuid>, AppError>;
+}
+
 impl crate::platform::AppState {
     /// Where stored inbound texts go next (the agents' router).
     pub fn inbound(&self) -> &std::sync::Arc<dyn InboundSink> {
         self.part::<std::sync::Arc<dyn InboundSink>>()
+    }
+
+    /// The rules an inbound text meets as it is stored (opt-out, HELP, opt-in).
+    pub fn inbound_rules(&self) -> &std::sync::Arc<dyn InboundRules> {
+        self.part::<std::sync::Arc<dyn InboundRules>>()
     }
 }

@@ -76,7 +76,7 @@ pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
     // The law is checked as the text leaves, every time: an opt-out, a possible opt-out, consent,
     // quiet hours and the state rules may have changed since it was queued. A refused text is
     // failed with its reason, and no retry ever sends it.
-    if let Some(why) = crate::compliance::gate::refusal(state, &row).await? {
+    if let Some(why) = state.send_check().refusal(state, &row).await? {
         tracing::info!(%id, reason = %why, "a text was refused as it left");
         state.metrics.refused_messages.inc();
         settle_failed(state, id, &attempt, &format!("Not sent: {why}.")).await?;
@@ -419,4 +419,20 @@ pub async fn resolve_unknown(
     let row = reload(state, id).await?;
     publish(state, &row);
     Ok(row)
+}
+
+/// The one send check (`../shared/compliance.md`), asked as each text leaves; the compliance
+/// rules answer it (`compliance::gate::Gate`, wired in by the server), and the ledger never calls
+/// up into them.
+#[async_trait::async_trait]
+pub trait SendCheck: Send + Sync {
+    /// Why `row` may not leave now, or None when it may.
+    async fn refusal(&self, state: &AppState, row: &message::Model) -> AppResult<Option<String>>;
+}
+
+impl AppState {
+    /// The one send check every text meets as it leaves.
+    pub fn send_check(&self) -> &std::sync::Arc<dyn SendCheck> {
+        self.part::<std::sync::Arc<dyn SendCheck>>()
+    }
 }

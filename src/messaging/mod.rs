@@ -1,6 +1,8 @@
-//! Messaging: the inbox, conversations, the Twilio webhooks and live updates. The SMS transports
-//! are the base's (`platform::sms`).
+//! Messaging: texts and their conversations, the Twilio webhooks and live updates. The team's
+//! work on conversations (the inbox's views, assignment, notes) stands above it, in `inbox`; the
+//! SMS transports are the base's (`platform::sms`).
 pub mod api;
+pub mod conversation_state;
 pub mod merge;
 pub mod model;
 
@@ -20,6 +22,8 @@ pub mod live_updates;
 pub mod outbound;
 #[cfg(feature = "server")]
 pub mod quiet;
+#[cfg(feature = "server")]
+pub mod reading;
 #[cfg(feature = "server")]
 pub mod scheduled;
 #[cfg(feature = "server")]

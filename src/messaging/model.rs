@@ -1,6 +1,4 @@
 //! Message and conversation types shared by the inbox, the composer and the server.
-use crate::contacts::model::ContactView;
-use crate::phone_numbers::model::PhoneNumberView;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -59,7 +57,7 @@ pub struct ConversationSummary {
     pub last_media_count: i32,
     /// Open, closed or snoozed, and who it is assigned to.
     #[serde(default)]
-    pub triage: crate::inbox::model::Triage,
+    pub triage: crate::messaging::conversation_state::Triage,
 }
 
 /// Messages before a point in a conversation, oldest first.
@@ -131,26 +129,36 @@ pub struct InboxPage {
     pub next: Option<InboxCursor>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ConversationView {
-    pub contact: ContactView,
-    /// The newest messages, oldest first (a page: `older` says whether more came before).
-    pub messages: Vec<MessageView>,
-    /// The conversation's messages in all.
-    #[serde(default)]
-    pub message_count: u64,
-    /// Where the page of older messages starts (`/api/conversations/older`); None when the
-    /// first message is shown.
-    #[serde(default)]
-    pub older: Option<i64>,
-    pub numbers: Vec<PhoneNumberView>,
-    /// The number the contact last texted, which the composer picks first.
-    pub default_number_id: Option<Uuid>,
-    /// A text of theirs that might be an opt-out, waiting for a person (automated texts pause).
-    pub possible_opt_out: Option<crate::compliance::model::OptOutReviewView>,
-    /// Open, closed or snoozed, and who it is assigned to.
-    #[serde(default)]
-    pub triage: crate::inbox::model::Triage,
+/// Why an outbound text is sent; it decides what the send ledger checks as the text leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// An answer in a conversation the contact started: no quiet hours, no marketing consent.
+    Reply,
+    /// A text the business starts (campaigns, plans, scheduled texts, a first text): consent,
+    /// quiet hours and the state rules apply.
+    Outreach,
+    /// The one opt-out confirmation, or the answer to HELP.
+    Compliance,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Reply => "reply",
+            Purpose::Outreach => "outreach",
+            Purpose::Compliance => "compliance",
+        }
+    }
+
+    /// A stored value; anything unknown (texts from before purposes) is held to outreach's rules.
+    pub fn parse(s: Option<&str>) -> Purpose {
+        match s {
+            Some("reply") => Purpose::Reply,
+            Some("compliance") => Purpose::Compliance,
+            _ => Purpose::Outreach,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,10 +1,10 @@
 //! `send`: the one path every outbound text takes (`Outgoing`), with the opt-out check before any
 //! send.
-use crate::compliance::model::Purpose;
 use crate::contacts::{opt_out, service as contacts};
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::messaging::ledger::send_state;
+use crate::messaging::model::Purpose;
 use crate::messaging::model::{Direction, LiveEvent, MessageView, MAX_SMS_CHARS};
 use crate::messaging::service::to_view;
 use crate::phone_numbers::service as numbers;

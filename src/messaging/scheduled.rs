@@ -245,7 +245,7 @@ async fn send_one(state: &AppState, r: &scheduled::Model) -> AppResult<()> {
     let out = Outgoing::new(r.organization_id, r.contact_id, r.phone_number_id, &r.body)
         .origin(Some("scheduled by an agent"))
         .keyed(Some(r.id))
-        .purpose(crate::compliance::model::Purpose::Outreach);
+        .purpose(crate::messaging::model::Purpose::Outreach);
     let sent = crate::messaging::outbound::send(state, out).await;
     match sent {
         Ok(m) => set(state, r.id, status::SENT, None, Some(m.id), None).await,

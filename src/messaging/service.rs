@@ -4,7 +4,7 @@ use crate::error::AppResult;
 use crate::media::model::MediaView;
 use crate::messaging::conversation;
 use crate::messaging::entity as message;
-use crate::messaging::model::{ConversationView, Direction, MessagePage, MessageView};
+use crate::messaging::model::{Direction, MessagePage, MessageView};
 use crate::phone_numbers::service as numbers;
 use crate::platform::AppState;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -35,7 +35,7 @@ pub fn to_view(m: message::Model) -> MessageView {
 }
 
 /// The texts with their media copies, read in one query for the page.
-async fn with_media(
+pub async fn with_media(
     state: &AppState,
     org_id: Uuid,
     rows: Vec<message::Model>,
@@ -83,34 +83,6 @@ pub async fn default_number_for(
         }
     }
     Ok(numbers::list(state, org_id).await?.first().map(|n| n.id))
-}
-
-/// The conversation with one contact; opening it marks inbound messages read. A merged contact's
-/// id opens the conversation of the contact it went into (its `contact.id` says which).
-pub async fn conversation(
-    state: &AppState,
-    org_id: Uuid,
-    contact_id: Uuid,
-) -> AppResult<ConversationView> {
-    let contact_id = crate::contacts::merge_record::resolve(&state.db, org_id, contact_id).await?;
-    let contact = contacts::view(state, org_id, contact_id).await?;
-    let (rows, older) = conversation::history(&state.db, org_id, contact_id, None).await?;
-    conversation::mark_read(&state.db, org_id, contact_id, state.clock.now()).await?;
-    Ok(ConversationView {
-        contact,
-        messages: with_media(state, org_id, rows).await?,
-        message_count: conversation::message_count(&state.db, contact_id).await?,
-        older,
-        numbers: numbers::list(state, org_id)
-            .await?
-            .into_iter()
-            .map(numbers::to_view)
-            .collect(),
-        default_number_id: default_number_for(state, org_id, contact_id).await?,
-        possible_opt_out: crate::compliance::review::open_for_contact(state, org_id, contact_id)
-            .await?,
-        triage: crate::inbox::service::triage_of(state, org_id, contact_id).await?,
-    })
 }
 
 /// The page of a conversation before `before` (a message's `seq`), oldest first.

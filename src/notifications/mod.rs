@@ -6,4 +6,6 @@ pub mod model;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod security;
+#[cfg(feature = "server")]
 pub mod service;

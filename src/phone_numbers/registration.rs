@@ -42,7 +42,7 @@ pub async fn refused(
         return Ok(());
     };
     tracing::warn!(number = %n.number, code, "carrier refused a text as unregistered");
-    for user_id in crate::auth::members::owner_ids(&state.db, org).await? {
+    for user_id in crate::auth::owners::owner_ids(&state.db, org).await? {
         notify(
             state,
             Notice {

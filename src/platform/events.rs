@@ -39,6 +39,14 @@ pub enum DomainEvent {
     },
     /// A campaign ended: sent, stopped or cancelled.
     CampaignEnded { operation_id: Uuid },
+    /// A person chose a new password with a reset link (every session ended); `issued_by` says
+    /// who issued the link ("by Dana", "by the server's operator"). They belong to
+    /// `organization_ids`.
+    PasswordResetByLink {
+        user_id: Uuid,
+        organization_ids: Vec<Uuid>,
+        issued_by: String,
+    },
 }
 
 /// One module's after-effects of events.

@@ -51,7 +51,11 @@ pub async fn require_key(State(state): State<AppState>, mut req: Request, next: 
     }
     if let Err(e) = crate::audit::service::record_api_call(
         &state.db,
-        &caller,
+        crate::audit::service::KeyCaller {
+            organization_id: caller.member.organization_id,
+            user_id: caller.member.user_id,
+            key_id: caller.key_id,
+        },
         &target,
         status,
         state.clock.now(),

@@ -78,7 +78,7 @@ pub async fn conversations(
         contact_id,
     });
     let viewer = crate::inbox::service::viewer(&state, &caller.member);
-    let page = crate::messaging::conversation::inbox(&state.db, &viewer, view, after).await?;
+    let page = crate::inbox::list::inbox(&state.db, &viewer, view, after).await?;
     Ok(Json(ConversationList {
         data: page
             .items

@@ -173,7 +173,7 @@ async fn create_owner(c: &Config, email: &str, name: &str, org: &str) -> Result<
     let txn = crate::platform::db::begin_write(&db)
         .await
         .map_err(|e| e.to_string())?;
-    let (org_id, _) = crate::auth::service::insert_organization_with_owner(
+    let (org_id, _) = crate::team::sign_up::insert_organization_with_owner(
         &txn,
         org,
         name,

@@ -51,7 +51,7 @@ fn script(page: &str) -> Option<String> {
 
 /// Whether `path` is a page only the full client carries.
 pub fn wants_full_client(path: &str) -> bool {
-    path.parse::<crate::app::Route>()
+    path.parse::<crate::ui::app::Route>()
         .is_ok_and(|route| route.in_full_client_only())
 }
 

@@ -17,5 +17,7 @@ pub fn all() -> Vec<Arc<dyn Listener>> {
         Arc::new(crate::sender_profiles::pacing::DailyCount),
         // A campaign's course: the plan that started it, and its thread.
         Arc::new(crate::plans::campaign_outcome::CampaignOutcome),
+        // A password reset by link: the person is told in each of their organisations.
+        Arc::new(crate::notifications::security::ResetTold),
     ]
 }

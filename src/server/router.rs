@@ -24,7 +24,7 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::campaign::profiles_page::routes(state.clone()))
         .merge(crate::messaging::timeline_page::routes(state.clone()))
         .merge(crate::contacts::reachability::routes(state.clone()))
-        .merge(crate::audit::page::routes(state.clone()))
+        .merge(crate::audit_log::page::routes(state.clone()))
         .merge(crate::links::redirect::routes(state.clone()))
         .merge(crate::reports::page::routes(state.clone()))
         .merge(ops)
@@ -92,7 +92,7 @@ fn app_router(public: Option<&std::path::Path>) -> Router {
         router = crate::server::assets::routes(router, public);
     }
     let app = router
-        .serve_api_application(ServeConfig::new(), crate::app::App)
+        .serve_api_application(ServeConfig::new(), crate::ui::app::App)
         // Malformed arguments are refused, naming the field, before Dioxus reads them.
         .layer(axum::middleware::from_fn(crate::platform::arg_check::check));
     // The seldom-opened pages load the full web client (`server::full_client`).

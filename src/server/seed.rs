@@ -1,6 +1,5 @@
 //! The demo organisation, created on an empty database so Herald can be tried at once.
 use crate::auth::entity::organization;
-use crate::auth::service::create_organization_with_owner;
 use crate::contacts::model::ContactInput;
 use crate::contacts::service as contacts;
 use crate::error::{AppError, AppResult};
@@ -8,6 +7,7 @@ use crate::messaging::inbound::{persist_inbound, InboundSms};
 use crate::phone_numbers::model::PhoneNumberInput;
 use crate::phone_numbers::service as numbers;
 use crate::platform::AppState;
+use crate::team::sign_up::create_organization_with_owner;
 use sea_orm::{EntityTrait, PaginatorTrait};
 use uuid::Uuid;
 

@@ -44,6 +44,12 @@ impl Services {
         let inbound: Arc<dyn crate::messaging::inbound::InboundSink> =
             Arc::new(crate::ai_agent::routing::AgentRouter::default());
         parts.insert(inbound);
+        let rules: Arc<dyn crate::messaging::inbound::InboundRules> =
+            Arc::new(crate::compliance::inbound::Rules);
+        parts.insert(rules);
+        let gate: Arc<dyn crate::messaging::ledger::SendCheck> =
+            Arc::new(crate::compliance::gate::Gate);
+        parts.insert(gate);
         parts.insert(Arc::new(crate::campaign::engines::Running::default()));
         parts.insert(Arc::new(crate::ai_agent::lease::LocalRuns::default()));
         parts.insert(Arc::new(crate::phone_numbers::cache::NumberCache::default()));

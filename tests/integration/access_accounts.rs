@@ -162,7 +162,7 @@ async fn refused_sign_ups_stay_out_of_other_organisations(backend: Backend) {
         use sea_orm::TransactionTrait;
         let hash = herald::auth::password::hash_password("bravo's password");
         let txn = app.state.db.begin().await.unwrap();
-        herald::auth::service::insert_organization_with_owner(
+        herald::team::sign_up::insert_organization_with_owner(
             &txn,
             "Bravo",
             "Bea",

@@ -147,7 +147,7 @@ async fn reports_equal_hand_counted_sql(backend: Backend) {
         ins > 400 && outs > 400,
         "the seed lies in the range: {ins} {outs}"
     );
-    let g = herald::components::grouped;
+    let g = herald::ui::components::grouped;
     assert_eq!(figure(&html, "total-in"), g(ins));
     assert_eq!(figure(&html, "total-out"), g(outs));
     let status = |s: &str| all.iter().filter(within).filter(|t| t.4 == s).count() as f64;

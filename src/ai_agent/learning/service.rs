@@ -145,7 +145,7 @@ async fn after_new_lessons(
         return Ok(());
     }
     let org = agent.organization_id.unwrap_or_default();
-    for owner in crate::auth::members::owner_ids(&state.db, org).await? {
+    for owner in crate::auth::owners::owner_ids(&state.db, org).await? {
         crate::notifications::service::notify(
             state,
             crate::notifications::service::Notice {

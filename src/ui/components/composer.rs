@@ -1,0 +1,193 @@
+//! The composer: pick which of the organisation's numbers to send from, write, send. Typing `/`
+//! opens the saved replies whose name starts with what follows; picking one puts its text, filled
+//! in for this contact, in the composer. Below it: characters, segments and the cost.
+use crate::ai_agent::api::send_message;
+use crate::campaign::segments::{mms_label, segments};
+use crate::media::model::{UploadView, MAX_SEND_BYTES};
+use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
+use crate::phone_numbers::model::PhoneNumberView;
+use crate::rpc::upload;
+use crate::saved_replies::api::{fill_saved_reply, list_saved_replies};
+use crate::ui::components::{ErrorBanner, Prefill};
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn Composer(
+    contact_id: Uuid,
+    numbers: Vec<PhoneNumberView>,
+    default_number_id: Option<Uuid>,
+    opted_out: bool,
+    on_sent: EventHandler<()>,
+    prefill: Signal<Option<Prefill>>,
+) -> Element {
+    let mut body = use_signal(String::new);
+    let mut from = use_signal(|| default_number_id);
+    // The suggestion set the text came from, if it did.
+    let mut origin = use_signal(|| None::<Uuid>);
+    let mut prefill = prefill;
+    // A picked suggestion fills the composer and answers from the number it came to.
+    use_effect(move || {
+        if let Some(p) = prefill() {
+            body.set(p.body);
+            from.set(Some(p.phone_number_id));
+            origin.set(Some(p.suggestion_id));
+            prefill.set(None);
+        }
+    });
+    let mut error = use_signal(|| None::<String>);
+    let mut sending = use_signal(|| false);
+    // Pictures uploaded for this text, with their file names.
+    let mut pictures = use_signal(Vec::<(UploadView, String)>::new);
+    let mut uploading = use_signal(|| false);
+    let attach = move |evt: FormEvent| async move {
+        for file in evt.files() {
+            let name = file.name();
+            if file.size() > MAX_SEND_BYTES {
+                error.set(Some(format!(
+                    "{name} is over 5 MB, the carriers' limit for a text."
+                )));
+                continue;
+            }
+            let kind = file.content_type().unwrap_or_default();
+            uploading.set(true);
+            let sent = match file.read_bytes().await {
+                Ok(bytes) => upload::<UploadView>("/api/media/upload", &kind, bytes.to_vec()).await,
+                Err(e) => Err(crate::error::AppError::Validation(format!(
+                    "Could not read {name}: {e}"
+                ))),
+            };
+            uploading.set(false);
+            match sent {
+                Ok(view) => {
+                    error.set(None);
+                    pictures.write().push((view, name));
+                }
+                Err(e) => error.set(Some(e.to_string())),
+            }
+        }
+    };
+    // Follow the server's default when the conversation changes under us.
+    use_effect(use_reactive!(
+        |default_number_id| from.set(default_number_id)
+    ));
+
+    let send = move |e: FormEvent| async move {
+        e.prevent_default();
+        let Some(number) = from() else {
+            error.set(Some("Add a phone number to send from first.".into()));
+            return;
+        };
+        sending.set(true);
+        let media_ids: Vec<Uuid> = pictures.read().iter().map(|(p, _)| p.id).collect();
+        match send_message(SendSmsRequest {
+            contact_id,
+            phone_number_id: number,
+            body: body(),
+            ai_origin: None,
+            suggestion_id: origin(),
+            media_ids,
+        })
+        .await
+        {
+            Ok(_) => {
+                body.set(String::new());
+                pictures.set(vec![]);
+                origin.set(None);
+                error.set(None);
+                on_sent.call(());
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+        sending.set(false);
+    };
+    // "/name": the saved replies whose name starts with it.
+    let picking = use_memo(move || body.read().strip_prefix('/').map(str::to_owned));
+    let replies = use_resource(move || async move {
+        match picking() {
+            Some(q) => Some(list_saved_replies(q, None).await),
+            None => None,
+        }
+    });
+    let pick = move |id: Uuid| async move {
+        match fill_saved_reply(id, contact_id).await {
+            Ok(text) => {
+                body.set(text);
+                error.set(None);
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let chars = body.read().chars().count();
+    let seg = segments(&body.read());
+    rsx! {
+        form { class: "composer", onsubmit: send,
+            ErrorBanner { message: error() }
+            if opted_out {
+                div { class: "notice", "This contact has opted out of texts. Herald will refuse to send until they text START." }
+            }
+            div { class: "composer-row",
+                select {
+                    id: "composer-from",
+                    title: "Send from",
+                    onchange: move |e| from.set(e.value().parse().ok()),
+                    for n in numbers.iter() {
+                        option { value: "{n.id}", selected: Some(n.id) == from(), "{n.friendly_name} ({n.number})" }
+                    }
+                }
+                textarea {
+                    id: "composer-body",
+                    placeholder: "Write a text, or / for a saved reply",
+                    rows: "2",
+                    value: "{body}",
+                    oninput: move |e| {
+                        if e.value().is_empty() {
+                            origin.set(None);
+                        }
+                        body.set(e.value())
+                    },
+                }
+                label { class: "button secondary attach", title: "Attach a picture (JPEG, PNG or GIF, up to 5 MB)",
+                    "Photo"
+                    input { r#type: "file", id: "composer-attach", accept: "image/jpeg,image/png,image/gif", class: "attach-input", onchange: attach }
+                }
+                button { id: "composer-send", class: "primary", r#type: "submit", disabled: sending() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
+            }
+            if !pictures.read().is_empty() || uploading() {
+                div { class: "attachments", id: "composer-attachments",
+                    for (i, (p, name)) in pictures.read().iter().enumerate() {
+                        span { key: "{p.id}", class: "tag attachment", "{name} ({p.size_bytes / 1024} KB) "
+                            button { r#type: "button", class: "icon", title: "Remove {name}",
+                                onclick: move |_| { pictures.write().remove(i); }, "×" }
+                        }
+                    }
+                    if uploading() { span { class: "muted small", "Uploading…" } }
+                }
+            }
+            if let (Some(q), Some(Some(found))) = (picking(), replies.read().clone()) {
+                div { class: "saved-replies", id: "saved-replies",
+                    match found {
+                        Err(e) => rsx! { p { class: "muted small", "{e}" } },
+                        Ok(page) if page.items.is_empty() => rsx! {
+                            p { class: "muted small", "No saved reply starts with “{q}”. Add them in Settings." }
+                        },
+                        Ok(page) => rsx! {
+                            for r in page.items.clone() {
+                                button { key: "{r.id}", r#type: "button", class: "saved-reply", onclick: move |_| pick(r.id),
+                                    strong { "{r.name}" } " " span { class: "muted", "{r.body}" }
+                                }
+                            }
+                            if page.total > page.items.len() as u64 {
+                                p { class: "muted small", "Showing {page.items.len()} of {page.total}: type more of the name." }
+                            }
+                        },
+                    }
+                }
+            }
+            div { class: "muted small", id: "composer-count",
+                "{chars} / {MAX_SMS_CHARS} characters"
+                if !pictures.read().is_empty() { " · {mms_label()}" } else if seg.count > 0 { " · {seg.label()}" }
+            }
+        }
+    }
+}

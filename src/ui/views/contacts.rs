@@ -1,0 +1,216 @@
+//! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
+use crate::contacts::api::{import_contacts_csv, list_contacts};
+use crate::contacts::model::{ContactCursor, ContactFilter, ContactView, ImportReport};
+use crate::ui::components::{grouped, use_is_owner, ContactForm, ErrorBanner};
+use dioxus::prelude::*;
+
+#[component]
+pub fn Contacts() -> Element {
+    let is_owner = use_is_owner();
+    let mut query = use_signal(String::new);
+    let mut tag = use_signal(String::new);
+    let mut sms = use_signal(|| None::<bool>);
+    let mut quiet_days = use_signal(|| None::<u32>);
+    // A saved segment, when one is picked: the list is then exactly its members.
+    let segment = use_signal(|| None::<crate::contacts::model::SegmentView>);
+    let controls = use_memo(move || ContactFilter {
+        search: Some(query()).filter(|q| !q.trim().is_empty()),
+        tags_any: Some(tag())
+            .filter(|t| !t.trim().is_empty())
+            .into_iter()
+            .collect(),
+        opted_out: sms(),
+        no_reply_within_days: quiet_days(),
+        ..Default::default()
+    });
+    let filter = use_memo(move || match segment() {
+        Some(s) => s.filter,
+        None => controls(),
+    });
+    // Pages after the first ("Show more"), and where the next one starts.
+    let mut later = use_signal(Vec::<ContactView>::new);
+    let mut next = use_signal(|| None::<ContactCursor>);
+    let mut loading = use_signal(|| false);
+    // The rows carry the search they answer, so the table can say which one it shows.
+    let mut contacts = use_resource(move || async move {
+        let f = filter();
+        later.set(vec![]);
+        next.set(None);
+        let page = list_contacts(f.clone(), None).await;
+        page.map(|p| (f.search.clone().unwrap_or_default(), p))
+    });
+    let mut editing = use_signal(|| None::<ContactView>);
+    let mut error = use_signal(|| None::<String>);
+    let mut show_form = use_signal(|| false);
+    let list = contacts.read().clone();
+    rsx! {
+        div { class: "page",
+            header { class: "page-head",
+                h1 { "Contacts" }
+                if is_owner {
+                    a { id: "export-contacts", class: "button secondary", href: export_href(&filter()), download: "contacts.csv", "Export CSV" }
+                }
+                button { id: "new-contact", class: "primary", onclick: move |_| {
+                    editing.set(None);
+                    show_form.set(true);
+                }, "New contact" }
+            }
+            input { id: "contact-search", class: "search", hidden: segment().is_some(), placeholder: "Search by name, phone or tag", value: "{query}", oninput: move |e| query.set(e.value()) }
+            super::segment_bar::SegmentBar { filter: controls, segment }
+            div { class: "inline-form contact-filters", id: "contact-filters", hidden: segment().is_some(),
+                input { id: "filter-tag", placeholder: "Tag", value: "{tag}", oninput: move |e| tag.set(e.value()) }
+                select { id: "filter-sms", onchange: move |e| sms.set(match e.value().as_str() { "out" => Some(true), "in" => Some(false), _ => None }),
+                    option { value: "", "Any SMS status" }
+                    option { value: "in", "Subscribed" }
+                    option { value: "out", "Opted out" }
+                }
+                select { id: "filter-quiet", onchange: move |e| quiet_days.set(e.value().parse().ok()),
+                    option { value: "", "Any last reply" }
+                    option { value: "7", "No reply in 7 days" }
+                    option { value: "30", "No reply in 30 days" }
+                    option { value: "90", "No reply in 90 days" }
+                }
+            }
+            div { class: "two-col",
+                div { class: "col-main",
+                    ErrorBanner { message: error() }
+                    match list {
+                        None => rsx! { p { class: "muted", "Loading…" } },
+                        Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                        Some(Ok((_, page))) if page.items.is_empty() => rsx! { p { class: "muted", id: "contacts-count", "No contacts match." } },
+                        Some(Ok((shown, page))) => {
+                            let mut rows = page.items.clone();
+                            rows.extend(later());
+                            let cursor = if later().is_empty() { page.next.clone() } else { next() };
+                            let total = page.total;
+                            let count = rows.len();
+                            rsx! {
+                            p { class: "muted small list-count", id: "contacts-count",
+                                if cursor.is_some() { "Showing {grouped(count as u64)} of {grouped(total)} contacts." } else { "{grouped(total)} contacts." }
+                            }
+                            table { class: "table", id: "contacts-table", "data-query": "{shown}",
+                                thead { tr { th { "Name" } th { "Phone" } th { "Tags" } th { "SMS" } } }
+                                tbody {
+                                    for c in rows {
+                                        tr { key: "{c.id}", class: "contact-row", onclick: {
+                                                let c = c.clone();
+                                                move |_| {
+                                                    editing.set(Some(c.clone()));
+                                                    show_form.set(true);
+                                                }
+                                            },
+                                            td { class: "cell-title", "{c.name}" }
+                                            td { class: "mono", "data-label": "Phone", "{c.phone.clone().unwrap_or_default()}" }
+                                            td { "data-label": "Tags", for t in c.tags.iter() { span { class: "tag", "{t}" } } }
+                                            td { "data-label": "SMS", if c.opted_out { span { class: "badge keyword", "opted out" } } else { span { class: "muted", "subscribed" } } }
+                                        }
+                                    }
+                                }
+                            }
+                            if let Some(after) = cursor {
+                                button {
+                                    id: "contacts-more",
+                                    class: "secondary show-more",
+                                    disabled: loading(),
+                                    onclick: move |_| {
+                                        let after = after.clone();
+                                        loading.set(true);
+                                        spawn(async move {
+                                            match list_contacts(filter(), Some(after)).await {
+                                                Ok(p) => {
+                                                    later.write().extend(p.items);
+                                                    next.set(p.next);
+                                                }
+                                                Err(e) => error.set(Some(e.to_string())),
+                                            }
+                                            loading.set(false);
+                                        });
+                                    },
+                                    if loading() { "Loading…" } else { "Show more" }
+                                }
+                            }
+                            }
+                        },
+                    }
+                    ImportPanel { on_imported: move |_| contacts.restart() }
+                }
+                if show_form() {
+                        ContactForm {
+                            key: "{editing().map(|c| c.id.to_string()).unwrap_or_default()}",
+                            contact: editing(),
+                            on_saved: move |c: ContactView| {
+                                error.set(None);
+                                editing.set(Some(c));
+                                contacts.restart();
+                            },
+                            on_close: move |_| show_form.set(false),
+                            link_to_page: true,
+                        }
+                }
+            }
+        }
+    }
+}
+
+/// CSV import: choose a file or paste rows; every row's error is listed and nothing is half-imported.
+#[component]
+fn ImportPanel(on_imported: EventHandler<()>) -> Element {
+    let mut text = use_signal(String::new);
+    let mut report = use_signal(|| None::<ImportReport>);
+    let mut error = use_signal(|| None::<String>);
+    let run = move |_| async move {
+        match import_contacts_csv(text()).await {
+            Ok(r) => {
+                if r.errors.is_empty() {
+                    text.set(String::new());
+                    on_imported.call(());
+                }
+                error.set(None);
+                report.set(Some(r));
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    rsx! {
+        details { class: "card import",
+            summary { "Import contacts from CSV" }
+            p { class: "muted small", "Columns: name, phone, email, tags, and consent (web_form, imported, verbal, texted_first or none), consent_at and consent_note. If any row has a problem, nothing is imported and each problem is listed." }
+            input { r#type: "file", accept: ".csv,text/csv", onchange: move |evt| async move {
+                if let Some(file) = evt.files().into_iter().next() {
+                    match file.read_string().await {
+                        Ok(s) => text.set(s),
+                        Err(e) => error.set(Some(format!("Could not read the file: {e}"))),
+                    }
+                }
+            } }
+            textarea { id: "import-csv", rows: "5", placeholder: "name,phone,email,tags", value: "{text}", oninput: move |e| text.set(e.value()) }
+            button { id: "import-run", class: "secondary", onclick: run, disabled: text.read().trim().is_empty(), "Import" }
+            ErrorBanner { message: error() }
+            if let Some(r) = report() {
+                if r.errors.is_empty() {
+                    p { class: "ok", "Imported {r.imported} contacts." }
+                } else {
+                    div { class: "error-banner",
+                        p { "Nothing was imported. Fix these rows and try again:" }
+                        ul { for e in r.errors.iter() { li { "Line {e.line}: {e.message}" } } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The CSV export of the contacts `f` matches (every page of them, not only those shown).
+fn export_href(f: &ContactFilter) -> String {
+    let json = serde_json::to_string(f).unwrap_or_default();
+    let mut out = String::from("/api/contacts/export.csv?filter=");
+    for b in json.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}

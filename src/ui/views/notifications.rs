@@ -1,0 +1,121 @@
+//! Notifications: escalations, plans awaiting approval and suggested replies, each opening what
+//! it is about (and read once opened).
+use crate::ui::components::use_live;
+use crate::ui::components::{grouped, short_time, ErrorBanner};
+use crate::messaging::model::LiveTopic;
+use crate::notifications::api::{list_notifications, mark_notification_read};
+use crate::notifications::model::{NotificationCursor, NotificationView};
+use dioxus::prelude::*;
+
+#[component]
+pub fn Notifications() -> Element {
+    let live = use_live(LiveTopic::Notifications);
+    // Pages after the first ("Show more"), and where the next one starts.
+    let mut later = use_signal(Vec::<NotificationView>::new);
+    let mut next = use_signal(|| None::<NotificationCursor>);
+    let mut loading = use_signal(|| false);
+    let mut more_error = use_signal(|| None::<String>);
+    let mut notes = use_resource(move || {
+        let _ = live();
+        later.set(vec![]);
+        next.set(None);
+        list_notifications(None)
+    });
+    let current = notes.read().clone().map(|r| {
+        r.map(|page| {
+            let cursor = if later.read().is_empty() {
+                page.next.clone()
+            } else {
+                next()
+            };
+            let mut list = page.items;
+            list.extend(later());
+            (list, page.total, cursor)
+        })
+    });
+    rsx! {
+        div { class: "page",
+            header { class: "page-head", h1 { "Notifications" } }
+            match current {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok((list, _, _))) if list.is_empty() => rsx! { p { class: "muted", "Nothing needs you right now." } },
+                Some(Ok((list, total, cursor))) => rsx! {
+                    p { class: "muted small list-count", id: "notifications-count",
+                        if cursor.is_some() { "Showing {grouped(list.len() as u64)} of {grouped(total)} notifications." } else { "{grouped(total)} notifications." }
+                    }
+                    ul { class: "notification-list", id: "notification-list",
+                        for n in list {
+                            li { key: "{n.id}", class: if n.read { "notification read" } else { "notification" }, "data-kind": "{n.kind}",
+                                div { class: "conv-top",
+                                    strong { "{n.title}" }
+                                    span { class: "conv-time", "{short_time(n.created_at)}" }
+                                }
+                                p { class: "notification-body", "{n.body}" }
+                                div { class: "row",
+                                    if let Some(link) = n.link.clone() {
+                                        a { class: "notification-open", href: "{link}",
+                                            onclick: move |e: MouseEvent| {
+                                                e.prevent_default();
+                                                let link = link.clone();
+                                                async move {
+                                                    if !n.read {
+                                                        let _ = mark_notification_read(n.id).await;
+                                                    }
+                                                    match link.parse::<crate::ui::app::Route>() {
+                                                        Ok(route) => { navigator().push(route); }
+                                                        Err(_) => { navigator().push(link); }
+                                                    }
+                                                }
+                                            },
+                                            {open_label(&n.kind)}
+                                        }
+                                    }
+                                    if !n.read {
+                                        button { class: "link-button", onclick: move |_| async move {
+                                            let _ = mark_notification_read(n.id).await;
+                                            notes.restart();
+                                        }, "Mark read" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    ErrorBanner { message: more_error() }
+                    if let Some(after) = cursor {
+                        button {
+                            id: "notifications-more",
+                            class: "secondary show-more",
+                            disabled: loading(),
+                            onclick: move |_| {
+                                let after = after.clone();
+                                loading.set(true);
+                                spawn(async move {
+                                    match list_notifications(Some(after)).await {
+                                        Ok(p) => {
+                                            later.write().extend(p.items);
+                                            next.set(p.next);
+                                            more_error.set(None);
+                                        }
+                                        Err(e) => more_error.set(Some(e.to_string())),
+                                    }
+                                    loading.set(false);
+                                });
+                            },
+                            if loading() { "Loading…" } else { "Show more" }
+                        }
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// What following a notification's link does, in words.
+fn open_label(kind: &str) -> &'static str {
+    match kind {
+        "plan_awaiting" => "Review the plan",
+        "drafts" => "Pick a reply",
+        _ => "Open the conversation",
+    }
+}
