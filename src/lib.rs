@@ -27,6 +27,8 @@ pub mod records;
 pub mod saved_replies;
 pub mod sender_profiles;
 pub mod team;
+#[cfg(feature = "server")]
+pub mod tools;
 pub mod ui;
 
 #[cfg(feature = "server")]

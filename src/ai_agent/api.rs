@@ -1,6 +1,6 @@
 //! Server functions behind the agents pages and the suggestions panel.
 use crate::ai_agent::model::{
-    AgentInput, AgentView, AssistantView, ModelInfo, OperatorView, SuggestionSet, ThreadEventView,
+    AgentInput, AgentView, ModelInfo, OperatorView, SuggestionSet, ThreadEventView,
 };
 use crate::error::AppError;
 use dioxus::prelude::*;
@@ -105,14 +105,6 @@ server_fn! {
             label: state.model.label(),
             offline: state.model.is_offline(),
         })
-    }
-}
-
-server_fn! {
-    #[get("/api/assistant")]
-    pub async fn get_assistant() -> Result<AssistantView, AppError> {
-        let (state, m) = crate::auth::session::require_member().await?;
-        crate::ai_agent::assistant::view(&state, &m).await
     }
 }
 

@@ -1,15 +1,15 @@
 //! The operator's Assistant: one chat thread per member, read tools over the CRM, and plans.
+//! (Its page, the thread with its plans, is `plans::assistant_page`.)
 use crate::ai_agent::events::AiThreadEventPayload;
-use crate::ai_agent::model::AssistantView;
 use crate::ai_agent::service::my_assistant;
-use crate::ai_agent::thread::{active_thread_for, find_or_create_thread};
+use crate::ai_agent::thread::find_or_create_thread;
 use crate::ai_agent::worker::enqueue_and_maybe_spawn;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::platform::AppState;
 use uuid::Uuid;
 
-fn key(member: &Member) -> String {
+pub fn key(member: &Member) -> String {
     format!("assistant:{}", member.user_id)
 }
 
@@ -38,32 +38,4 @@ pub async fn ask(
     )
     .await?;
     Ok(thread)
-}
-
-pub async fn view(state: &AppState, member: &Member) -> AppResult<AssistantView> {
-    let agent = my_assistant(state, member).await?;
-    let planning_enabled = crate::ai_agent::settings::AgentSettings::of(&agent).planning_enabled;
-    let thread_id = active_thread_for(&state.db, agent.id, &key(member)).await?;
-    let (events, plans) = match thread_id {
-        Some(t) => {
-            let by = crate::plans::service::PlanQuery {
-                agent: Some(agent.id),
-                thread: Some(t),
-                ..Default::default()
-            };
-            (
-                crate::ai_agent::suggestions::thread_events(state, member, t).await?,
-                crate::plans::service::list(state, member, by, None).await?,
-            )
-        }
-        None => (vec![], Default::default()),
-    };
-    Ok(AssistantView {
-        agent_id: agent.id,
-        thread_id,
-        planning_enabled,
-        events,
-        plans_total: plans.total,
-        plans: plans.items,
-    })
 }

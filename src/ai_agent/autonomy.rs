@@ -3,9 +3,9 @@
 //! pictures, a higher send limit, planning, a looser plan approval, or its lessons. A member may
 //! still switch it back to suggest mode, and edit it there.
 use crate::ai_agent::entity::ai_agent;
+use crate::ai_agent::model::ApprovalPolicy;
 use crate::ai_agent::model::{AgentInput, SendMode};
 use crate::ai_agent::settings::AgentSettings;
-use crate::plans::model::ApprovalPolicy;
 
 /// What this edit would widen on the agent as it is (empty: nothing).
 pub fn widening(old: &ai_agent::Model, new: &AgentInput) -> Vec<&'static str> {

@@ -8,6 +8,42 @@ pub const TEXT_REPLY_AGENT_ID: Uuid = Uuid::from_u128(0xa1a1a1a1_0000_4000_8000_
 /// The well-known id of the "Assistant" platform agent (mirrored in its seed migration).
 pub const ASSISTANT_AGENT_ID: Uuid = Uuid::from_u128(0xa1a1a1a1_0000_4000_8000_000000000001);
 
+/// How an agent's plans are approved (seed 002): each agent has its own, and the plan engine
+/// (`plans::approval`) applies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalPolicy {
+    HumanReview,
+    Auto,
+    RiskGated,
+}
+
+impl ApprovalPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::HumanReview => "human_review",
+            Self::Auto => "auto",
+            Self::RiskGated => "risk_gated",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "human_review" => Some(Self::HumanReview),
+            "auto" => Some(Self::Auto),
+            "risk_gated" => Some(Self::RiskGated),
+            _ => None,
+        }
+    }
+    /// What the agent config page calls it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::HumanReview => "Always review my agent's plans",
+            Self::RiskGated => "Let it proceed on low-risk plans",
+            Self::Auto => "Approve automatically (texts and campaigns still wait for me)",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SendMode {
@@ -48,7 +84,7 @@ pub struct AgentView {
     /// The organisation's numbers this agent answers.
     pub number_ids: Vec<Uuid>,
     pub planning_enabled: bool,
-    pub plan_approval: crate::plans::model::ApprovalPolicy,
+    pub plan_approval: ApprovalPolicy,
     /// Texts a turn that answers a contact may send.
     pub reply_send_limit: u32,
     /// Whether a reply turn may read the whole organisation (off: only the texting contact).
@@ -67,7 +103,7 @@ pub struct AgentInput {
     #[serde(default)]
     pub planning_enabled: bool,
     #[serde(default = "default_plan_approval")]
-    pub plan_approval: crate::plans::model::ApprovalPolicy,
+    pub plan_approval: ApprovalPolicy,
     #[serde(default = "default_reply_send_limit")]
     pub reply_send_limit: u32,
     #[serde(default)]
@@ -80,21 +116,8 @@ fn default_reply_send_limit() -> u32 {
     2
 }
 
-fn default_plan_approval() -> crate::plans::model::ApprovalPolicy {
-    crate::plans::model::ApprovalPolicy::HumanReview
-}
-
-/// The operator's assistant: its thread, history and plans.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AssistantView {
-    pub agent_id: Uuid,
-    pub thread_id: Option<Uuid>,
-    pub planning_enabled: bool,
-    pub events: Vec<ThreadEventView>,
-    /// The thread's newest plans (a page), and how many it has.
-    pub plans: Vec<crate::plans::model::PlanView>,
-    #[serde(default)]
-    pub plans_total: u64,
+fn default_plan_approval() -> ApprovalPolicy {
+    ApprovalPolicy::HumanReview
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -11,8 +11,7 @@ use crate::ai_agent::service::build_session_for_member;
 use crate::ai_agent::settings::AgentSettings;
 use crate::ai_agent::thread::{append_event, payload_of};
 use crate::ai_agent::tools::{
-    add_planning_tools, build_domain_tools_for_agent, definitions, execute_tool_call, EffectKey,
-    ReplyContext, ToolCtx, Toolset, TurnScope,
+    definitions, execute_tool_call, EffectKey, ReplyContext, ToolCtx, Toolset, TurnScope,
 };
 use crate::error::{AppError, AppResult};
 use crate::messaging::model::LiveEvent;
@@ -24,8 +23,6 @@ use uuid::Uuid;
 
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
-    /// What RiskGated lets through: rows changed and estimated spend.
-    pub plan_risk: crate::plans::approval::RiskLimits,
     /// How many of the thread's latest events a turn sees.
     pub history_limit: u64,
     /// Model calls per turn at most.
@@ -53,7 +50,6 @@ pub struct RuntimeConfig {
 impl Default for RuntimeConfig {
     fn default() -> Self {
         Self {
-            plan_risk: crate::plans::approval::RiskLimits::default(),
             history_limit: 100,
             max_steps: 8,
             model_attempts: 3,
@@ -344,16 +340,18 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         ),
         None => TurnScope::Operator,
     };
-    let mut tools =
-        build_domain_tools_for_agent(&t.agent, owner.as_ref(), t.reply.as_ref(), &scope);
     let planning_enabled = t.settings.planning_enabled;
     let mut planning =
         planning_enabled && (t.plan_mode_asked || succeeded(&steps, "enter_plan_mode") > 0);
-    if planning_enabled {
-        add_planning_tools(&mut tools, planning, &scope);
-        if planning {
-            tools.retain(|t| t.def().name != "enter_plan_mode");
-        }
+    let mut tools = state.tools().for_turn(
+        &t.agent,
+        owner.as_ref(),
+        t.reply.as_ref(),
+        &scope,
+        planning_enabled.then_some(planning),
+    );
+    if planning {
+        tools.retain(|t| t.def().name != "enter_plan_mode");
     }
     let ctx = ToolCtx {
         state: state.clone(),

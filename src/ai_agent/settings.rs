@@ -1,7 +1,7 @@
 //! An agent's own settings, kept in its `config_payload`: rules, planning, and what a reply turn
 //! may reach. The one place that reads and writes them.
 use crate::ai_agent::entity::ai_agent;
-use crate::plans::model::ApprovalPolicy;
+use crate::ai_agent::model::ApprovalPolicy;
 use serde_json::{json, Value};
 
 /// Texts a reply turn may send unless the agent says otherwise.

@@ -3,6 +3,10 @@ use crate::contacts::consent::{ConsentInput, ConsentSource};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+/// Contacts a hand-picked list (a plan's per-contact changes, an audience's include or exclude
+/// list) may name. Anything larger is a segment.
+pub const HAND_PICKED_MAX: usize = 500;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContactView {
     pub id: Uuid,

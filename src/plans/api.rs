@@ -1,6 +1,6 @@
 //! Server functions for plans: get, list, edit, approve, reject; all scoped to the organisation.
 use crate::error::AppError;
-use crate::plans::model::{PlanCursor, PlanEdit, PlanPage, PlanStatus, PlanView};
+use crate::plans::model::{AssistantView, PlanCursor, PlanEdit, PlanPage, PlanStatus, PlanView};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -115,5 +115,13 @@ server_fn! {
     pub async fn stop_plan(id: Uuid, reason: String) -> Result<PlanView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::plans::stop::stop(&state, &m, id, &reason).await
+    }
+}
+
+server_fn! {
+    #[get("/api/assistant")]
+    pub async fn get_assistant() -> Result<AssistantView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::plans::assistant_page::view(&state, &m).await
     }
 }

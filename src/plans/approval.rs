@@ -32,6 +32,14 @@ impl Default for RiskLimits {
     }
 }
 
+#[cfg(feature = "server")]
+impl crate::platform::AppState {
+    /// What RiskGated lets through here (`PLAN_RISK_MAX_ROWS`, `PLAN_RISK_MAX_COST`).
+    pub fn plan_risk(&self) -> RiskLimits {
+        *self.part::<RiskLimits>()
+    }
+}
+
 /// The policy in force: the agent's default, an action's override, and campaigns always reviewed.
 pub fn effective_policy(
     agent_default: ApprovalPolicy,

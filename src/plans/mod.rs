@@ -11,6 +11,8 @@ pub mod access;
 #[cfg(feature = "server")]
 pub mod announce;
 #[cfg(feature = "server")]
+pub mod assistant_page;
+#[cfg(feature = "server")]
 pub mod campaign_outcome;
 #[cfg(feature = "server")]
 pub mod campaign_start;
@@ -26,6 +28,8 @@ pub mod from_number;
 pub mod learning;
 #[cfg(feature = "server")]
 pub mod pause;
+#[cfg(feature = "server")]
+pub mod planning_tools;
 #[cfg(feature = "server")]
 pub mod replan;
 #[cfg(feature = "server")]

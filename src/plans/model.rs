@@ -1,5 +1,6 @@
 //! The AgentPlan envelope, its typed actions, approval policies and statuses, shared by the plan
 //! card, the Plans page and the server.
+pub use crate::ai_agent::model::ApprovalPolicy;
 pub use crate::plans::audience::model::{Audience, AudienceView, HAND_PICKED_MAX};
 pub use crate::plans::steps::model::{PlanStep, StepMode};
 use chrono::{DateTime, Utc};
@@ -22,40 +23,6 @@ pub fn texts_people(tool: &str) -> bool {
 
 /// The step tools that write to contacts' records.
 pub const WRITE_TOOLS: [&str; 3] = ["tag_contacts", "set_custom_field", "add_note"];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalPolicy {
-    HumanReview,
-    Auto,
-    RiskGated,
-}
-
-impl ApprovalPolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::HumanReview => "human_review",
-            Self::Auto => "auto",
-            Self::RiskGated => "risk_gated",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "human_review" => Some(Self::HumanReview),
-            "auto" => Some(Self::Auto),
-            "risk_gated" => Some(Self::RiskGated),
-            _ => None,
-        }
-    }
-    /// What the agent config page calls it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::HumanReview => "Always review my agent's plans",
-            Self::RiskGated => "Let it proceed on low-risk plans",
-            Self::Auto => "Approve automatically (texts and campaigns still wait for me)",
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -578,6 +545,19 @@ pub struct PlanEdit {
     /// A campaign's from-number: one of the organisation's numbers.
     #[serde(default)]
     pub from_number_id: Option<Uuid>,
+}
+
+/// The operator's assistant: its thread, history and plans.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AssistantView {
+    pub agent_id: Uuid,
+    pub thread_id: Option<Uuid>,
+    pub planning_enabled: bool,
+    pub events: Vec<crate::ai_agent::model::ThreadEventView>,
+    /// The thread's newest plans (a page), and how many it has.
+    pub plans: Vec<PlanView>,
+    #[serde(default)]
+    pub plans_total: u64,
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use crate::error::{AppError, AppResult};
 use crate::plans::approval::{effective_policy, resolve_approval};
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::*;
+use crate::plans::steps::catalog::step_catalog;
+use crate::plans::steps::validate::ToolCatalog;
 use crate::platform::AppState;
 use chrono::Utc;
 use sea_orm::sea_query::Expr;
@@ -130,10 +132,9 @@ pub(crate) async fn validate_action(
 
 /// A step plan's steps as planned (whatever run state a presenter claimed is dropped), checked
 /// against the step catalog: every problem, one per line, or the steps.
-pub fn checked_steps(steps: &[PlanStep]) -> AppResult<Vec<PlanStep>> {
-    use crate::ai_agent::tools::{step_catalog, step_tools};
+pub fn checked_steps(catalog: &ToolCatalog, steps: &[PlanStep]) -> AppResult<Vec<PlanStep>> {
     let steps: Vec<PlanStep> = steps.iter().map(PlanStep::as_planned).collect();
-    let mut issues = crate::plans::steps::validate::validate(&steps, &step_catalog(&step_tools()));
+    let mut issues = crate::plans::steps::validate::validate(&steps, catalog);
     let campaigns = steps
         .iter()
         .filter(|s| s.tool == crate::plans::model::CAMPAIGN_TOOL)
@@ -213,7 +214,7 @@ pub async fn present_plan(
         (PlanAction::Steps { mode, steps }, Some(old_id)) => {
             let (was, merged) =
                 crate::plans::replan::revision_of(state, agent.id, org, old_id, &steps).await?;
-            checked_steps(&merged)?;
+            checked_steps(&step_catalog(&state.tools().for_steps()), &merged)?;
             old = Some(was);
             PlanAction::Steps {
                 mode,
@@ -227,7 +228,7 @@ pub async fn present_plan(
         }
         (PlanAction::Steps { mode, steps }, None) => PlanAction::Steps {
             mode,
-            steps: checked_steps(&steps)?,
+            steps: checked_steps(&step_catalog(&state.tools().for_steps()), &steps)?,
         },
         (other, None) => other,
     };
@@ -242,7 +243,7 @@ pub async fn present_plan(
         .or(action.policy_override())
         .unwrap_or(agent_policy);
     let policy = effective_policy(chosen, None, &action);
-    let (decision, reason) = resolve_approval(policy, &action, state.runtime().plan_risk);
+    let (decision, reason) = resolve_approval(policy, &action, state.plan_risk());
     let now = state.clock.now();
     let status = match decision {
         Decision::Gate => PlanStatus::AwaitingApproval,

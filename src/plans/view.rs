@@ -63,16 +63,17 @@ fn decision_of(d: &str) -> Decision {
 /// each would run with once its inputs are there.
 /// The step catalog is built once per page of plans, and only if a step plan is on it.
 fn step_views(
+    state: &AppState,
     action: &PlanAction,
     catalog: &std::cell::OnceCell<crate::plans::steps::validate::ToolCatalog>,
 ) -> Vec<crate::plans::steps::model::StepView> {
-    use crate::ai_agent::tools::{step_catalog, step_tools};
+    use crate::plans::steps::catalog::step_catalog;
     use crate::plans::steps::{graph::Graph, model::StepView, run::arguments_hash, schedule};
     let steps = action.steps();
     if steps.is_empty() {
         return Vec::new();
     }
-    let catalog = catalog.get_or_init(|| step_catalog(&step_tools()));
+    let catalog = catalog.get_or_init(|| step_catalog(&state.tools().for_steps()));
     let graph = Graph::of(steps).ok();
     let layer_of = |i: usize| {
         graph
@@ -246,7 +247,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         .zip(decoded)
         .zip(knowns)
         .map(|((p, (action, unreadable)), known)| {
-            let mut step_views = step_views(&action, &catalog);
+            let mut step_views = step_views(state, &action, &catalog);
             for (i, v) in step_views.iter_mut().enumerate() {
                 v.each = eaches.remove(&(p.id, v.id.clone()));
                 v.readable = named.lines(p.organization_id, action.steps(), i, &known);

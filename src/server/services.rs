@@ -7,11 +7,11 @@ use std::sync::Arc;
 impl Services {
     pub fn from_config(config: &Config) -> Result<Self, String> {
         let mut parts = axum::http::Extensions::new();
+        parts.insert(crate::plans::approval::RiskLimits {
+            max_rows: config.plan_risk_max_rows,
+            max_cost: config.plan_risk_max_cost,
+        });
         parts.insert(crate::ai_agent::runtime::RuntimeConfig {
-            plan_risk: crate::plans::approval::RiskLimits {
-                max_rows: config.plan_risk_max_rows,
-                max_cost: config.plan_risk_max_cost,
-            },
             lease_ttl: config.thread_lease,
             sweep_every: config.sweep_every,
             reply_quiet: config.reply_quiet,
@@ -50,6 +50,8 @@ impl Services {
         let gate: Arc<dyn crate::messaging::ledger::SendCheck> =
             Arc::new(crate::compliance::gate::Gate);
         parts.insert(gate);
+        let tools: Arc<dyn crate::ai_agent::tools::ToolSource> = Arc::new(crate::tools::Catalog);
+        parts.insert(tools);
         parts.insert(Arc::new(crate::campaign::engines::Running::default()));
         parts.insert(Arc::new(crate::ai_agent::lease::LocalRuns::default()));
         parts.insert(Arc::new(crate::phone_numbers::cache::NumberCache::default()));

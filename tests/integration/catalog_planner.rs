@@ -394,7 +394,7 @@ fn without_the_catalog_the_model_cannot_plan() {
         _ => panic!("it planned without the catalog"),
     }
     // With the catalog it plans.
-    let catalog = herald::ai_agent::tools::step_catalog_view();
+    let catalog = herald::tools::step_catalog_view();
     let plan = plan_from(&catalog, &goals()[1], true).unwrap();
     let steps = plan["action"]["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2);

@@ -271,6 +271,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     if let Some(media) = opts.media {
         config.media = media;
     }
+    config.plan_risk_max_cost = opts.plan_risk_max_cost;
     let mut services = Services::from_config(&config).expect("services");
     if opts.twilio {
         // The transport handed in below is a Twilio one, to a fake.
@@ -288,7 +289,6 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     if let Some(d) = opts.drafter {
         services.parts.insert(d);
     }
-    services.runtime_mut().plan_risk.max_cost = opts.plan_risk_max_cost;
     services.runtime_mut().reply_quiet = opts.reply_quiet;
     services.runtime_mut().replies_per_contact_day = opts.replies_per_contact_day;
     // Quiet hours, leases and backoff follow this clock; never the machine's hour.

@@ -127,7 +127,7 @@ async fn policies_decide(backend: Backend) {
         .starts_with("Low risk"));
     assert_eq!(tags_of(&app, &c.org, c.grace).await, vec!["quiet"]);
     // RiskGated over the row limit gates.
-    let n = app.state.runtime().plan_risk.max_rows;
+    let n = app.state.plan_risk().max_rows;
     assert_eq!(n, 25, "the default N");
     for i in 0..30 {
         app.add_contact(

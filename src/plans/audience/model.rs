@@ -5,9 +5,7 @@ use crate::contacts::model::{ContactCursor, ContactFilter};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// Contacts a hand-picked list (a plan's per-contact changes, an audience's include or exclude
-/// list) may name. Anything larger is a segment.
-pub const HAND_PICKED_MAX: usize = 500;
+pub use crate::contacts::model::HAND_PICKED_MAX;
 
 /// Who a tag or campaign plan reaches, resolved by the server when the plan is presented and
 /// again when it is approved.

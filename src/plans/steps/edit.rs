@@ -10,12 +10,12 @@ use super::run::{arguments_hash, takes_decisions, tool_ctx, CONFIRMED};
 use super::schedule::resolved_arguments;
 use super::validate::check_resolved;
 use crate::ai_agent::learning::signals;
-use crate::ai_agent::tools::{step_catalog, step_tools};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{texts_people, PlanAction, PlanView, SCHEDULE_TOOL, SEND_TOOL};
 use crate::plans::service::{record, view};
+use crate::plans::steps::catalog::step_catalog;
 use crate::platform::AppState;
 use sea_orm::EntityTrait;
 use serde_json::{json, Map, Value};
@@ -153,7 +153,7 @@ pub async fn edit(
     if texts_people(&step.tool) {
         m.require_owner()?;
     }
-    let tools = step_tools();
+    let tools = state.tools().for_steps();
     let catalog = step_catalog(&tools);
     let spec = catalog
         .get(&step.tool)

@@ -1,5 +1,7 @@
 //! Step plans (seeds 002 and 004): a plan whose action is a graph of tool calls that feed each
 //! other through references to earlier steps' results.
+#[cfg(feature = "server")]
+pub mod catalog;
 pub mod condition;
 #[cfg(feature = "server")]
 pub mod decide;

@@ -9,11 +9,12 @@ use super::model::{PlanStep, StepConfirmation, StepMode, StepStatus};
 use super::schedule::{block_downstream, resolved_arguments, run_steps, RunHooks, RunOutcome};
 use super::validate::check_resolved;
 use crate::ai_agent::entity::ai_agent;
-use crate::ai_agent::tools::{step_catalog, step_tools, EffectKey, ToolCtx, TurnScope};
+use crate::ai_agent::tools::{EffectKey, ToolCtx, TurnScope};
 use crate::error::{AppError, AppResult};
 use crate::plans::approval::step_waived;
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::{ApprovalPolicy, PlanAction, PlanStatus};
+use crate::plans::steps::catalog::step_catalog;
 use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -432,7 +433,7 @@ async fn run_until_paused(
     graph: &Graph,
     stop: &Arc<AtomicBool>,
 ) -> AppResult<StepsOutcome> {
-    let tools = step_tools();
+    let tools = state.tools().for_steps();
     let catalog = step_catalog(&tools);
     let ctx = tool_ctx(state, p).await?;
     // The policy chosen for the plan; older plans have only the one they were approved under.
@@ -458,7 +459,7 @@ async fn run_until_paused(
             catalog.get(&s.tool).is_some_and(|t| t.mutates)
                 && confirmed != Some(ANY_ARGUMENTS)
                 && confirmed != Some(arguments_hash(args).as_str())
-                && !step_waived(policy, s, args, state.runtime().plan_risk)
+                && !step_waived(policy, s, args, state.plan_risk())
         };
         let planned = steps.to_vec();
         let run = |i: usize, args: Value| {

@@ -7,10 +7,10 @@ use super::model::{PlanStep, Simulation, StepMode, StepPrediction, StepStatus};
 use super::run::tool_ctx;
 use super::schedule::{run_steps, RunHooks};
 use super::validate::check_resolved;
-use crate::ai_agent::tools::{step_catalog, step_tools};
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, CAMPAIGN_TOOL, SEND_TOOL};
+use crate::plans::steps::catalog::step_catalog;
 use crate::platform::AppState;
 use serde_json::Value;
 use uuid::Uuid;
@@ -35,7 +35,7 @@ pub async fn simulate(state: &AppState, m: &Member, plan_id: Uuid) -> AppResult<
     let graph = Graph::of(&steps).map_err(|e| {
         AppError::Validation(format!("The plan's steps do not form a graph: {e:?}"))
     })?;
-    let tools = step_tools();
+    let tools = state.tools().for_steps();
     let catalog = step_catalog(&tools);
     let ctx = tool_ctx(state, &p).await?;
     let mut sim: Vec<PlanStep> = steps.iter().map(fresh).collect();

@@ -1,7 +1,8 @@
 //! The Assistant: chat with your CRM assistant; the Plan switch asks for a read-only planning
 //! turn, and plans it presents appear as cards to approve, edit or reject.
-use crate::ai_agent::api::{ask_assistant, get_assistant};
+use crate::ai_agent::api::ask_assistant;
 use crate::messaging::model::LiveTopic;
+use crate::plans::api::get_assistant;
 use crate::ui::components::use_live;
 use crate::ui::components::{short_time, ErrorBanner, PlanCard};
 use dioxus::prelude::*;

@@ -33,7 +33,7 @@ pub(super) fn campaign_step(t: &Turn) -> Completion {
     let revising = t.rejection().is_some();
     let rejection = t.rejection().unwrap_or_default();
     // More leads than a list may name: the audience is the filter, resolved by the server.
-    if quotes["count"].as_u64().unwrap_or(0) > crate::plans::model::HAND_PICKED_MAX as u64 {
+    if quotes["count"].as_u64().unwrap_or(0) > crate::contacts::model::HAND_PICKED_MAX as u64 {
         return t.call(
             "present_plan",
             json!({

@@ -1,11 +1,13 @@
 //! Tags: `list_tags` reads every tag in use; `tag_contacts` adds and removes tags on a list of
 //! contacts. Both are org-wide; the write is a keyed effect and, like every write, is withheld
 //! while planning (it runs as an approved plan's step).
-use super::effect::{self, Begun};
-use super::output::{schema_of, to_json, ContactTags, Retagged, TagCount, TagList};
 use super::read::org_wide;
-use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::effect::{self, Begun};
+use crate::ai_agent::tools::output::{
+    schema_of, to_json, ContactTags, Retagged, TagCount, TagList,
+};
+use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::contacts::edits::{clean_tag, retag, tags_after};
 use crate::contacts::entity::{contact, contact_tag};
 use crate::error::AppError;

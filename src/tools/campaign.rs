@@ -2,10 +2,10 @@
 //! one step of a plan. The step starts the drafting; nothing is sent until an owner approves the
 //! review sheet, as with any campaign. One campaign per plan, so a step run again after a crash
 //! finds the campaign it made.
-use super::output::{schema_of, to_json, CampaignPreview, CampaignStarted};
 use super::tags::{contact_ids, contacts_schema};
-use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::output::{schema_of, to_json, CampaignPreview, CampaignStarted};
+use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::campaign::engines::{start, Engine};
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;

@@ -7,9 +7,10 @@
 //! Why a read tool and not a `oneOf` in `present_plan`'s schema: the catalog then costs a
 //! planning turn's requests nothing until the model asks for it, and a tag or campaign plan never
 //! pays for it (`catalog_in_the_planners_view_costs_least_as_a_read_tool` measures both).
-use super::catalog::{step_tools, strict};
-use super::{AgentTool, EffectKey, ToolCtx, ToolError};
+use super::catalog::step_tools;
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx, ToolError};
+use crate::plans::steps::catalog::strict;
 use serde_json::{json, Value};
 
 pub const LIST_STEP_TOOLS: &str = "list_step_tools";
@@ -68,7 +69,7 @@ impl AgentTool for ListStepTools {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ai_agent::tools::PresentPlan;
+    use crate::plans::planning_tools::PresentPlan;
 
     /// The two ways issue 29 offered to put the catalog in the planner's view, measured: the
     /// catalog as a `oneOf` over (tool, arguments) inside `present_plan`'s schema, sent with every
@@ -148,6 +149,10 @@ mod tests {
         let steps: Vec<crate::plans::steps::model::PlanStep> =
             serde_json::from_str(example).unwrap();
         assert_eq!(steps.len(), 2);
-        crate::plans::service::checked_steps(&steps).unwrap();
+        crate::plans::service::checked_steps(
+            &crate::plans::steps::catalog::step_catalog(&step_tools()),
+            &steps,
+        )
+        .unwrap();
     }
 }

@@ -1,10 +1,10 @@
 //! Read-only CRM tools: the contact, a contact search, recent messages and opt-out status.
-use super::output::{
+use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::output::{
     schema_of, to_json, ContactBrief, ContactRecord, ContactsFound, MessageBrief, OptOutState,
     QuietContact, QuietContacts,
 };
-use super::{readable_contact, AgentTool, EffectKey, ToolCtx, ToolError};
-use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::{readable_contact, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::contacts::entity::contact;
 use crate::contacts::model::{ContactFilter, FieldOp, FieldTest};
 use crate::contacts::{list, opt_out, service as contacts};

@@ -1,8 +1,8 @@
 //! `find_contacts`: the organisation's contacts filtered by tag, opt-out state and last reply,
 //! with the exact count (SQL through `contacts::filter`, at any size) and the first `limit`. Org-wide, so never offered in a contained reply turn.
-use super::output::{schema_of, to_json, FoundContact, FoundContacts};
-use super::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::output::{schema_of, to_json, FoundContact, FoundContacts};
+use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::contacts::model::ContactFilter;
 use crate::contacts::{list, opt_out};
 use crate::messaging::entity::conversation;

@@ -1,10 +1,10 @@
 //! Writes to one contact's record: `set_custom_field` and `add_note`. Each is a keyed effect
 //! (a re-run answers the recorded result; a note is never added twice) and, like every write,
 //! withheld while planning.
-use super::effect::{self, Begun};
-use super::output::{schema_of, to_json, FieldSet, NoteAdded};
-use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::effect::{self, Begun};
+use crate::ai_agent::tools::output::{schema_of, to_json, FieldSet, NoteAdded};
+use crate::ai_agent::tools::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::contacts::edits::{
     append_note, checked_field, notes_after, set_field, FIELD_NAME_MAX, FIELD_VALUE_MAX, NOTE_MAX,
 };

@@ -1,13 +1,10 @@
-//! The step catalog: which tools a plan's steps may call, from the same registry of tool
-//! implementations a turn runs, with each tool's argument and output schemas and whether it
-//! mutates (from the registry, never from the model).
+//! Which tools a plan's steps may call: the same implementations a turn runs. Their schemas and
+//! whether each mutates come from them, never from the model (`plans::steps::catalog`).
 use super::{
-    AddNote, AgentTool, CheckOptOut, FindContacts, FindQuietContacts, GetContact, ListTags,
-    RecentMessages, ScheduleText, SearchContacts, SendSms, SetCustomField, StartCampaign,
-    TagContacts, Toolset,
+    AddNote, CheckOptOut, FindContacts, FindQuietContacts, GetContact, ListTags, RecentMessages,
+    ScheduleText, SearchContacts, SendSms, SetCustomField, StartCampaign, TagContacts,
 };
-use crate::plans::steps::validate::{ToolCatalog, ToolSpec};
-use serde_json::Value;
+use crate::ai_agent::tools::{AgentTool, Toolset};
 
 /// The tools a plan's steps may call: the organisation-wide reads and the writes.
 pub fn step_tools() -> Toolset {
@@ -29,39 +26,14 @@ pub fn step_tools() -> Toolset {
     tools.into_iter().collect()
 }
 
-/// What a step plan is validated against. A step's arguments are held to the tool's schema
-/// strictly: a key the tool does not take (a typo, an invented option) is an error.
-pub fn step_catalog(tools: &Toolset) -> ToolCatalog {
-    tools
-        .iter()
-        .map(|t| {
-            let def = t.def();
-            let spec = ToolSpec {
-                name: def.name.clone(),
-                mutates: t.mutates(),
-                arguments: strict(def.parameters),
-                output: t.output_schema(),
-            };
-            (def.name, spec)
-        })
-        .collect()
-}
-
-pub(super) fn strict(mut schema: Value) -> Value {
-    if let Some(o) = schema.as_object_mut() {
-        if o.contains_key("properties") && !o.contains_key("additionalProperties") {
-            o.insert("additionalProperties".into(), Value::Bool(false));
-        }
-    }
-    schema
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plans::steps::catalog::step_catalog;
     use crate::plans::steps::model::PlanStep;
     use crate::plans::steps::validate::validate;
     use serde_json::json;
+    use serde_json::Value;
 
     #[test]
     fn the_catalog_comes_from_the_registry_with_working_schemas() {

@@ -1,9 +1,9 @@
 //! `send_sms`: autonomous agents only, curried to the number the contact texted. In a turn a
 //! contact's text started, it reaches only that contact, from that number, a few times at most,
 //! and never carries another contact's phone number or email.
-use super::output::{schema_of, to_json, TextPreview, TextSent};
-use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::output::{schema_of, to_json, TextPreview, TextSent};
+use crate::ai_agent::tools::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::compliance::model::Purpose;
 use crate::contacts::entity::contact;
 use crate::messaging::entity as message;

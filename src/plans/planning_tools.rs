@@ -1,7 +1,7 @@
 //! Planning tools: `enter_plan_mode` switches the turn to read-only planning, and `present_plan`
 //! (schema generated from the plan types) submits a typed plan and ends the turn.
-use super::{AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx, ToolError, TurnScope};
 use crate::plans::model::PlanAction;
 use serde::Deserialize;
 use serde_json::{json, Value};

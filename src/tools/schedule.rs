@@ -2,9 +2,9 @@
 //! checks a send makes now, and the sweeper makes them again when the text is due (opt-out, and
 //! quiet hours hold it until morning). Keyed by the call's effect, so a step run again schedules
 //! it once; a person can cancel it from the conversation until it goes.
-use super::output::{schema_of, to_json, TextScheduled};
-use super::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::ai_agent::llm::ToolDef;
+use crate::ai_agent::tools::output::{schema_of, to_json, TextScheduled};
+use crate::ai_agent::tools::{contact_arg, AgentTool, EffectKey, ToolCtx, ToolError};
 use crate::messaging::model::MAX_SMS_CHARS;
 use crate::messaging::scheduled::{schedule, MAX_HOURS};
 use crate::plans::model::SCHEDULE_TOOL;
