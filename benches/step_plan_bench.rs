@@ -16,9 +16,9 @@ mod common;
 
 use herald::plans::entity::plan;
 use herald::plans::model::PlanAction;
-use herald::plans::steps::graph::Graph;
-use herald::plans::steps::model::{PlanStep, StepMode};
-use herald::plans::steps::schedule::{run_steps, RunHooks, RunOutcome};
+use herald::steps::graph::Graph;
+use herald::steps::model::{PlanStep, StepMode};
+use herald::steps::schedule::{run_steps, RunHooks, RunOutcome};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -188,7 +188,7 @@ async fn persisted_once(h: &Persisted, steps: &[PlanStep], tool: Duration) -> f6
     };
     let done = saved
         .iter()
-        .filter(|s| s.status == herald::plans::steps::model::StepStatus::Completed)
+        .filter(|s| s.status == herald::steps::model::StepStatus::Completed)
         .count();
     assert_eq!(done, steps.len(), "every step saved completed");
     secs

@@ -26,6 +26,7 @@ pub mod provider_accounts;
 pub mod records;
 pub mod saved_replies;
 pub mod sender_profiles;
+pub mod steps;
 pub mod team;
 #[cfg(feature = "server")]
 pub mod tools;

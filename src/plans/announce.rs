@@ -9,8 +9,8 @@ use crate::error::AppResult;
 use crate::notifications::service::{notify, resolve, Notice};
 use crate::plans::entity::plan;
 use crate::plans::model::{PlanAction, PlanStatus};
-use crate::plans::steps::model::{PlanStep, StepCounts, StepStatus};
 use crate::platform::AppState;
+use crate::steps::model::{PlanStep, StepCounts, StepStatus};
 use uuid::Uuid;
 
 fn awaiting_key(plan_id: Uuid) -> String {

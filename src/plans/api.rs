@@ -70,7 +70,7 @@ server_fn! {
     /// confirm all waiting, skip one, or continue by one step (lazy).
     pub async fn decide_plan_steps(
         id: Uuid,
-        action: crate::plans::steps::model::StepAction,
+        action: crate::steps::model::StepAction,
     ) -> Result<PlanView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::plans::steps::decide::decide(&state, &m, id, &action).await
@@ -83,7 +83,7 @@ server_fn! {
     /// is written.
     pub async fn simulate_plan(
         id: Uuid,
-    ) -> Result<crate::plans::steps::model::Simulation, AppError> {
+    ) -> Result<crate::steps::model::Simulation, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::plans::steps::simulate::simulate(&state, &m, id).await
     }

@@ -2,7 +2,7 @@
 use crate::plans::model::{
     dollars, texts_people, ApprovalPolicy, Decision, PlanAction, WRITE_TOOLS,
 };
-use crate::plans::steps::model::{PlanStep, StepMode};
+use crate::steps::model::{PlanStep, StepMode};
 
 /// Plans changing more rows than this gate under RiskGated (`PLAN_RISK_MAX_ROWS`, default 25).
 pub const DEFAULT_MAX_ROWS: usize = 25;

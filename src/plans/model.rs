@@ -2,7 +2,7 @@
 //! card, the Plans page and the server.
 pub use crate::ai_agent::model::ApprovalPolicy;
 pub use crate::plans::audience::model::{Audience, AudienceView, HAND_PICKED_MAX};
-pub use crate::plans::steps::model::{PlanStep, StepMode};
+pub use crate::steps::model::{PlanStep, StepMode};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -438,7 +438,7 @@ pub struct PlanView {
     pub from_number: Option<String>,
     /// A step plan's steps as the card shows them, in the plan's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub step_views: Vec<crate::plans::steps::model::StepView>,
+    pub step_views: Vec<crate::steps::model::StepView>,
     /// Its number in its line of re-plans (1: the first plan), and the plan it revises.
     #[serde(default = "first_revision")]
     pub revision: i32,
@@ -449,7 +449,7 @@ pub struct PlanView {
     pub revised_by: Option<Uuid>,
     /// A step plan's request, start and end, and counts.
     #[serde(default)]
-    pub step_meta: Option<crate::plans::steps::model::StepPlanMeta>,
+    pub step_meta: Option<crate::steps::model::StepPlanMeta>,
     /// Whether a person may ask its agent to re-plan it now.
     #[serde(default)]
     pub replannable: bool,

@@ -133,7 +133,7 @@ pub async fn release(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<
 pub async fn write_steps_if_unheld<C: ConnectionTrait>(
     db: &C,
     plan_id: Uuid,
-    steps: &[crate::plans::steps::model::PlanStep],
+    steps: &[crate::steps::model::PlanStep],
     now: chrono::DateTime<chrono::Utc>,
 ) -> AppResult<()> {
     let unheld = plan::Entity::update_many()

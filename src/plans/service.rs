@@ -8,9 +8,9 @@ use crate::error::{AppError, AppResult};
 use crate::plans::approval::{effective_policy, resolve_approval};
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::*;
-use crate::plans::steps::catalog::step_catalog;
-use crate::plans::steps::validate::ToolCatalog;
 use crate::platform::AppState;
+use crate::steps::catalog::step_catalog;
+use crate::steps::validate::ToolCatalog;
 use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -134,13 +134,13 @@ pub(crate) async fn validate_action(
 /// against the step catalog: every problem, one per line, or the steps.
 pub fn checked_steps(catalog: &ToolCatalog, steps: &[PlanStep]) -> AppResult<Vec<PlanStep>> {
     let steps: Vec<PlanStep> = steps.iter().map(PlanStep::as_planned).collect();
-    let mut issues = crate::plans::steps::validate::validate(&steps, catalog);
+    let mut issues = crate::steps::validate::validate(&steps, catalog);
     let campaigns = steps
         .iter()
         .filter(|s| s.tool == crate::plans::model::CAMPAIGN_TOOL)
         .count();
     if campaigns > 1 {
-        issues.push(crate::plans::steps::validate::StepIssue {
+        issues.push(crate::steps::validate::StepIssue {
             step: String::new(),
             message: format!("a plan starts at most one campaign, and this one starts {campaigns}"),
         });

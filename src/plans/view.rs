@@ -65,10 +65,11 @@ fn decision_of(d: &str) -> Decision {
 fn step_views(
     state: &AppState,
     action: &PlanAction,
-    catalog: &std::cell::OnceCell<crate::plans::steps::validate::ToolCatalog>,
-) -> Vec<crate::plans::steps::model::StepView> {
-    use crate::plans::steps::catalog::step_catalog;
-    use crate::plans::steps::{graph::Graph, model::StepView, run::arguments_hash, schedule};
+    catalog: &std::cell::OnceCell<crate::steps::validate::ToolCatalog>,
+) -> Vec<crate::steps::model::StepView> {
+    use crate::plans::steps::run::arguments_hash;
+    use crate::steps::catalog::step_catalog;
+    use crate::steps::{graph::Graph, model::StepView, schedule};
     let steps = action.steps();
     if steps.is_empty() {
         return Vec::new();
@@ -208,7 +209,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         let steps = action.steps();
         for (i, s) in steps.iter().enumerate() {
             if s.for_each.is_some() {
-                let resolved = crate::plans::steps::schedule::resolved_arguments(steps, i).ok();
+                let resolved = crate::steps::schedule::resolved_arguments(steps, i).ok();
                 let v = crate::plans::steps::each_view::each_view(
                     state,
                     p,
@@ -229,7 +230,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
         }
     }
     // Steps' arguments in words: the contacts and numbers they name, read once for the page.
-    use crate::plans::steps::{readable, schedule::known_results};
+    use crate::steps::{readable, schedule::known_results};
     let knowns: Vec<_> = decoded
         .iter()
         .map(|(a, _)| known_results(a.steps()))
@@ -301,9 +302,8 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                     at: a.created_at,
                 })
                 .collect();
-            let step_meta = matches!(action, PlanAction::Steps { .. }).then(|| {
-                crate::plans::steps::model::StepPlanMeta::of(p.request.clone(), action.steps())
-            });
+            let step_meta = matches!(action, PlanAction::Steps { .. })
+                .then(|| crate::steps::model::StepPlanMeta::of(p.request.clone(), action.steps()));
             let replannable = crate::plans::replan::replannable(
                 &p.status,
                 p.revision,

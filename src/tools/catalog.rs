@@ -29,9 +29,9 @@ pub fn step_tools() -> Toolset {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plans::steps::catalog::step_catalog;
-    use crate::plans::steps::model::PlanStep;
-    use crate::plans::steps::validate::validate;
+    use crate::steps::catalog::step_catalog;
+    use crate::steps::model::PlanStep;
+    use crate::steps::validate::validate;
     use serde_json::json;
     use serde_json::Value;
 

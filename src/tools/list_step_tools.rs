@@ -10,7 +10,7 @@
 use super::catalog::step_tools;
 use crate::ai_agent::llm::ToolDef;
 use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx, ToolError};
-use crate::plans::steps::catalog::strict;
+use crate::steps::catalog::strict;
 use serde_json::{json, Value};
 
 pub const LIST_STEP_TOOLS: &str = "list_step_tools";
@@ -146,11 +146,10 @@ mod tests {
     fn the_planning_blocks_example_follows_the_catalog() {
         let block = crate::ai_agent::prompt::PLANNING_BLOCK;
         let example = &block[block.rfind("[{").unwrap()..];
-        let steps: Vec<crate::plans::steps::model::PlanStep> =
-            serde_json::from_str(example).unwrap();
+        let steps: Vec<crate::steps::model::PlanStep> = serde_json::from_str(example).unwrap();
         assert_eq!(steps.len(), 2);
         crate::plans::service::checked_steps(
-            &crate::plans::steps::catalog::step_catalog(&step_tools()),
+            &crate::steps::catalog::step_catalog(&step_tools()),
             &steps,
         )
         .unwrap();

@@ -143,7 +143,7 @@ async fn hold_after_contact_text(
     number_id: Uuid,
 ) -> Result<(), ToolError> {
     use crate::plans::model::{ApprovalPolicy, PlanAction, SEND_TOOL};
-    use crate::plans::steps::model::{PlanStep, StepMode};
+    use crate::steps::model::{PlanStep, StepMode};
     if ctx.plan_id.is_some()
         || !matches!(ctx.scope, TurnScope::Operator)
         || ctx.taint().allows_text_to(ok.contact.id)

@@ -7,7 +7,7 @@ use crate::campaign_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use crate::step_plan_support::*;
-use herald::plans::steps::model::StepOn;
+use herald::steps::model::StepOn;
 use serde_json::{json, Value};
 
 fn find<'a>(plan: &'a Value, key: &str, id: &str) -> &'a Value {

@@ -7,9 +7,9 @@ use crate::on_both_databases;
 use crate::step_plan_support::*;
 use herald::plans::entity::plan;
 use herald::plans::model::{PlanAction, PlanStep};
-use herald::plans::steps::graph::Graph;
-use herald::plans::steps::model::StepMode;
 use herald::plans::steps::run::run_written_through;
+use herald::steps::graph::Graph;
+use herald::steps::model::StepMode;
 use sea_orm::{ActiveModelTrait, EntityTrait, Set};
 use serde_json::{json, Value};
 

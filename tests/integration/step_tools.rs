@@ -9,7 +9,7 @@ use herald::ai_agent::tools::{EffectKey, ToolCtx, ToolError, TurnScope};
 use herald::auth::model::Role;
 use herald::auth::session::Member;
 use herald::phone_numbers::entity as phone_number;
-use herald::plans::steps::catalog::step_catalog;
+use herald::steps::catalog::step_catalog;
 use herald::tools::step_tools;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};

@@ -3,14 +3,14 @@
 //! as it is), skip a step (its dependents are blocked) and, in lazy mode, continue by one step. Each decision is an audit entry the runner
 //! reads; the plan then runs again. Confirming a text is an owner's call, as approving a
 //! campaign's review sheet is.
-use super::model::{PlanStep, StepAction, StepStatus};
 use super::run::{arguments_hash, takes_decisions, CONFIRMED, CONFIRMED_ALL, CONTINUED, SKIPPED};
-use super::schedule::resolved_arguments;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, PlanView};
 use crate::plans::service::{record, view};
 use crate::platform::AppState;
+use crate::steps::model::{PlanStep, StepAction, StepStatus};
+use crate::steps::schedule::resolved_arguments;
 use serde_json::json;
 use uuid::Uuid;
 

@@ -1,12 +1,12 @@
 //! What the card shows of a `for_each` step: what it runs over, how many items (exact), a few
 //! rendered, what its texts would cost, and once it has items, its progress from SQL.
-use super::each::{item_arguments, source_of, Source};
 use super::items::{audience_contacts, contact_item, progress};
-use super::model::{EachView, PlanStep};
 use crate::error::AppResult;
 use crate::format::grouped;
 use crate::plans::entity::plan;
 use crate::platform::AppState;
+use crate::steps::each::{item_arguments, source_of, Source};
+use crate::steps::model::{EachView, PlanStep};
 use serde_json::Value;
 
 /// How many items the card renders as a sample.
@@ -64,14 +64,14 @@ pub async fn each_view(
         .filter_map(|it| item_arguments(&resolved["arguments"], it, None).ok())
         .collect();
     // The same items as a person reads them: each contact item carries its name.
-    let names = super::readable::Names {
+    let names = crate::steps::readable::Names {
         contact: &|_| None,
         number: &|_| None,
         intent: &|_| None,
     };
     view.readable = sample
         .iter()
-        .filter_map(|it| super::readable::item_line(&resolved["arguments"], it, &names))
+        .filter_map(|it| crate::steps::readable::item_line(&resolved["arguments"], it, &names))
         .collect();
     if step.tool == crate::plans::model::SEND_TOOL {
         let n = view.count.unwrap_or(0);

@@ -5,18 +5,18 @@
 //! before and after. It is a decision like a confirmation: the runner reads it from the audit
 //! and applies it to the step before anything else, so a confirmation bound to the old
 //! arguments no longer matches. The plan's thread is told, and the edit is a learning signal.
-use super::model::{PlanStep, StepStatus};
 use super::run::{arguments_hash, takes_decisions, tool_ctx, CONFIRMED};
-use super::schedule::resolved_arguments;
-use super::validate::check_resolved;
 use crate::ai_agent::learning::signals;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::{texts_people, PlanAction, PlanView, SCHEDULE_TOOL, SEND_TOOL};
 use crate::plans::service::{record, view};
-use crate::plans::steps::catalog::step_catalog;
 use crate::platform::AppState;
+use crate::steps::catalog::step_catalog;
+use crate::steps::model::{PlanStep, StepStatus};
+use crate::steps::schedule::resolved_arguments;
+use crate::steps::validate::check_resolved;
 use sea_orm::EntityTrait;
 use serde_json::{json, Map, Value};
 use uuid::Uuid;

@@ -4,10 +4,7 @@
 //! dies mid-step resumes at the items still `ready`: one whose effect committed just before the
 //! crash answers its recorded result, so nothing runs twice and nothing is lost. Over another
 //! step's items, an item that step did not complete is `blocked`, and only it.
-use super::each::item_arguments;
-use super::model::PlanStep;
 use super::run::arguments_hash;
-use super::validate::{check_resolved, ToolSpec};
 use crate::ai_agent::tools::{AgentTool, EffectKey, ToolCtx};
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
@@ -15,6 +12,9 @@ use crate::format::grouped;
 use crate::plans::audience::model::Audience;
 use crate::plans::entity::plan;
 use crate::platform::AppState;
+use crate::steps::each::item_arguments;
+use crate::steps::model::PlanStep;
+use crate::steps::validate::{check_resolved, ToolSpec};
 use futures::stream::{self, StreamExt};
 use sea_orm::sea_query::Expr;
 use sea_orm::{

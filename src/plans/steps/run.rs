@@ -4,18 +4,20 @@
 //! confirmed exactly those arguments. People's decisions (confirm, skip, continue) live in the
 //! plan's audit, which the runner reads at every (re)start and never writes over; the runner
 //! saves each transition to the step's own row (`super::store`) and streams it live.
-use super::graph::Graph;
-use super::model::{PlanStep, StepConfirmation, StepMode, StepStatus};
-use super::schedule::{block_downstream, resolved_arguments, run_steps, RunHooks, RunOutcome};
-use super::validate::check_resolved;
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::tools::{EffectKey, ToolCtx, TurnScope};
 use crate::error::{AppError, AppResult};
 use crate::plans::approval::step_waived;
 use crate::plans::entity::{audit, plan};
 use crate::plans::model::{ApprovalPolicy, PlanAction, PlanStatus};
-use crate::plans::steps::catalog::step_catalog;
 use crate::platform::AppState;
+use crate::steps::catalog::step_catalog;
+use crate::steps::graph::Graph;
+use crate::steps::model::{PlanStep, StepConfirmation, StepMode, StepStatus};
+use crate::steps::schedule::{
+    block_downstream, resolved_arguments, run_steps, RunHooks, RunOutcome,
+};
+use crate::steps::validate::check_resolved;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::Value;
@@ -507,9 +509,9 @@ async fn run_until_paused(
 /// (seed 004's "receipt or error": the plan took the other branch, and did not fail).
 fn handled(steps: &[PlanStep], failed: &PlanStep) -> bool {
     steps.iter().any(|t| {
-        t.on == Some(super::model::StepOn::Failure)
+        t.on == Some(crate::steps::model::StepOn::Failure)
             && t.status == StepStatus::Completed
-            && super::graph::step_references(t)
+            && crate::steps::graph::step_references(t)
                 .is_ok_and(|refs| refs.iter().any(|(_, r)| r.step == failed.id))
     })
 }
@@ -531,7 +533,7 @@ fn outcome(steps: &[PlanStep]) -> Option<StepsOutcome> {
                     let cause = s
                         .error
                         .as_deref()
-                        .and_then(|e| e.strip_prefix(super::schedule::BLOCKED_BY_FAILURE));
+                        .and_then(|e| e.strip_prefix(crate::steps::schedule::BLOCKED_BY_FAILURE));
                     !cause.is_some_and(|id| steps.iter().any(|f| f.id == id && handled(steps, f)))
                 })
                 .count(),

@@ -2,16 +2,16 @@
 //! real run, but each write goes through its tool's simulator (the checks the write makes, a
 //! preview shaped like its result) while reads run for real. Steps that already ran keep their
 //! real results. Nothing is written: no effect, no audit, no plan update.
-use super::graph::Graph;
-use super::model::{PlanStep, Simulation, StepMode, StepPrediction, StepStatus};
 use super::run::tool_ctx;
-use super::schedule::{run_steps, RunHooks};
-use super::validate::check_resolved;
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::plans::model::{texts_people, PlanAction, CAMPAIGN_TOOL, SEND_TOOL};
-use crate::plans::steps::catalog::step_catalog;
 use crate::platform::AppState;
+use crate::steps::catalog::step_catalog;
+use crate::steps::graph::Graph;
+use crate::steps::model::{PlanStep, Simulation, StepMode, StepPrediction, StepStatus};
+use crate::steps::schedule::{run_steps, RunHooks};
+use crate::steps::validate::check_resolved;
 use serde_json::Value;
 use uuid::Uuid;
 

@@ -3,10 +3,10 @@
 //! the rows of the steps that moved, so a step over 20,000 items, or a plan of 1,000 steps with
 //! their results, never rewrites the plan's whole JSON. Every reader of a step plan's state
 //! reads it here: `action` for one plan, `actions` for a page of them (one query).
-use super::model::PlanStep;
 use crate::error::{AppError, AppResult};
 use crate::plans::entity::plan;
 use crate::plans::model::PlanAction;
+use crate::steps::model::PlanStep;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
 use std::collections::HashMap;
@@ -156,7 +156,7 @@ pub async fn write<C: ConnectionTrait>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plans::steps::model::StepStatus;
+    use crate::steps::model::StepStatus;
     use serde_json::json;
 
     fn stored(plan_id: Uuid, s: &PlanStep) -> row::Model {

@@ -7,7 +7,7 @@
 //! Re-plan asks the agent for a revision (what completed stays frozen).
 use crate::plans::api::{decide_plan_steps, replan_plan, simulate_plan};
 use crate::plans::model::{texts_people, PlanStatus, PlanView};
-use crate::plans::steps::model::{
+use crate::steps::model::{
     ArgLine, PlanStep, Simulation, StepAction, StepMode, StepPrediction, StepStatus, StepView,
 };
 use crate::ui::components::ErrorBanner;

@@ -65,7 +65,7 @@ fn carry_confirmations(old: &[PlanStep], steps: &mut [PlanStep]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plans::steps::model::StepConfirmation;
+    use crate::steps::model::StepConfirmation;
     use serde_json::json;
 
     fn done(id: &str, tool: &str, args: serde_json::Value) -> PlanStep {

@@ -599,7 +599,7 @@ mod tests {
         assert_eq!(status(&steps, "note"), StepStatus::Completed);
         // A person confirms; the run resumes where it stopped.
         steps[2].status = StepStatus::Ready;
-        steps[2].confirmation = Some(crate::plans::steps::model::StepConfirmation {
+        steps[2].confirmation = Some(crate::steps::model::StepConfirmation {
             by: uuid::Uuid::nil(),
             at: Utc::now(),
             arguments_hash: String::new(),

@@ -2,7 +2,7 @@
 //! may call (`ToolSource::for_steps`), with each tool's argument and output schemas and whether it
 //! mutates (from the tool, never from the model).
 use crate::ai_agent::tools::Toolset;
-use crate::plans::steps::validate::{ToolCatalog, ToolSpec};
+use crate::steps::validate::{ToolCatalog, ToolSpec};
 use serde_json::Value;
 
 /// What a step plan is validated against. A step's arguments are held to the tool's schema

@@ -465,7 +465,7 @@ mod tests {
 
     #[test]
     fn conditions_and_failure_handlers_are_checked() {
-        use crate::plans::steps::model::StepOn;
+        use crate::steps::model::StepOn;
         let find = step("find", "find_contacts", json!({"tag": "vip"}));
         let mut text = step(
             "text",

@@ -2,7 +2,7 @@
 //! each step's lines naming only what belongs to the plan's own organisation.
 use super::{lines, Names};
 use crate::error::AppResult;
-use crate::plans::steps::model::{ArgLine, PlanStep};
+use crate::steps::model::{ArgLine, PlanStep};
 use serde_json::Value;
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -89,7 +89,7 @@ impl Named {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plans::steps::readable::tests::{text, DANA, DESK};
+    use crate::steps::readable::tests::{text, DANA, DESK};
     use serde_json::json;
 
     #[test]
