@@ -221,10 +221,16 @@ async fn codes<C: ConnectionTrait>(db: &C, ids: Vec<Uuid>) -> AppResult<HashMap<
         .collect())
 }
 
+/// One rollup pass at a time, on every instance (PostgreSQL; SQLite has one writer anyway): a
+/// report page's catch-up then waits for a pass under way instead of skipping the texts it has
+/// claimed, and never shows figures short of them.
+const ROLLUP_LOCK: i64 = 0x4845_5241_4c44_5250; // "HERALDRP"
+
 /// Counts up to `BATCH` arrivals and `BATCH` outcomes not yet counted; answers how many.
 pub async fn pass(state: &AppState) -> AppResult<usize> {
     use migration::m20261128_000051_report_rollups::OUTCOME_PENDING;
     let txn = crate::platform::db::begin_write(&state.db).await?;
+    crate::platform::db::advisory_xact_lock(&txn, ROLLUP_LOCK).await?;
     let arrivals = claim(&txn, "rolled_up = false").await?;
     let outcomes = claim(&txn, OUTCOME_PENDING).await?;
     let mut zones = Zones::default();

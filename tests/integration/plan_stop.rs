@@ -80,6 +80,8 @@ async fn a_waiting_plan_is_paused_seen_and_left_alone(backend: Backend) {
         paused = row().await;
     }
     assert!(paused.paused_at.is_some(), "paused");
+    // The owner is told just after the pause is written: wait for the runner to finish.
+    app.settle().await;
     assert_eq!(paused.waiting_steps, 1);
     assert_eq!(paused.lease_owner, None);
     // Seen: the owner is told, and the counts carry the waiting step.
@@ -160,6 +162,8 @@ async fn a_waiting_plan_is_paused_seen_and_left_alone(backend: Backend) {
         status_of(p, "text") == "awaiting_confirmation"
     })
     .await;
+    // The step waits before the plan is paused and counted: let the runner finish.
+    app.settle().await;
     assert_eq!(attention(&app, &c.org).await["steps_waiting"], 1);
     let stopped: Value = app
         .ok_as(
