@@ -116,7 +116,7 @@ pub async fn plans_over_a_segment(state: &AppState, org: Uuid, member: &Member) 
     approve_after_looking(state, member, tag.id).await;
     let approved = start.elapsed();
     wait_until("the tagging", || async {
-        plan_row(state, org, tag.id).await.status == PlanStatus::Done.as_str()
+        plan_row(state, org, tag.id).await.status == PlanStatus::Done
     })
     .await;
     let tagged = start.elapsed();

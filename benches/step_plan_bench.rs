@@ -124,7 +124,7 @@ async fn insert_plan(h: &Persisted, steps: &[PlanStep]) -> plan::Model {
         action_type: Set("steps".into()),
         action_payload: Set(serde_json::to_value(&action).unwrap()),
         approval_policy: Set("auto".into()),
-        status: Set("executing".into()),
+        status: Set(herald::plans::model::PlanStatus::Executing),
         decision: Set(Some("proceed".into())),
         decision_reason: Set(None),
         created_by: Set(None),

@@ -18,7 +18,7 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
         crate::messaging::conversation::unread_conversations(&state.db, org).await?;
     let plans_awaiting_approval = plan::Entity::find()
         .filter(crate::plans::access::visible_to(member))
-        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval))
         .count(&state.db)
         .await?;
     // Paused plans only: the index on (organization, paused_at) finds them.
@@ -27,7 +27,7 @@ pub async fn counts(state: &AppState, member: &Member) -> AppResult<Attention> {
         .column_as(plan::Column::WaitingSteps.sum(), "n")
         .filter(crate::plans::access::visible_to(member))
         .filter(plan::Column::PausedAt.is_not_null())
-        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing))
         .into_tuple()
         .one(&state.db)
         .await?

@@ -80,7 +80,7 @@ pub async fn set_state(
         }
     };
     conversation::Entity::update_many()
-        .col_expr(conversation::Column::State, Expr::value(to.as_str()))
+        .col_expr(conversation::Column::State, Expr::value(to))
         .col_expr(conversation::Column::SnoozedUntil, Expr::value(until))
         .filter(conversation::Column::OrganizationId.eq(m.organization_id))
         .filter(conversation::Column::ContactId.eq(contact_id))
@@ -208,7 +208,7 @@ pub async fn unassign_member<C: ConnectionTrait>(
 pub async fn wake_snoozed(state: &AppState) -> AppResult<u64> {
     let now = state.clock.now();
     let due = conversation::Entity::find()
-        .filter(conversation::Column::State.eq(ConversationState::Snoozed.as_str()))
+        .filter(conversation::Column::State.eq(ConversationState::Snoozed))
         .filter(conversation::Column::SnoozedUntil.lte(now))
         .order_by_asc(conversation::Column::SnoozedUntil)
         .limit(WAKE_BATCH)
@@ -223,14 +223,14 @@ pub async fn wake_snoozed(state: &AppState) -> AppResult<u64> {
         let res = conversation::Entity::update_many()
             .col_expr(
                 conversation::Column::State,
-                Expr::value(ConversationState::Open.as_str()),
+                Expr::value(ConversationState::Open),
             )
             .col_expr(
                 conversation::Column::SnoozedUntil,
                 Expr::value(None::<DateTime<Utc>>),
             )
             .filter(conversation::Column::ContactId.eq(r.contact_id))
-            .filter(conversation::Column::State.eq(ConversationState::Snoozed.as_str()))
+            .filter(conversation::Column::State.eq(ConversationState::Snoozed))
             .filter(conversation::Column::SnoozedUntil.eq(until))
             .exec(&state.db)
             .await?;

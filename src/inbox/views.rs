@@ -26,10 +26,10 @@ pub struct Viewer {
 /// Open, or snoozed until a time that has come.
 fn open(now: DateTime<Utc>) -> Condition {
     Condition::any()
-        .add(Column::State.eq(ConversationState::Open.as_str()))
+        .add(Column::State.eq(ConversationState::Open))
         .add(
             Condition::all()
-                .add(Column::State.eq(ConversationState::Snoozed.as_str()))
+                .add(Column::State.eq(ConversationState::Snoozed))
                 .add(Column::SnoozedUntil.lte(now)),
         )
 }
@@ -46,9 +46,9 @@ pub fn condition(v: &Viewer, filter: InboxFilter) -> Condition {
         InboxFilter::Mine => c.add(Column::AssigneeId.eq(v.user_id)).add(open(v.now)),
         InboxFilter::Unassigned => c.add(Column::AssigneeId.is_null()).add(open(v.now)),
         InboxFilter::Open => c.add(open(v.now)),
-        InboxFilter::Closed => c.add(Column::State.eq(ConversationState::Closed.as_str())),
+        InboxFilter::Closed => c.add(Column::State.eq(ConversationState::Closed)),
         InboxFilter::Snoozed => c
-            .add(Column::State.eq(ConversationState::Snoozed.as_str()))
+            .add(Column::State.eq(ConversationState::Snoozed))
             .add(Column::SnoozedUntil.gt(v.now)),
     }
 }

@@ -63,9 +63,7 @@ pub fn triage(
     names: &HashMap<Uuid, String>,
     now: DateTime<Utc>,
 ) -> Triage {
-    let state = ConversationState::parse(&r.state)
-        .unwrap_or_default()
-        .at(r.snoozed_until, now);
+    let state = r.state.at(r.snoozed_until, now);
     Triage {
         state,
         snoozed_until: r

@@ -5,14 +5,23 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// Where a conversation stands. A new inbound text makes it open again.
+/// Where a conversation stands. A new inbound text makes it open again. The row's `state`
+/// column holds it (the same words as `as_str`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "server",
+    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
+    sea_orm(rs_type = "String", db_type = "Text")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ConversationState {
     #[default]
+    #[cfg_attr(feature = "server", sea_orm(string_value = "open"))]
     Open,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "closed"))]
     Closed,
     /// Out of the open view until `snoozed_until`; then open again.
+    #[cfg_attr(feature = "server", sea_orm(string_value = "snoozed"))]
     Snoozed,
 }
 

@@ -123,7 +123,7 @@ pub mod conversation {
         pub unread_count: i32,
         pub message_count: i64,
         /// open, closed or snoozed (migration 37); a new inbound text makes it open.
-        pub state: String,
+        pub state: crate::messaging::conversation_state::ConversationState,
         pub snoozed_until: Option<DateTimeUtc>,
         /// The member (user) it is assigned to.
         pub assignee_id: Option<Uuid>,

@@ -23,7 +23,7 @@ pub async fn presented(
     agent: &ai_agent::Model,
     p: &plan::Model,
 ) -> AppResult<()> {
-    let status = PlanStatus::parse(&p.status);
+    let status = Some(p.status);
     if status == Some(PlanStatus::AwaitingApproval) {
         if let Some(user_id) = agent.user_id {
             notify(
@@ -123,7 +123,7 @@ pub async fn steps_ended(state: &AppState, p: &plan::Model, steps: &[PlanStep]) 
 /// The plan's outcome, once it has one.
 pub async fn finished(state: &AppState, p: &plan::Model) {
     let text = match (
-        PlanStatus::parse(&p.status),
+        Some(p.status),
         crate::plans::steps::store::action(&state.db, p).await,
     ) {
         (Some(PlanStatus::Done), Ok(PlanAction::Steps { steps, .. })) => {

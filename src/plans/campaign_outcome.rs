@@ -38,7 +38,7 @@ pub async fn watch(state: &AppState, plan_id: Uuid, owner: &str, op_id: Uuid) ->
         )
         .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(plan_id))
-        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing))
         .filter(plan::Column::LeaseOwner.eq(owner))
         .exec(&state.db)
         .await?;
@@ -148,7 +148,7 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
         )
         .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(p.id))
-        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing))
         .filter(plan::Column::ExecutedRef.eq(op_id))
         .exec(&txn)
         .await?;
@@ -212,7 +212,7 @@ pub async fn settle(state: &AppState) -> AppResult<usize> {
     let ops: Vec<Option<Uuid>> = plan::Entity::find()
         .select_only()
         .column(plan::Column::ExecutedRef)
-        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing))
         .filter(plan::Column::PausedAt.is_not_null())
         .filter(plan::Column::ExecutedRef.in_subquery(ended_ops))
         .limit(100)
@@ -238,7 +238,7 @@ async fn watched(
     };
     Ok(find(state, plan_id)
         .await?
-        .filter(|p| p.status == PlanStatus::Executing.as_str() && p.executed_ref == Some(op_id))
+        .filter(|p| p.status == PlanStatus::Executing && p.executed_ref == Some(op_id))
         .map(|p| (p, op)))
 }
 

@@ -17,7 +17,7 @@ use uuid::Uuid;
 /// Edits title, summary and who is in; only while the plan awaits approval.
 pub async fn edit(state: &AppState, m: &Member, id: Uuid, e: &PlanEdit) -> AppResult<PlanView> {
     let p = crate::plans::access::find_visible(state, m, id).await?;
-    if p.status != PlanStatus::AwaitingApproval.as_str() {
+    if p.status != PlanStatus::AwaitingApproval {
         return Err(AppError::Conflict(
             "Only a plan awaiting approval can be edited.".into(),
         ));
@@ -85,7 +85,7 @@ pub async fn save_edit<C: sea_orm::ConnectionTrait>(
         .col_expr(plan::Column::ActionPayload, Expr::value(payload))
         .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(id))
-        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval))
         .exec(txn)
         .await?;
     if done.rows_affected == 0 {
@@ -106,20 +106,17 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
     // A plan whose action no longer reads is never approved: it could not run.
     action_of(&p)?;
     let now = state.clock.now();
-    let next_ok = PlanStatus::parse(&p.status).is_some_and(|s| s.can_become(PlanStatus::Approved));
+    let next_ok = Some(p.status).is_some_and(|s| s.can_become(PlanStatus::Approved));
     if !next_ok {
         return Err(AppError::Conflict(format!(
             "This plan is already {}.",
-            p.status.replace('_', " ")
+            p.status.as_str().replace('_', " ")
         )));
     }
     // An audience is resolved again: a changed membership is shown before anyone approves it.
     crate::plans::audience::lifecycle::on_approve(state, &p, m.user_id).await?;
     let res = plan::Entity::update_many()
-        .col_expr(
-            plan::Column::Status,
-            Expr::value(PlanStatus::Approved.as_str()),
-        )
+        .col_expr(plan::Column::Status, Expr::value(PlanStatus::Approved))
         .col_expr(plan::Column::ApprovedBy, Expr::value(Some(m.user_id)))
         .col_expr(plan::Column::ApprovedAt, Expr::value(Some(now)))
         .col_expr(plan::Column::Decision, Expr::value(Some("proceed")))
@@ -129,7 +126,7 @@ pub async fn approve(state: &AppState, m: &Member, id: Uuid) -> AppResult<PlanVi
         )
         .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(id))
-        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::AwaitingApproval))
         .exec(&state.db)
         .await?;
     if res.rows_affected != 1 {

@@ -16,7 +16,7 @@ pub mod plan {
         pub action_type: String,
         pub action_payload: Json,
         pub approval_policy: String,
-        pub status: String,
+        pub status: crate::plans::model::PlanStatus,
         pub decision: Option<String>,
         #[sea_orm(column_type = "Text", nullable)]
         pub decision_reason: Option<String>,

@@ -64,7 +64,7 @@ pub async fn execute_plan(state: &AppState, plan_id: Uuid) {
     publish(state, plan_id).await;
     if let Ok(Some(p)) = plan::Entity::find_by_id(plan_id).one(&state.db).await {
         crate::plans::announce::finished(state, &p).await;
-        if p.status == PlanStatus::Failed.as_str() {
+        if p.status == PlanStatus::Failed {
             if let Err(e) = crate::plans::replan::after_failure(state, &p).await {
                 tracing::warn!(error = %e, "could not ask for a revised plan");
             }
@@ -77,10 +77,7 @@ async fn fail(state: &AppState, plan_id: Uuid, why: &str) -> AppResult<()> {
     let now = state.clock.now();
     let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
-        .col_expr(
-            plan::Column::Status,
-            Expr::value(PlanStatus::Failed.as_str()),
-        )
+        .col_expr(plan::Column::Status, Expr::value(PlanStatus::Failed))
         .col_expr(plan::Column::Error, Expr::value(Some(why.to_owned())))
         .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .col_expr(
@@ -88,7 +85,7 @@ async fn fail(state: &AppState, plan_id: Uuid, why: &str) -> AppResult<()> {
             Expr::value(Option::<String>::None),
         )
         .filter(plan::Column::Id.eq(plan_id))
-        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing))
         .exec(&txn)
         .await?;
     if res.rows_affected == 1 {
@@ -122,10 +119,10 @@ fn claimable(now: chrono::DateTime<chrono::Utc>, owner: Option<&str>) -> Conditi
         lease_free = lease_free.add(plan::Column::LeaseOwner.eq(owner));
     }
     Condition::any()
-        .add(plan::Column::Status.eq(PlanStatus::Approved.as_str()))
+        .add(plan::Column::Status.eq(PlanStatus::Approved))
         .add(
             Condition::all()
-                .add(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+                .add(plan::Column::Status.eq(PlanStatus::Executing))
                 // A plan waiting on a person is left alone: a decision wakes it.
                 .add(plan::Column::PausedAt.is_null())
                 .add(lease_free),
@@ -137,10 +134,7 @@ fn claimable(now: chrono::DateTime<chrono::Utc>, owner: Option<&str>) -> Conditi
 async fn claim(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<bool> {
     let now = state.clock.now();
     let res = plan::Entity::update_many()
-        .col_expr(
-            plan::Column::Status,
-            Expr::value(PlanStatus::Executing.as_str()),
-        )
+        .col_expr(plan::Column::Status, Expr::value(PlanStatus::Executing))
         .col_expr(
             plan::Column::LeaseOwner,
             Expr::value(Some(owner.to_owned())),
@@ -189,7 +183,7 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
     let now = state.clock.now();
     let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
-        .col_expr(plan::Column::Status, Expr::value(PlanStatus::Done.as_str()))
+        .col_expr(plan::Column::Status, Expr::value(PlanStatus::Done))
         .col_expr(plan::Column::ExecutedRef, Expr::value(executed_ref))
         .col_expr(
             plan::Column::LeaseOwner,
@@ -197,7 +191,7 @@ async fn run(state: &AppState, plan_id: Uuid, owner: &str) -> AppResult<()> {
         )
         .col_expr(plan::Column::UpdatedAt, Expr::value(now))
         .filter(plan::Column::Id.eq(plan_id))
-        .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+        .filter(plan::Column::Status.eq(PlanStatus::Executing))
         .filter(plan::Column::LeaseOwner.eq(owner))
         .exec(&txn)
         .await?;

@@ -24,17 +24,31 @@ pub fn texts_people(tool: &str) -> bool {
 /// The step tools that write to contacts' records.
 pub const WRITE_TOOLS: [&str; 3] = ["tag_contacts", "set_custom_field", "add_note"];
 
+/// Where a plan stands; the plan row's `status` column holds it (the words of `as_str`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "server",
+    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
+    sea_orm(rs_type = "String", db_type = "Text")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
+    #[cfg_attr(feature = "server", sea_orm(string_value = "drafting"))]
     Drafting,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "awaiting_approval"))]
     AwaitingApproval,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "approved"))]
     Approved,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "rejected"))]
     Rejected,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "executing"))]
     Executing,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "done"))]
     Done,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "failed"))]
     Failed,
     /// A person stopped it after approval: nothing more of it runs.
+    #[cfg_attr(feature = "server", sea_orm(string_value = "stopped"))]
     Stopped,
 }
 

@@ -23,7 +23,7 @@ const RESULT_BRIEF: usize = 800;
 /// Whether the plan may be re-planned now: a step plan with an authoring thread, under the cap,
 /// not revised yet, and not in the middle of running a step.
 pub fn replannable(
-    status: &str,
+    status: PlanStatus,
     revision: i32,
     thread_id: Option<Uuid>,
     action: &PlanAction,
@@ -33,9 +33,9 @@ pub fn replannable(
         return false;
     };
     let settled = !steps.iter().any(|s| s.status == StepStatus::Executing);
-    let open = match PlanStatus::parse(status) {
-        Some(PlanStatus::Failed | PlanStatus::AwaitingApproval) => true,
-        Some(PlanStatus::Executing | PlanStatus::Stopped) => settled,
+    let open = match status {
+        PlanStatus::Failed | PlanStatus::AwaitingApproval => true,
+        PlanStatus::Executing | PlanStatus::Stopped => settled,
         _ => false,
     };
     open && thread_id.is_some() && !revised && revision <= MAX_REPLANS
@@ -109,7 +109,7 @@ async fn ask(state: &AppState, p: &plan::Model, why: &str, key: String) -> AppRe
 /// cap allows.
 pub async fn after_failure(state: &AppState, p: &plan::Model) -> AppResult<()> {
     let action = store::action(&state.db, p).await?;
-    if !replannable(&p.status, p.revision, p.thread_id, &action, false) {
+    if !replannable(p.status, p.revision, p.thread_id, &action, false) {
         return Ok(());
     }
     let why = format!(
@@ -128,7 +128,7 @@ pub async fn replan(state: &AppState, m: &Member, id: Uuid, note: &str) -> AppRe
         .await?
         .is_some();
     if !replannable(
-        &p.status,
+        p.status,
         p.revision,
         p.thread_id,
         &store::action(&state.db, &p).await?,
@@ -223,7 +223,7 @@ pub async fn revision_of(
         )));
     }
     let settled = !steps.iter().any(|s| s.status == StepStatus::Executing);
-    let open = match PlanStatus::parse(&old.status) {
+    let open = match Some(old.status) {
         Some(PlanStatus::Failed | PlanStatus::AwaitingApproval) => true,
         Some(PlanStatus::Executing | PlanStatus::Stopped) => settled && old.lease_owner.is_none(),
         _ => false,
@@ -231,7 +231,7 @@ pub async fn revision_of(
     if !open {
         return Err(AppError::Validation(format!(
             "Plan {old_id} is {} and cannot be revised now.",
-            old.status.replace('_', " ")
+            old.status.as_str().replace('_', " ")
         )));
     }
     let merged = revise(&steps, planned).map_err(|problems| {
@@ -255,14 +255,11 @@ pub async fn close_old<C: ConnectionTrait>(
 ) -> AppResult<()> {
     let reason = format!("Replaced by revision {} ({new_id}).", old.revision + 1);
     if matches!(
-        PlanStatus::parse(&old.status),
+        Some(old.status),
         Some(PlanStatus::AwaitingApproval | PlanStatus::Executing)
     ) {
         let res = plan::Entity::update_many()
-            .col_expr(
-                plan::Column::Status,
-                Expr::value(PlanStatus::Rejected.as_str()),
-            )
+            .col_expr(plan::Column::Status, Expr::value(PlanStatus::Rejected))
             .col_expr(
                 plan::Column::DecisionReason,
                 Expr::value(Some(reason.clone())),
@@ -306,30 +303,36 @@ mod tests {
             steps: vec![s.clone()],
         };
         let t = Some(Uuid::nil());
-        assert!(replannable("failed", 1, t, &steps(&s), false));
-        assert!(replannable("awaiting_approval", 3, t, &steps(&s), false));
+        assert!(replannable(PlanStatus::Failed, 1, t, &steps(&s), false));
+        assert!(replannable(
+            PlanStatus::AwaitingApproval,
+            3,
+            t,
+            &steps(&s),
+            false
+        ));
         assert!(
-            !replannable("awaiting_approval", 4, t, &steps(&s), false),
+            !replannable(PlanStatus::AwaitingApproval, 4, t, &steps(&s), false),
             "3 re-plans made"
         );
 
         assert!(
-            !replannable("failed", 1, None, &steps(&s), false),
+            !replannable(PlanStatus::Failed, 1, None, &steps(&s), false),
             "no thread"
         );
         assert!(
-            !replannable("failed", 1, t, &steps(&s), true),
+            !replannable(PlanStatus::Failed, 1, t, &steps(&s), true),
             "revised already"
         );
-        assert!(!replannable("done", 1, t, &steps(&s), false));
-        assert!(replannable("executing", 1, t, &steps(&s), false));
+        assert!(!replannable(PlanStatus::Done, 1, t, &steps(&s), false));
+        assert!(replannable(PlanStatus::Executing, 1, t, &steps(&s), false));
         assert!(
-            replannable("stopped", 1, t, &steps(&s), false),
+            replannable(PlanStatus::Stopped, 1, t, &steps(&s), false),
             "a stopped plan may go on anew"
         );
         s.status = StepStatus::Executing;
         assert!(
-            !replannable("executing", 1, t, &steps(&s), false),
+            !replannable(PlanStatus::Executing, 1, t, &steps(&s), false),
             "mid-step"
         );
         let board = whiteboard(&[s]);

@@ -262,7 +262,7 @@ pub async fn present_plan(
             serde_json::to_value(&action).map_err(|e| AppError::Internal(e.to_string()))?
         ),
         approval_policy: Set(policy.as_str().into()),
-        status: Set(status.as_str().into()),
+        status: Set(status),
         decision: Set(Some(decision_str(decision).into())),
         decision_reason: Set(Some(reason.clone())),
         created_by: Set(agent.user_id),
@@ -429,7 +429,7 @@ pub async fn list(
     }
     if by.waiting {
         q = q
-            .filter(plan::Column::Status.eq(PlanStatus::Executing.as_str()))
+            .filter(plan::Column::Status.eq(PlanStatus::Executing))
             .filter(plan::Column::WaitingSteps.gt(0));
     }
     if let Some(days) = by.within_days {
@@ -495,7 +495,7 @@ pub async fn transition<C: ConnectionTrait>(
     p: &plan::Model,
     next: PlanStatus,
 ) -> AppResult<bool> {
-    let now_status = PlanStatus::parse(&p.status).unwrap_or(PlanStatus::Failed);
+    let now_status = p.status;
     if !now_status.can_become(next) {
         return Err(AppError::Conflict(format!(
             "A plan that is {} cannot become {}.",

@@ -49,10 +49,7 @@ pub async fn stop(
     let now = state.clock.now();
     let txn = crate::platform::db::begin_write(&state.db).await?;
     let res = plan::Entity::update_many()
-        .col_expr(
-            plan::Column::Status,
-            Expr::value(PlanStatus::Stopped.as_str()),
-        )
+        .col_expr(plan::Column::Status, Expr::value(PlanStatus::Stopped))
         .col_expr(
             plan::Column::PausedAt,
             Expr::value(None::<chrono::DateTime<chrono::Utc>>),
@@ -69,7 +66,7 @@ pub async fn stop(
     if res.rows_affected != 1 {
         return Err(AppError::Conflict(format!(
             "This plan is {}; only an approved or running plan can be stopped.",
-            p.status.replace('_', " ")
+            p.status.as_str().replace('_', " ")
         )));
     }
     let cancelled = scheduled::Entity::update_many()

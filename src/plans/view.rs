@@ -305,7 +305,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
             let step_meta = matches!(action, PlanAction::Steps { .. })
                 .then(|| crate::steps::model::StepPlanMeta::of(p.request.clone(), action.steps()));
             let replannable = crate::plans::replan::replannable(
-                &p.status,
+                p.status,
                 p.revision,
                 p.thread_id,
                 &action,
@@ -325,7 +325,7 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 action,
                 approval_policy: ApprovalPolicy::parse(&p.approval_policy)
                     .unwrap_or(ApprovalPolicy::HumanReview),
-                status: PlanStatus::parse(&p.status).unwrap_or(PlanStatus::Failed),
+                status: p.status,
                 decision: p.decision.as_deref().map(decision_of),
                 decision_reason: p.decision_reason,
                 approved_by_name: user_name(p.approved_by),

@@ -207,12 +207,13 @@ pub(super) async fn merge_conversations<C: ConnectionTrait>(
     };
     let later = if d.last_at > k.last_at { &d } else { &k };
     let max = |a: Option<DateTime<Utc>>, b: Option<DateTime<Utc>>| std::cmp::max(a, b);
-    let state = if k.state == "open" || d.state == "open" {
-        "open"
-    } else if k.state == "snoozed" || d.state == "snoozed" {
-        "snoozed"
+    use crate::messaging::conversation_state::ConversationState as S;
+    let state = if k.state == S::Open || d.state == S::Open {
+        S::Open
+    } else if k.state == S::Snoozed || d.state == S::Snoozed {
+        S::Snoozed
     } else {
-        "closed"
+        S::Closed
     };
     let (paused_until, paused_by) = if d.ai_paused_until > k.ai_paused_until {
         (d.ai_paused_until, d.ai_paused_by)
@@ -230,9 +231,9 @@ pub(super) async fn merge_conversations<C: ConnectionTrait>(
     row.last_outbound_at = Set(max(k.last_outbound_at, d.last_outbound_at));
     row.unread_count = Set(k.unread_count + d.unread_count);
     row.message_count = Set(k.message_count + d.message_count);
-    row.state = Set(state.to_owned());
+    row.state = Set(state);
     row.snoozed_until = Set(match state {
-        "snoozed" => max(k.snoozed_until, d.snoozed_until),
+        S::Snoozed => max(k.snoozed_until, d.snoozed_until),
         _ => None,
     });
     row.assignee_id = Set(k.assignee_id.or(d.assignee_id));

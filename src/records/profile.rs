@@ -61,7 +61,7 @@ async fn summary<C: ConnectionTrait>(
     let names =
         crate::messaging::conversation::assignee_names(db, org, c.assignee_id.into_iter()).await?;
     Ok(Some(ConversationSummary {
-        state: c.state,
+        state: c.state.as_str().to_owned(),
         assignee: c.assignee_id.and_then(|a| names.get(&a).cloned()),
         message_count: c.message_count,
         unread_count: c.unread_count,
@@ -214,7 +214,7 @@ async fn touches<C: ConnectionTrait>(db: &C, m: &Member, id: Uuid) -> AppResult<
             kind: TouchKind::Plan,
             id: p.id,
             title: p.title,
-            status: p.status,
+            status: p.status.as_str().to_owned(),
             outcome: None,
             at: p.created_at,
         }))

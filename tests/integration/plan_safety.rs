@@ -190,7 +190,7 @@ async fn restart_resumes_and_failures_show(backend: Backend) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(row.status, "failed");
+    assert_eq!(row.status, herald::plans::model::PlanStatus::Failed);
     assert!(row.error.unwrap().contains("can no longer be read"));
 }
 

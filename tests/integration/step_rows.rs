@@ -54,7 +54,7 @@ async fn a_runner_writes_its_steps_rows_only_while_it_holds_the_plan(backend: Ba
     .unwrap();
     // Another instance holds it, for the next minute.
     let mut row: plan::ActiveModel = presented.clone().into();
-    row.status = Set("executing".into());
+    row.status = Set(herald::plans::model::PlanStatus::Executing);
     row.lease_owner = Set(Some("another".into()));
     row.lease_expires_at = Set(Some(app.state.clock.now() + chrono::Duration::minutes(1)));
     let held = row.update(&app.state.db).await.unwrap();

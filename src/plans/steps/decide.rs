@@ -24,10 +24,10 @@ pub async fn decide(
     let PlanAction::Steps { steps, .. } = super::store::action(&state.db, &p).await? else {
         return Err(AppError::Conflict("This plan has no steps.".into()));
     };
-    if !takes_decisions(&p.status) {
+    if !takes_decisions(p.status) {
         return Err(AppError::Conflict(format!(
             "This plan is {}; its steps take no decisions.",
-            p.status.replace('_', " ")
+            p.status.as_str().replace('_', " ")
         )));
     }
     let find = |id: &str| {

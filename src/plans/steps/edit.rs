@@ -128,10 +128,10 @@ pub async fn edit(
     let PlanAction::Steps { mut steps, .. } = super::store::action(&state.db, &p).await? else {
         return Err(AppError::Conflict("This plan has no steps.".into()));
     };
-    if !takes_decisions(&p.status) {
+    if !takes_decisions(p.status) {
         return Err(AppError::Conflict(format!(
             "This plan is {}; its steps cannot be edited.",
-            p.status.replace('_', " ")
+            p.status.as_str().replace('_', " ")
         )));
     }
     let i = steps

@@ -100,7 +100,7 @@ async fn is_stopped(state: &AppState, plan_id: Uuid) -> AppResult<bool> {
     Ok(plan::Entity::find_by_id(plan_id)
         .one(&state.db)
         .await?
-        .is_some_and(|p| p.status == PlanStatus::Stopped.as_str()))
+        .is_some_and(|p| p.status == PlanStatus::Stopped))
 }
 
 /// Watches the plan's status while its steps run, on any instance: `flag` goes up once a
@@ -550,11 +550,8 @@ pub fn awaiting(steps: &[PlanStep]) -> HashSet<&str> {
 }
 
 /// Whether a plan in this status may take decisions about its steps.
-pub fn takes_decisions(status: &str) -> bool {
-    matches!(
-        PlanStatus::parse(status),
-        Some(PlanStatus::Approved | PlanStatus::Executing)
-    )
+pub fn takes_decisions(status: PlanStatus) -> bool {
+    matches!(status, PlanStatus::Approved | PlanStatus::Executing)
 }
 
 #[cfg(test)]
