@@ -148,7 +148,7 @@ async fn insert_op<C: ConnectionTrait>(
         kind: Set("campaign".into()),
         message_concept: Set("Everyone, once".into()),
         persona: Set(String::new()),
-        status: Set("done".into()),
+        status: Set(herald::campaign::model::OperationStatus::Done),
         total: Set(0),
         drafted: Set(0),
         sent: Set(0),

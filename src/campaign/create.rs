@@ -135,7 +135,7 @@ pub async fn create(
         kind: Set("bulk_sms".into()),
         message_concept: Set(concept.to_owned()),
         persona: Set(agent.map(|a| a.persona).unwrap_or_default()),
-        status: Set("drafting".into()),
+        status: Set(crate::campaign::model::OperationStatus::Drafting),
         total: Set(total),
         drafted: Set(0),
         sent: Set(0),

@@ -297,7 +297,7 @@ pub async fn after_callback(state: &AppState, message_id: Uuid) -> AppResult<()>
     let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
         return Ok(());
     };
-    if OperationStatus::parse(&op.status) != OperationStatus::Sending || op.paused_from.is_some() {
+    if op.status != OperationStatus::Sending || op.paused_from.is_some() {
         return Ok(());
     }
     let t = thresholds(state, op.organization_id).await?;
@@ -332,11 +332,11 @@ async fn pause(state: &AppState, op: &operation::Model, why: &str, w: &Window) -
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::PausedFrom,
-            Expr::value(Some(OperationStatus::Sending.as_str())),
+            Expr::value(Some(OperationStatus::Sending)),
         )
         .col_expr(
             operation::Column::Status,
-            Expr::value(OperationStatus::AwaitingApproval.as_str()),
+            Expr::value(OperationStatus::AwaitingApproval),
         )
         .col_expr(
             operation::Column::PausedReason,
@@ -344,7 +344,7 @@ async fn pause(state: &AppState, op: &operation::Model, why: &str, w: &Window) -
         )
         .col_expr(operation::Column::UpdatedAt, Expr::value(now))
         .filter(operation::Column::Id.eq(op.id))
-        .filter(operation::Column::Status.eq(OperationStatus::Sending.as_str()))
+        .filter(operation::Column::Status.eq(OperationStatus::Sending))
         .filter(operation::Column::PausedFrom.is_null())
         .exec(&state.db)
         .await?;

@@ -341,7 +341,7 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
         let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
             return Ok(());
         };
-        if OperationStatus::parse(&op.status) != OperationStatus::Drafting {
+        if op.status != OperationStatus::Drafting {
             return Ok(());
         }
         let org = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)

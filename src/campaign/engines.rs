@@ -66,14 +66,13 @@ pub fn start(state: &AppState, op: Uuid, engine: Engine) {
 /// periodically so that a dead instance's operations are picked up).
 pub async fn resume(state: &AppState) -> AppResult<()> {
     for op in operation::Entity::find()
-        .filter(operation::Column::Status.is_in([
-            OperationStatus::Drafting.as_str(),
-            OperationStatus::Sending.as_str(),
-        ]))
+        .filter(
+            operation::Column::Status.is_in([OperationStatus::Drafting, OperationStatus::Sending]),
+        )
         .all(&state.db)
         .await?
     {
-        let engine = if op.status == OperationStatus::Drafting.as_str() {
+        let engine = if op.status == OperationStatus::Drafting {
             Engine::Draft
         } else {
             Engine::Send

@@ -20,7 +20,7 @@ pub mod operation {
         pub message_concept: String,
         #[sea_orm(column_type = "Text")]
         pub persona: String,
-        pub status: String,
+        pub status: crate::campaign::model::OperationStatus,
         pub total: i32,
         pub drafted: i32,
         pub sent: i32,
@@ -32,7 +32,7 @@ pub mod operation {
         pub updated_at: DateTimeUtc,
         /// A paused campaign's status before its plan was stopped (migration 45): Resume goes
         /// back to it.
-        pub paused_from: Option<String>,
+        pub paused_from: Option<crate::campaign::model::OperationStatus>,
         /// Why it is paused, in words (migration 49): its plan was stopped, or its texts were
         /// filtered or undelivered past the organisation's thresholds.
         #[sea_orm(column_type = "Text", nullable)]

@@ -3,17 +3,31 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+/// Where a campaign stands; its row's `status` (and `paused_from`) hold it, in the words of
+/// `as_str`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "server",
+    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
+    sea_orm(rs_type = "String", db_type = "Text")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OperationStatus {
+    #[cfg_attr(feature = "server", sea_orm(string_value = "drafting"))]
     Drafting,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "awaiting_approval"))]
     AwaitingApproval,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "sending"))]
     Sending,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "done"))]
     Done,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "cancelled"))]
     Cancelled,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "failed"))]
     Failed,
     /// Its plan was stopped: nothing is drafted or sent until an owner resumes it. Shown while
     /// the row's `paused_from` is set; the row itself waits in review.
+    #[cfg_attr(feature = "server", sea_orm(string_value = "paused"))]
     Paused,
 }
 

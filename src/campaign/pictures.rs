@@ -33,7 +33,7 @@ pub async fn set(
     upload_ids: &[Uuid],
 ) -> AppResult<ReviewSheet> {
     let op = find_visible(state, m, operation_id).await?;
-    if OperationStatus::parse(&op.status) != OperationStatus::AwaitingApproval {
+    if op.status != OperationStatus::AwaitingApproval {
         return Err(AppError::Conflict(
             "Pictures can change only while the drafts await review.".into(),
         ));

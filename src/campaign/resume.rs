@@ -19,13 +19,11 @@ pub async fn resume(state: &AppState, m: &Member, id: Uuid) -> AppResult<Operati
     if op.paused_from.is_none() {
         return Err(AppError::Conflict(format!(
             "This campaign is {}, not paused.",
-            op.status.replace('_', " ")
+            op.status.as_str().replace('_', " ")
         )));
     }
     let back = op
         .paused_from
-        .as_deref()
-        .map(OperationStatus::parse)
         .filter(|s| {
             matches!(
                 s,
@@ -36,7 +34,7 @@ pub async fn resume(state: &AppState, m: &Member, id: Uuid) -> AppResult<Operati
         })
         .unwrap_or(OperationStatus::AwaitingApproval);
     let res = operation::Entity::update_many()
-        .col_expr(operation::Column::Status, Expr::value(back.as_str()))
+        .col_expr(operation::Column::Status, Expr::value(back))
         .col_expr(operation::Column::PausedFrom, Expr::value(None::<String>))
         .col_expr(operation::Column::PausedReason, Expr::value(None::<String>))
         // The delivery alarm counts afresh: the texts that paused it were seen by a person.

@@ -80,7 +80,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
     // A campaign its stopped plan paused waits in review, marked by what it was doing.
     let status = match op.paused_from {
         Some(_) => OperationStatus::Paused,
-        None => OperationStatus::parse(&op.status),
+        None => op.status,
     };
     let finish = crate::campaign::estimate::for_operation(state, &op, status).await?;
     Ok(OperationView {
@@ -317,7 +317,7 @@ async fn item_in_review(
         .await?
         .ok_or_else(|| AppError::not_found("Draft"))?;
     let op = find_visible(state, m, it.operation_id).await?;
-    if OperationStatus::parse(&op.status) != OperationStatus::AwaitingApproval {
+    if op.status != OperationStatus::AwaitingApproval {
         return Err(AppError::Conflict(
             "Drafts can change only while the operation awaits review.".into(),
         ));
@@ -481,11 +481,11 @@ pub async fn approve_all(
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,
-            Expr::value(OperationStatus::Sending.as_str()),
+            Expr::value(OperationStatus::Sending),
         )
         .col_expr(operation::Column::UpdatedAt, Expr::value(state.clock.now()))
         .filter(operation::Column::Id.eq(id))
-        .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval.as_str()))
+        .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval))
         .filter(operation::Column::PausedFrom.is_null())
         .exec(&txn)
         .await?;
@@ -514,14 +514,14 @@ pub async fn approve_all(
 /// Cancel: nothing not yet sent goes out.
 pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewSheet> {
     let op = find_visible(state, m, id).await?;
-    let status = OperationStatus::parse(&op.status);
+    let status = op.status;
     if matches!(
         status,
         OperationStatus::Done | OperationStatus::Cancelled | OperationStatus::Failed
     ) {
         return Err(AppError::Conflict(format!(
             "The operation is already {}.",
-            op.status
+            op.status.as_str()
         )));
     }
     // Cancelled once, in one transaction with what was left, the recount and `campaign.finished`.
@@ -529,7 +529,7 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
     let res = operation::Entity::update_many()
         .col_expr(
             operation::Column::Status,
-            Expr::value(OperationStatus::Cancelled.as_str()),
+            Expr::value(OperationStatus::Cancelled),
         )
         // A paused campaign cancelled is cancelled, not paused any more.
         .col_expr(operation::Column::PausedFrom, Expr::value(None::<String>))

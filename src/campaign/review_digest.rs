@@ -100,7 +100,7 @@ pub async fn hold_in_review<C: ConnectionTrait>(
     let res = operation::Entity::update_many()
         .col_expr(operation::Column::UpdatedAt, Expr::value(now))
         .filter(operation::Column::Id.eq(operation_id))
-        .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval.as_str()))
+        .filter(operation::Column::Status.eq(OperationStatus::AwaitingApproval))
         .exec(txn)
         .await?;
     if res.rows_affected == 0 {

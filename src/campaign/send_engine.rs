@@ -177,7 +177,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
         let Some(op) = operation::Entity::find_by_id(op_id).one(&state.db).await? else {
             return Ok(());
         };
-        if OperationStatus::parse(&op.status) != OperationStatus::Sending {
+        if op.status != OperationStatus::Sending {
             return Ok(());
         }
         sync_items(state, op_id, state.engine().stale_after).await?;
@@ -269,7 +269,7 @@ async fn still_sending(state: &AppState, op_id: Uuid) -> AppResult<bool> {
     Ok(operation::Entity::find_by_id(op_id)
         .one(&state.db)
         .await?
-        .is_some_and(|o| OperationStatus::parse(&o.status) == OperationStatus::Sending))
+        .is_some_and(|o| o.status == OperationStatus::Sending))
 }
 
 /// Sends one claimed item, or puts it back when its recipient's window closed meanwhile.

@@ -56,7 +56,7 @@ pub async fn watch(state: &AppState, plan_id: Uuid, owner: &str, op_id: Uuid) ->
     tell(state, &p, "started", text).await;
     // The campaign's engines may have gone ahead while the runner let go: what they told no
     // plan is told now (each note once), and a campaign that already ended ends the plan.
-    match OperationStatus::parse(&op.status) {
+    match op.status {
         OperationStatus::Drafting => Ok(()),
         OperationStatus::AwaitingApproval | OperationStatus::Sending => drafted(state, op_id).await,
         _ => ended(state, op_id).await,
@@ -125,7 +125,7 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let Some((p, op)) = watched(state, op_id).await? else {
         return Ok(());
     };
-    let (to, error) = match OperationStatus::parse(&op.status) {
+    let (to, error) = match op.status {
         OperationStatus::Done => (PlanStatus::Done, None),
         OperationStatus::Cancelled => (PlanStatus::Stopped, None),
         OperationStatus::Failed => (
@@ -204,9 +204,9 @@ pub async fn settle(state: &AppState) -> AppResult<usize> {
         .column(operation::Column::Id)
         .from(operation::Entity)
         .and_where(operation::Column::Status.is_in([
-            OperationStatus::Done.as_str(),
-            OperationStatus::Cancelled.as_str(),
-            OperationStatus::Failed.as_str(),
+            OperationStatus::Done,
+            OperationStatus::Cancelled,
+            OperationStatus::Failed,
         ]))
         .to_owned();
     let ops: Vec<Option<Uuid>> = plan::Entity::find()

@@ -81,9 +81,9 @@ pub async fn stop(
         .await?
         .rows_affected;
     let running = [
-        OperationStatus::Drafting.as_str(),
-        OperationStatus::AwaitingApproval.as_str(),
-        OperationStatus::Sending.as_str(),
+        OperationStatus::Drafting,
+        OperationStatus::AwaitingApproval,
+        OperationStatus::Sending,
     ];
     let paused_ops: Vec<Uuid> = operation::Entity::find()
         .select_only()
@@ -102,7 +102,7 @@ pub async fn stop(
         )
         .col_expr(
             operation::Column::Status,
-            Expr::value(OperationStatus::AwaitingApproval.as_str()),
+            Expr::value(OperationStatus::AwaitingApproval),
         )
         .col_expr(
             operation::Column::PausedReason,

@@ -202,7 +202,7 @@ async fn touches<C: ConnectionTrait>(db: &C, m: &Member, id: Uuid) -> AppResult<
                 kind: TouchKind::Campaign,
                 id: o.id,
                 title: first_line(&o.message_concept),
-                status: o.status.clone(),
+                status: o.status.as_str().to_owned(),
                 outcome: Some(match i.skip_reason {
                     Some(why) if !why.is_empty() => format!("{}: {why}{clicks}", i.status),
                     _ => format!("{}{clicks}", i.status),
