@@ -83,7 +83,7 @@ pub async fn seed<C: ConnectionTrait>(
                     organization_id: Set(org),
                     contact_id: Set(c),
                     position: Set(n),
-                    status: Set("sent".into()),
+                    status: Set(herald::campaign::model::ItemStatus::Sent),
                     skip_reason: Set(None),
                     draft: Set(Some("Hi".into())),
                     edited: Set(false),

@@ -1,7 +1,7 @@
 //! `create`: items for the plan's included contacts only, with deterministic skips
 //! (no phone, opted out, duplicate phone) recorded whatever the plan says. Idempotent per plan.
 use crate::campaign::entity::{item, operation};
-use crate::campaign::model::item_status;
+use crate::campaign::model::ItemStatus;
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::{AppError, AppResult};
@@ -174,11 +174,10 @@ pub async fn create(
             contact_id: Set(contact_id),
             position: Set(position as i32),
             status: Set(if reason.is_some() {
-                item_status::SKIPPED
+                ItemStatus::Skipped
             } else {
-                item_status::PENDING
-            }
-            .into()),
+                ItemStatus::Pending
+            }),
             skip_reason: Set(reason.map(str::to_owned)),
             draft: Set(None),
             edited: Set(false),

@@ -5,7 +5,7 @@
 use crate::campaign::draft_writer::{heartbeat, Finished, Writer};
 use crate::campaign::drafter::DraftRequest;
 use crate::campaign::entity::{item, operation};
-use crate::campaign::model::{item_status, OperationStatus};
+use crate::campaign::model::{ItemStatus, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::merge::{render, MergeValues};
@@ -98,9 +98,9 @@ pub async fn claim_batch(
 pub async fn reap_stale(state: &AppState, stale_after: Duration) -> AppResult<u64> {
     let cutoff = state.clock.now() - chrono::Duration::from_std(stale_after).unwrap_or_default();
     let res = item::Entity::update_many()
-        .col_expr(item::Column::Status, Expr::value(item_status::PENDING))
+        .col_expr(item::Column::Status, Expr::value(ItemStatus::Pending))
         .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
-        .filter(item::Column::Status.eq(item_status::DRAFTING))
+        .filter(item::Column::Status.eq(ItemStatus::Drafting))
         .filter(item::Column::HeartbeatAt.lt(cutoff))
         .exec(&state.db)
         .await?;
@@ -281,7 +281,7 @@ pub async fn recount_in<C: ConnectionTrait>(
             == 1;
     }
     // Counted by the database: one grouped query, whatever the campaign's size.
-    let by_status: Vec<(String, bool, i64)> = item::Entity::find()
+    let by_status: Vec<(ItemStatus, bool, i64)> = item::Entity::find()
         .select_only()
         .column(item::Column::Status)
         .column_as(item::Column::DraftedAt.is_not_null(), "was_drafted")
@@ -292,31 +292,31 @@ pub async fn recount_in<C: ConnectionTrait>(
         .into_tuple()
         .all(txn)
         .await?;
-    let count = |s: &str| {
+    let count = |s: ItemStatus| {
         by_status
             .iter()
-            .filter(|(st, _, _)| st == s)
+            .filter(|(st, _, _)| *st == s)
             .map(|(_, _, n)| *n)
             .sum::<i64>() as i32
     };
     let drafted = by_status
         .iter()
-        .filter(|(st, was, _)| *was && st != item_status::SKIPPED)
+        .filter(|(st, was, _)| *was && *st != ItemStatus::Skipped)
         .map(|(_, _, n)| *n)
         .sum::<i64>() as i32;
     operation::Entity::update_many()
         .col_expr(operation::Column::Drafted, Expr::value(drafted))
         .col_expr(
             operation::Column::Sent,
-            Expr::value(count(item_status::SENT)),
+            Expr::value(count(ItemStatus::Sent)),
         )
         .col_expr(
             operation::Column::Failed,
-            Expr::value(count(item_status::FAILED)),
+            Expr::value(count(ItemStatus::Failed)),
         )
         .col_expr(
             operation::Column::Skipped,
-            Expr::value(count(item_status::SKIPPED)),
+            Expr::value(count(ItemStatus::Skipped)),
         )
         .filter(operation::Column::Id.eq(op_id))
         .exec(txn)
@@ -404,7 +404,7 @@ pub async fn run_draft_engine(state: &AppState, op_id: Uuid) -> AppResult<()> {
         refresh_counters(state, op_id).await?;
         let busy = item::Entity::find()
             .filter(item::Column::OperationId.eq(op_id))
-            .filter(item::Column::Status.is_in([item_status::PENDING, item_status::DRAFTING]))
+            .filter(item::Column::Status.is_in([ItemStatus::Pending, ItemStatus::Drafting]))
             .one(&state.db)
             .await?;
         match busy {

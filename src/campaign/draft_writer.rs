@@ -6,7 +6,7 @@
 //! each waiting its turn for the database while the next draft could not start. Measured in
 //! `campaign_bench` (issue 15), those waits, not the model, set the pace.
 use crate::campaign::entity::item;
-use crate::campaign::model::item_status;
+use crate::campaign::model::ItemStatus;
 use crate::error::AppResult;
 use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
@@ -80,7 +80,7 @@ async fn write_group(state: &AppState, group: &[Finished]) -> AppResult<()> {
             item::Entity::update_many().col_expr(item::Column::UpdatedAt, Expr::value(now));
         let update = match &f.result {
             Ok(text) => update
-                .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
+                .col_expr(item::Column::Status, Expr::value(ItemStatus::Drafted))
                 .col_expr(item::Column::Draft, Expr::value(Some(text.clone())))
                 .col_expr(item::Column::DraftedAt, Expr::value(Some(now))),
             Err(e) => {
@@ -92,8 +92,8 @@ async fn write_group(state: &AppState, group: &[Finished]) -> AppResult<()> {
                     .map(|i| i.attempts)
                     .unwrap_or(0);
                 let next = match attempts >= ATTEMPTS {
-                    true => item_status::FAILED,
-                    false => item_status::PENDING,
+                    true => ItemStatus::Failed,
+                    false => ItemStatus::Pending,
                 };
                 update
                     .col_expr(item::Column::Status, Expr::value(next))
@@ -102,7 +102,7 @@ async fn write_group(state: &AppState, group: &[Finished]) -> AppResult<()> {
         };
         update
             .filter(item::Column::Id.eq(f.item_id))
-            .filter(item::Column::Status.eq(item_status::DRAFTING))
+            .filter(item::Column::Status.eq(ItemStatus::Drafting))
             .exec(&txn)
             .await?;
     }
@@ -128,7 +128,7 @@ pub fn heartbeat(state: &AppState, worker: &str, stale_after: Duration) -> Cance
                     Expr::value(Some(state.clock.now())),
                 )
                 .filter(item::Column::ClaimedBy.eq(worker.as_str()))
-                .filter(item::Column::Status.eq(item_status::DRAFTING))
+                .filter(item::Column::Status.eq(ItemStatus::Drafting))
                 .exec(&state.db)
                 .await;
             if let Err(e) = beat {

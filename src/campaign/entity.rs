@@ -60,7 +60,7 @@ pub mod item {
         pub organization_id: Uuid,
         pub contact_id: Uuid,
         pub position: i32,
-        pub status: String,
+        pub status: crate::campaign::model::ItemStatus,
         #[sea_orm(column_type = "Text", nullable)]
         pub skip_reason: Option<String>,
         #[sea_orm(column_type = "Text", nullable)]

@@ -5,7 +5,7 @@
 //! open texts go at the rate, shared between the open zones as the engine's position order
 //! shares them; a stretch ends where a window closes, the Pacific day ends or the cap is spent.
 use crate::campaign::entity::operation;
-use crate::campaign::model::{item_status, FinishEstimate, OperationStatus};
+use crate::campaign::model::{FinishEstimate, ItemStatus, OperationStatus};
 use crate::error::AppResult;
 use crate::messaging::quiet::{next_allowed_in, recipient_of};
 use crate::platform::AppState;
@@ -169,10 +169,10 @@ pub fn simulate(now: DateTime<Utc>, groups: &[Group], pace: Pace) -> Option<Fini
 async fn groups(state: &AppState, op: &operation::Model, org_zone: &str) -> AppResult<Vec<Group>> {
     let backend = state.db.get_database_backend();
     let waiting = [
-        item_status::PENDING,
-        item_status::DRAFTING,
-        item_status::DRAFTED,
-        item_status::SENDING,
+        ItemStatus::Pending,
+        ItemStatus::Drafting,
+        ItemStatus::Drafted,
+        ItemStatus::Sending,
     ]
     .map(|s| format!("'{s}'"))
     .join(", ");

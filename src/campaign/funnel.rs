@@ -9,7 +9,7 @@
 //! campaign of any size costs two row reads.
 use crate::campaign::entity::campaign_funnel;
 use crate::campaign::entity::{item, operation};
-use crate::campaign::model::item_status;
+use crate::campaign::model::ItemStatus;
 use crate::error::AppResult;
 use chrono::Duration;
 use sea_orm::sea_query::{Expr, OnConflict};
@@ -59,7 +59,7 @@ pub async fn of<C: ConnectionTrait>(db: &C, op: &operation::Model) -> AppResult<
 pub async fn approved<C: ConnectionTrait>(txn: &C, op: Uuid, org: Uuid) -> AppResult<i64> {
     let n = item::Entity::find()
         .filter(item::Column::OperationId.eq(op))
-        .filter(item::Column::Status.eq(item_status::DRAFTED))
+        .filter(item::Column::Status.eq(ItemStatus::Drafted))
         .count(txn)
         .await? as i64;
     campaign_funnel::Entity::insert(campaign_funnel::ActiveModel {

@@ -59,18 +59,58 @@ impl OperationStatus {
     }
 }
 
-/// Item statuses: pending → drafting → drafted → (sending) → sent | failed; or skipped, cancelled.
-pub mod item_status {
-    pub const PENDING: &str = "pending";
-    pub const DRAFTING: &str = "drafting";
-    pub const DRAFTED: &str = "drafted";
-    pub const SENDING: &str = "sending";
-    pub const SENT: &str = "sent";
-    pub const FAILED: &str = "failed";
-    pub const SKIPPED: &str = "skipped";
+/// Where one contact's text of a campaign stands: pending → drafting → drafted → (sending) →
+/// sent | failed; or skipped, cancelled. The item row's `status` holds it (the words of `as_str`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "server",
+    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
+    sea_orm(rs_type = "String", db_type = "Text")
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemStatus {
+    #[cfg_attr(feature = "server", sea_orm(string_value = "pending"))]
+    Pending,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "drafting"))]
+    Drafting,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "drafted"))]
+    Drafted,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "sending"))]
+    Sending,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "sent"))]
+    Sent,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "failed"))]
+    Failed,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "skipped"))]
+    Skipped,
     /// Sent or not, Herald cannot tell: a person decides (send anyway, or mark as sent).
-    pub const UNKNOWN: &str = "unknown";
-    pub const CANCELLED: &str = "cancelled";
+    #[cfg_attr(feature = "server", sea_orm(string_value = "unknown"))]
+    Unknown,
+    #[cfg_attr(feature = "server", sea_orm(string_value = "cancelled"))]
+    Cancelled,
+}
+
+/// As stored and as the review sheet's badge shows it.
+impl std::fmt::Display for ItemStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ItemStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Drafting => "drafting",
+            Self::Drafted => "drafted",
+            Self::Sending => "sending",
+            Self::Sent => "sent",
+            Self::Failed => "failed",
+            Self::Skipped => "skipped",
+            Self::Unknown => "unknown",
+            Self::Cancelled => "cancelled",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,7 +172,7 @@ pub struct ItemView {
     pub contact_id: Uuid,
     pub contact_name: String,
     pub phone: Option<String>,
-    pub status: String,
+    pub status: ItemStatus,
     pub skip_reason: Option<String>,
     pub draft: Option<String>,
     pub edited: bool,

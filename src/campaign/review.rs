@@ -6,7 +6,7 @@ use crate::auth::model::Role;
 use crate::auth::session::Member;
 use crate::campaign::entity::{item, operation};
 use crate::campaign::model::{
-    item_status, ItemView, OperationStatus, OperationView, OperationsPage, ReviewSheet,
+    ItemStatus, ItemView, OperationStatus, OperationView, OperationsPage, ReviewSheet,
     OPERATIONS_PAGE, SHEET_PAGE,
 };
 use crate::contacts::entity::contact;
@@ -51,7 +51,7 @@ async fn item_counts<C: ConnectionTrait>(db: &C, op: Uuid) -> AppResult<(Vec<(St
         .column_as(item::Column::Id.count(), "n")
         .column_as(item::Column::Position.min(), "first")
         .filter(item::Column::OperationId.eq(op))
-        .filter(item::Column::Status.eq(item_status::SKIPPED))
+        .filter(item::Column::Status.eq(ItemStatus::Skipped))
         .filter(item::Column::SkipReason.is_not_null())
         .group_by(item::Column::SkipReason)
         .into_tuple()
@@ -61,7 +61,7 @@ async fn item_counts<C: ConnectionTrait>(db: &C, op: Uuid) -> AppResult<(Vec<(St
     reasons.sort_by_key(|r| r.2);
     let unknown = item::Entity::find()
         .filter(item::Column::OperationId.eq(op))
-        .filter(item::Column::Status.eq(item_status::UNKNOWN))
+        .filter(item::Column::Status.eq(ItemStatus::Unknown))
         .count(db)
         .await?;
     Ok((
@@ -222,14 +222,10 @@ fn cost_of(
 ) -> (f64, bool) {
     use crate::campaign::segments::{segments, COST_PER_MMS};
     use crate::links::model as links;
-    let counted = [
-        item_status::DRAFTED,
-        item_status::SENDING,
-        item_status::SENT,
-    ];
+    let counted = [ItemStatus::Drafted, ItemStatus::Sending, ItemStatus::Sent];
     let cost = drafts
         .iter()
-        .filter(|(_, s, _)| counted.contains(&s.as_str()))
+        .filter(|(_, s, _)| counted.iter().any(|c| c.as_str() == s))
         .filter_map(|(_, _, d)| d.as_deref())
         .fold(0.0, |sum, d| {
             sum + if mms {
@@ -261,7 +257,7 @@ async fn item_views<C: ConnectionTrait>(
     // A contact who texted in after their draft was written: flag it for a second look.
     let waiting: Vec<&item::Model> = items
         .iter()
-        .filter(|i| i.status == item_status::DRAFTED && i.drafted_at.is_some())
+        .filter(|i| i.status == ItemStatus::Drafted && i.drafted_at.is_some())
         .collect();
     let mut latest_in: HashMap<Uuid, chrono::DateTime<chrono::Utc>> = HashMap::new();
     if let Some(since) = waiting.iter().filter_map(|i| i.drafted_at).min() {
@@ -284,7 +280,7 @@ async fn item_views<C: ConnectionTrait>(
     Ok(items
         .into_iter()
         .map(|i| {
-            let replied = i.status == item_status::DRAFTED
+            let replied = i.status == ItemStatus::Drafted
                 && i.drafted_at
                     .zip(latest_in.get(&i.contact_id))
                     .is_some_and(|(at, last)| *last > at);
@@ -322,7 +318,7 @@ async fn item_in_review(
             "Drafts can change only while the operation awaits review.".into(),
         ));
     }
-    if it.status != item_status::DRAFTED {
+    if it.status != ItemStatus::Drafted {
         return Err(AppError::Conflict(format!(
             "This draft is {}, not awaiting review.",
             it.status
@@ -379,7 +375,7 @@ pub async fn edit_draft(
 pub async fn skip_item(state: &AppState, m: &Member, item_id: Uuid) -> AppResult<ReviewSheet> {
     let (op, _) = item_in_review(state, m, item_id).await?;
     let update = item::Entity::update_many()
-        .col_expr(item::Column::Status, Expr::value(item_status::SKIPPED))
+        .col_expr(item::Column::Status, Expr::value(ItemStatus::Skipped))
         .col_expr(
             item::Column::SkipReason,
             Expr::value(Some("skipped at review")),
@@ -454,7 +450,7 @@ async fn change_in_review(
     crate::campaign::review_digest::hold_in_review(&txn, operation_id, state.clock.now()).await?;
     let res = update
         .filter(item::Column::Id.eq(item_id))
-        .filter(item::Column::Status.eq(item_status::DRAFTED))
+        .filter(item::Column::Status.eq(ItemStatus::Drafted))
         .exec(&txn)
         .await?;
     if res.rows_affected == 0 {
@@ -544,12 +540,12 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
         ));
     }
     item::Entity::update_many()
-        .col_expr(item::Column::Status, Expr::value(item_status::CANCELLED))
+        .col_expr(item::Column::Status, Expr::value(ItemStatus::Cancelled))
         .filter(item::Column::OperationId.eq(id))
         .filter(item::Column::Status.is_in([
-            item_status::PENDING,
-            item_status::DRAFTING,
-            item_status::DRAFTED,
+            ItemStatus::Pending,
+            ItemStatus::Drafting,
+            ItemStatus::Drafted,
         ]))
         .exec(&txn)
         .await?;
@@ -576,7 +572,7 @@ pub async fn resolve_item(
         .await?
         .ok_or_else(|| AppError::not_found("Campaign text"))?;
     find_visible(state, m, it.operation_id).await?;
-    let Some(message_id) = it.message_id.filter(|_| it.status == item_status::UNKNOWN) else {
+    let Some(message_id) = it.message_id.filter(|_| it.status == ItemStatus::Unknown) else {
         return Err(AppError::Conflict(
             "That text is not waiting for a decision.".into(),
         ));

@@ -5,7 +5,7 @@
 //! SKIP LOCKED on PostgreSQL), so any number of instances split one campaign; each text goes
 //! through the send ledger under the item's key, so a crash never sends twice.
 use crate::campaign::entity::{item, operation};
-use crate::campaign::model::{item_status, OperationStatus};
+use crate::campaign::model::{ItemStatus, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::AppResult;
@@ -34,14 +34,14 @@ const WINDOW: u64 = 200;
 async fn set_item(
     state: &AppState,
     id: Uuid,
-    status: &str,
+    status: ItemStatus,
     reason: Option<String>,
 ) -> AppResult<()> {
     let mut u = item::Entity::update_many()
         .col_expr(item::Column::Status, Expr::value(status))
         .col_expr(item::Column::UpdatedAt, Expr::value(state.clock.now()));
     if let Some(r) = reason {
-        let col = if status == item_status::SKIPPED {
+        let col = if status == ItemStatus::Skipped {
             item::Column::SkipReason
         } else {
             item::Column::Error
@@ -99,7 +99,7 @@ async fn claim(state: &AppState, candidates: &[Uuid]) -> AppResult<Option<Uuid>>
 pub async fn sync_items(state: &AppState, op_id: Uuid, stale_after: Duration) -> AppResult<()> {
     let sending = item::Entity::find()
         .filter(item::Column::OperationId.eq(op_id))
-        .filter(item::Column::Status.is_in([item_status::SENDING, item_status::UNKNOWN]))
+        .filter(item::Column::Status.is_in([ItemStatus::Sending, ItemStatus::Unknown]))
         .all(&state.db)
         .await?;
     if sending.is_empty() {
@@ -119,12 +119,12 @@ pub async fn sync_items(state: &AppState, op_id: Uuid, stale_after: Duration) ->
     let stale = state.clock.now() - chrono::Duration::from_std(stale_after).unwrap_or_default();
     for it in sending {
         let Some(m) = texts.get(&it.idempotency_key.to_string()) else {
-            if it.status == item_status::SENDING && it.heartbeat_at.is_none_or(|h| h < stale) {
+            if it.status == ItemStatus::Sending && it.heartbeat_at.is_none_or(|h| h < stale) {
                 item::Entity::update_many()
-                    .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
+                    .col_expr(item::Column::Status, Expr::value(ItemStatus::Drafted))
                     .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
                     .filter(item::Column::Id.eq(it.id))
-                    .filter(item::Column::Status.eq(item_status::SENDING))
+                    .filter(item::Column::Status.eq(ItemStatus::Sending))
                     .filter(item::Column::HeartbeatAt.eq(it.heartbeat_at))
                     .exec(&state.db)
                     .await?;
@@ -132,10 +132,10 @@ pub async fn sync_items(state: &AppState, op_id: Uuid, stale_after: Duration) ->
             continue;
         };
         let next = match m.send_state.as_deref() {
-            Some(send_state::SENT) => item_status::SENT,
-            Some(send_state::FAILED) => item_status::FAILED,
-            Some(send_state::UNKNOWN) => item_status::UNKNOWN,
-            _ => item_status::SENDING,
+            Some(send_state::SENT) => ItemStatus::Sent,
+            Some(send_state::FAILED) => ItemStatus::Failed,
+            Some(send_state::UNKNOWN) => ItemStatus::Unknown,
+            _ => ItemStatus::Sending,
         };
         if next != it.status || it.message_id != Some(m.id) {
             item::Entity::update_many()
@@ -185,7 +185,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
         let pictures = crate::campaign::pictures::of(&state.db, op_id).await?;
         let queue = item::Entity::find()
             .filter(item::Column::OperationId.eq(op_id))
-            .filter(item::Column::Status.eq(item_status::DRAFTED))
+            .filter(item::Column::Status.eq(ItemStatus::Drafted))
             .order_by_asc(item::Column::Position)
             .limit(WINDOW)
             .all(&state.db)
@@ -193,7 +193,7 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
         if queue.is_empty() {
             let in_flight = item::Entity::find()
                 .filter(item::Column::OperationId.eq(op_id))
-                .filter(item::Column::Status.eq(item_status::SENDING))
+                .filter(item::Column::Status.eq(ItemStatus::Sending))
                 .one(&state.db)
                 .await?;
             if in_flight.is_none() {
@@ -286,7 +286,7 @@ async fn send_one(
         return set_item(
             state,
             it.id,
-            item_status::SKIPPED,
+            ItemStatus::Skipped,
             Some("contact no longer exists".into()),
         )
         .await;
@@ -296,7 +296,7 @@ async fn send_one(
         return set_item(
             state,
             it.id,
-            item_status::SKIPPED,
+            ItemStatus::Skipped,
             Some(crate::contacts::reachability::SKIP_REASON.into()),
         )
         .await;
@@ -305,7 +305,7 @@ async fn send_one(
         return set_item(
             state,
             it.id,
-            item_status::SKIPPED,
+            ItemStatus::Skipped,
             Some("opted out before sending".into()),
         )
         .await;
@@ -361,9 +361,9 @@ async fn send_one(
     match result {
         Ok(m) => {
             let status = match m.send_state.as_deref() {
-                Some(send_state::SENT) => item_status::SENT,
-                Some(send_state::UNKNOWN) => item_status::UNKNOWN,
-                _ => item_status::SENDING,
+                Some(send_state::SENT) => ItemStatus::Sent,
+                Some(send_state::UNKNOWN) => ItemStatus::Unknown,
+                _ => ItemStatus::Sending,
             };
             item::Entity::update_many()
                 .col_expr(item::Column::Status, Expr::value(status))
@@ -379,7 +379,7 @@ async fn send_one(
         }
         Err(e) => {
             tracing::warn!(error = %e, item_id = %it.id, "campaign text failed");
-            set_item(state, it.id, item_status::FAILED, Some(e.to_string())).await?
+            set_item(state, it.id, ItemStatus::Failed, Some(e.to_string())).await?
         }
     }
     Ok(())
@@ -388,7 +388,7 @@ async fn send_one(
 /// A claimed item goes back to the queue, unsent.
 async fn put_back(state: &AppState, id: Uuid) -> AppResult<()> {
     item::Entity::update_many()
-        .col_expr(item::Column::Status, Expr::value(item_status::DRAFTED))
+        .col_expr(item::Column::Status, Expr::value(ItemStatus::Drafted))
         .col_expr(item::Column::ClaimedBy, Expr::value(Option::<String>::None))
         .filter(item::Column::Id.eq(id))
         .exec(&state.db)
@@ -420,7 +420,7 @@ pub async fn split(state: &AppState, op_id: Uuid) -> AppResult<Vec<(String, i64)
         .column(item::Column::SentBy)
         .column_as(item::Column::Id.count(), "n")
         .filter(item::Column::OperationId.eq(op_id))
-        .filter(item::Column::Status.eq(item_status::SENT))
+        .filter(item::Column::Status.eq(ItemStatus::Sent))
         .group_by(item::Column::SentBy)
         .into_tuple()
         .all(&state.db)

@@ -6,7 +6,7 @@
 //! the plan ends with it: sent → done, cancelled → stopped, failed → failed. A sweep settles a
 //! plan whose campaign ended while no instance was there to tell it.
 use crate::campaign::entity::{item, operation};
-use crate::campaign::model::{item_status, OperationStatus};
+use crate::campaign::model::{ItemStatus, OperationStatus};
 use crate::error::AppResult;
 use crate::plans::entity::plan;
 use crate::plans::model::PlanStatus;
@@ -86,7 +86,7 @@ pub async fn drafted(state: &AppState, op_id: Uuid) -> AppResult<()> {
     let Some((p, op)) = watched(state, op_id).await? else {
         return Ok(());
     };
-    let left_out = reasons(state, op_id, item_status::SKIPPED, item::Column::SkipReason).await?;
+    let left_out = reasons(state, op_id, ItemStatus::Skipped, item::Column::SkipReason).await?;
     let text = format!(
         "The campaign of your plan \"{}\" drafted {} text(s){}; they wait for an owner's review.",
         p.title,
@@ -159,7 +159,7 @@ pub async fn ended(state: &AppState, op_id: Uuid) -> AppResult<()> {
     crate::plans::webhook_events::plan_event(&txn, &p, event, to_str, error.as_deref(), now)
         .await?;
     txn.commit().await?;
-    let failed = reasons(state, op_id, item_status::FAILED, item::Column::Error).await?;
+    let failed = reasons(state, op_id, ItemStatus::Failed, item::Column::Error).await?;
     let figures = format!(
         "{} of {} sent{}{}",
         op.sent,
@@ -255,7 +255,7 @@ async fn op(state: &AppState, op_id: Uuid) -> AppResult<Option<operation::Model>
 async fn reasons(
     state: &AppState,
     op_id: Uuid,
-    status: &str,
+    status: ItemStatus,
     column: item::Column,
 ) -> AppResult<String> {
     let rows: Vec<(Option<String>, i64)> = item::Entity::find()

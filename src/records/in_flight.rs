@@ -4,7 +4,7 @@
 use crate::ai_agent::entity::ai_thread;
 use crate::ai_agent::thread::contact_key;
 use crate::campaign::entity::{item, operation};
-use crate::campaign::model::{item_status, OperationStatus};
+use crate::campaign::model::{ItemStatus, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
@@ -43,10 +43,10 @@ pub async fn refuse<C: ConnectionTrait>(
         .filter(item::Column::OrganizationId.eq(org))
         .filter(item::Column::ContactId.eq(dup.id))
         .filter(item::Column::Status.is_in([
-            item_status::PENDING,
-            item_status::DRAFTING,
-            item_status::DRAFTED,
-            item_status::SENDING,
+            ItemStatus::Pending,
+            ItemStatus::Drafting,
+            ItemStatus::Drafted,
+            ItemStatus::Sending,
         ]))
         .filter(item::Column::OperationId.in_subquery(running))
         .one(db)

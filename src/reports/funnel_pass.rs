@@ -11,7 +11,7 @@
 //! order, in the pass's transaction, with the marks of what was counted.
 use crate::campaign::entity::{campaign_funnel, item};
 use crate::campaign::funnel::WITHIN;
-use crate::campaign::model::item_status;
+use crate::campaign::model::ItemStatus;
 use crate::contacts::entity::{contact, suppression};
 use crate::error::AppResult;
 use crate::links::entity as tracked_link;
@@ -117,7 +117,7 @@ fn texted_before(org: Uuid, contacts: Vec<Uuid>, at: DateTime<Utc>) -> Vec<Expr>
     vec![
         item::Column::OrganizationId.eq(org),
         item::Column::ContactId.is_in(contacts),
-        item::Column::Status.eq(item_status::SENT),
+        item::Column::Status.eq(ItemStatus::Sent),
         item::Column::SentAt.lte(at),
         item::Column::SentAt.gte(at - WITHIN),
     ]
@@ -177,7 +177,7 @@ async fn answered<C: ConnectionTrait>(
                 item::Column::SentAt,
             ])
             .filter(item::Column::ContactId.is_in(part.iter().copied()))
-            .filter(item::Column::Status.eq(item_status::SENT))
+            .filter(item::Column::Status.eq(ItemStatus::Sent))
             .filter(item::Column::RepliedAt.is_null())
             .filter(item::Column::SentAt.gte(since - WITHIN))
             .into_tuple()

@@ -66,7 +66,7 @@ async fn claims_never_overlap(backend: Backend) {
     assert!(
         items
             .iter()
-            .all(|i| i.attempts == 1 && i.status != "pending"),
+            .all(|i| i.attempts == 1 && i.status.as_str() != "pending"),
         "every item claimed once: {:?}",
         items
             .iter()
@@ -145,7 +145,7 @@ async fn restart_mid_drafting(backend: Backend) {
     let items = herald::campaign::create::items_of(&app.state, op)
         .await
         .unwrap();
-    assert!(items.iter().all(|i| i.status == "drafted"));
+    assert!(items.iter().all(|i| i.status.as_str() == "drafted"));
     assert_eq!(
         items
             .iter()

@@ -63,7 +63,10 @@ async fn by_hand(app: &TestApp, op: uuid::Uuid) -> Vec<i64> {
         .all(db)
         .await
         .unwrap();
-    let sent: Vec<&item::Model> = items.iter().filter(|i| i.status == "sent").collect();
+    let sent: Vec<&item::Model> = items
+        .iter()
+        .filter(|i| i.status.as_str() == "sent")
+        .collect();
     let within = |i: &item::Model, at: chrono::DateTime<chrono::Utc>| {
         let s = i.sent_at.unwrap();
         at >= s && at <= s + chrono::Duration::hours(72)

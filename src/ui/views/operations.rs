@@ -4,7 +4,7 @@ use crate::campaign::api::{
     approve_operation, cancel_operation, edit_draft, get_review_sheet, list_operations,
     regenerate_draft, resolve_item, set_operation_pictures, set_operation_track_links, skip_draft,
 };
-use crate::campaign::model::{item_status, ItemView, OperationStatus, ReviewSheet};
+use crate::campaign::model::{ItemStatus, ItemView, OperationStatus, ReviewSheet};
 use crate::campaign::segments::{mms_label, segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::ui::components::use_live;
 use crate::ui::components::{use_is_owner, ErrorBanner, OperationCard};
@@ -162,7 +162,7 @@ fn DraftRow(
     let mut editing = use_signal(|| false);
     let mut text = use_signal(|| item.draft.clone().unwrap_or_default());
     let seg = segments(&links::as_sent(&text(), prefix.as_deref()));
-    let editable = reviewing && item.status == item_status::DRAFTED;
+    let editable = reviewing && item.status == ItemStatus::Drafted;
     rsx! {
         div { class: "draft-row status-{item.status}", "data-contact": "{item.contact_name}",
             div { class: "draft-head",
@@ -182,7 +182,7 @@ fn DraftRow(
             if item.draft.is_some() {
                 p { class: "muted small segments", if mms { "{mms_label()}" } else { "{seg.label()}" } }
             }
-            if item.status == item_status::UNKNOWN {
+            if item.status == ItemStatus::Unknown {
                 div { class: "in-doubt", role: "alert",
                     p { "Herald cannot tell whether this text was sent." }
                     div { class: "row",
