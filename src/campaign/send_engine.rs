@@ -10,7 +10,7 @@ use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
-use crate::messaging::ledger::send_state;
+use crate::messaging::model::SendState;
 use crate::messaging::outbound::{Outgoing, Pictures};
 use crate::messaging::quiet::next_allowed_for;
 use crate::platform::events::DomainEvent;
@@ -131,10 +131,10 @@ pub async fn sync_items(state: &AppState, op_id: Uuid, stale_after: Duration) ->
             }
             continue;
         };
-        let next = match m.send_state.as_deref() {
-            Some(send_state::SENT) => ItemStatus::Sent,
-            Some(send_state::FAILED) => ItemStatus::Failed,
-            Some(send_state::UNKNOWN) => ItemStatus::Unknown,
+        let next = match m.send_state {
+            Some(SendState::Sent) => ItemStatus::Sent,
+            Some(SendState::Failed) => ItemStatus::Failed,
+            Some(SendState::Unknown) => ItemStatus::Unknown,
             _ => ItemStatus::Sending,
         };
         if next != it.status || it.message_id != Some(m.id) {
@@ -360,9 +360,9 @@ async fn send_one(
     let result = crate::messaging::outbound::send(state, out).await;
     match result {
         Ok(m) => {
-            let status = match m.send_state.as_deref() {
-                Some(send_state::SENT) => ItemStatus::Sent,
-                Some(send_state::UNKNOWN) => ItemStatus::Unknown,
+            let status = match m.send_state {
+                Some(SendState::Sent) => ItemStatus::Sent,
+                Some(SendState::Unknown) => ItemStatus::Unknown,
                 _ => ItemStatus::Sending,
             };
             item::Entity::update_many()

@@ -9,7 +9,7 @@ use crate::contacts::entity::contact;
 use crate::contacts::opt_out;
 use crate::error::AppResult;
 use crate::messaging::entity as message;
-use crate::messaging::ledger::send_state;
+use crate::messaging::model::SendState;
 use crate::messaging::quiet;
 use crate::platform::AppState;
 use chrono::Duration;
@@ -113,9 +113,9 @@ async fn marketing_in_last_day(state: &AppState, row: &message::Model) -> AppRes
         .filter(message::Column::Id.ne(row.id))
         .filter(message::Column::Purpose.eq(Purpose::Outreach.as_str()))
         .filter(message::Column::SendState.is_in([
-            send_state::SENT,
-            send_state::SENDING,
-            send_state::UNKNOWN,
+            SendState::Sent,
+            SendState::Sending,
+            SendState::Unknown,
         ]))
         .filter(message::Column::CreatedAt.gt(state.clock.now() - Duration::hours(24)))
         .count(&state.db)

@@ -29,7 +29,7 @@ pub struct Model {
     /// When an inbound text was handed to its agent or suggester; NULL until then.
     pub routed_at: Option<DateTimeUtc>,
     /// The send ledger (outbound): queued, sending, sent, failed or unknown.
-    pub send_state: Option<String>,
+    pub send_state: Option<crate::messaging::model::SendState>,
     /// The attempt in flight (or the last one), and when it began.
     pub attempt_key: Option<String>,
     pub attempt_started_at: Option<DateTimeUtc>,

@@ -15,13 +15,7 @@ use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
-pub mod send_state {
-    pub const QUEUED: &str = "queued";
-    pub const SENDING: &str = "sending";
-    pub const SENT: &str = "sent";
-    pub const FAILED: &str = "failed";
-    pub const UNKNOWN: &str = "unknown";
-}
+pub use crate::messaging::model::SendState;
 
 /// Lookups that fail before a text in doubt is marked `unknown`.
 pub const RECONCILE_TRIES: i32 = 3;
@@ -52,7 +46,7 @@ fn publish(state: &AppState, m: &message::Model) {
 pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
     let attempt = Uuid::new_v4().to_string();
     let claimed = message::Entity::update_many()
-        .col_expr(message::Column::SendState, Expr::value(send_state::SENDING))
+        .col_expr(message::Column::SendState, Expr::value(SendState::Sending))
         .col_expr(
             message::Column::AttemptKey,
             Expr::value(Some(attempt.clone())),
@@ -66,7 +60,7 @@ pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
             Expr::col(message::Column::SendAttempts).add(1),
         )
         .filter(message::Column::Id.eq(id))
-        .filter(message::Column::SendState.eq(send_state::QUEUED))
+        .filter(message::Column::SendState.eq(SendState::Queued))
         .exec(&state.db)
         .await?;
     let row = reload(state, id).await?;
@@ -105,9 +99,9 @@ pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
         Err(TransportError::NotSent(e)) => {
             // Surely not sent: back to the queue, or failed after too many tries.
             let next = if row.send_attempts >= SEND_ATTEMPTS {
-                send_state::FAILED
+                SendState::Failed
             } else {
-                send_state::QUEUED
+                SendState::Queued
             };
             message::Entity::update_many()
                 .col_expr(message::Column::SendState, Expr::value(next))
@@ -118,7 +112,7 @@ pub async fn deliver(state: &AppState, id: Uuid) -> AppResult<message::Model> {
                 .col_expr(message::Column::Error, Expr::value(Some(e.clone())))
                 .col_expr(
                     message::Column::Status,
-                    Expr::value(if next == send_state::FAILED {
+                    Expr::value(if next == SendState::Failed {
                         "failed"
                     } else {
                         "queued"
@@ -184,7 +178,7 @@ async fn outbound_of(
 
 async fn settle_failed(state: &AppState, id: Uuid, attempt: &str, error: &str) -> AppResult<()> {
     message::Entity::update_many()
-        .col_expr(message::Column::SendState, Expr::value(send_state::FAILED))
+        .col_expr(message::Column::SendState, Expr::value(SendState::Failed))
         .col_expr(message::Column::Status, Expr::value("failed"))
         .col_expr(message::Column::Error, Expr::value(Some(error.to_owned())))
         .filter(message::Column::Id.eq(id))
@@ -204,7 +198,7 @@ pub async fn record_sent(
     status: &str,
 ) -> AppResult<()> {
     let res = message::Entity::update_many()
-        .col_expr(message::Column::SendState, Expr::value(send_state::SENT))
+        .col_expr(message::Column::SendState, Expr::value(SendState::Sent))
         .col_expr(
             message::Column::ProviderSid,
             Expr::value(Some(sid.to_owned())),
@@ -213,7 +207,7 @@ pub async fn record_sent(
         .col_expr(message::Column::Error, Expr::value(Option::<String>::None))
         .filter(message::Column::Id.eq(id))
         .filter(message::Column::AttemptKey.eq(attempt))
-        .filter(message::Column::SendState.is_in([send_state::SENDING, send_state::UNKNOWN]))
+        .filter(message::Column::SendState.is_in([SendState::Sending, SendState::Unknown]))
         .exec(&state.db)
         .await?;
     if res.rows_affected == 1 {
@@ -250,7 +244,7 @@ pub async fn reconcile(state: &AppState, row: &message::Model) -> AppResult<Reco
         .filter(message::Column::Id.eq(row.id))
         .filter(message::Column::AttemptKey.eq(attempt.as_str()))
         .filter(message::Column::AttemptStartedAt.eq(started))
-        .filter(message::Column::SendState.eq(send_state::SENDING))
+        .filter(message::Column::SendState.eq(SendState::Sending))
         .exec(&state.db)
         .await?;
     if claimed.rows_affected == 0 {
@@ -292,7 +286,7 @@ pub async fn reconcile(state: &AppState, row: &message::Model) -> AppResult<Reco
                 }
                 None => {
                     let requeued = message::Entity::update_many()
-                        .col_expr(message::Column::SendState, Expr::value(send_state::QUEUED))
+                        .col_expr(message::Column::SendState, Expr::value(SendState::Queued))
                         .col_expr(
                             message::Column::AttemptKey,
                             Expr::value(Option::<String>::None),
@@ -317,9 +311,9 @@ pub async fn reconcile(state: &AppState, row: &message::Model) -> AppResult<Reco
                 .col_expr(
                     message::Column::SendState,
                     Expr::value(if give_up {
-                        send_state::UNKNOWN
+                        SendState::Unknown
                     } else {
-                        send_state::SENDING
+                        SendState::Sending
                     }),
                 )
                 .col_expr(
@@ -354,7 +348,7 @@ pub async fn sweep(state: &AppState, grace: chrono::Duration) -> AppResult<usize
     let cutoff = state.clock.now() - grace;
     let in_doubt = message::Entity::find()
         .filter(message::Column::Direction.eq("outbound"))
-        .filter(message::Column::SendState.eq(send_state::SENDING))
+        .filter(message::Column::SendState.eq(SendState::Sending))
         .filter(message::Column::AttemptStartedAt.lt(cutoff))
         .order_by_asc(message::Column::AttemptStartedAt)
         .limit(200)
@@ -362,7 +356,7 @@ pub async fn sweep(state: &AppState, grace: chrono::Duration) -> AppResult<usize
         .await?;
     let queued = message::Entity::find()
         .filter(message::Column::Direction.eq("outbound"))
-        .filter(message::Column::SendState.eq(send_state::QUEUED))
+        .filter(message::Column::SendState.eq(SendState::Queued))
         .filter(message::Column::CreatedAt.lt(cutoff))
         .order_by_asc(message::Column::CreatedAt)
         .limit(200)
@@ -392,14 +386,14 @@ pub async fn resolve_unknown(
         .one(&state.db)
         .await?
         .ok_or_else(|| AppError::not_found("Message"))?;
-    if row.send_state.as_deref() != Some(send_state::UNKNOWN) {
+    if row.send_state != Some(SendState::Unknown) {
         return Err(AppError::Conflict(
             "That text is no longer in doubt.".into(),
         ));
     }
     let (next, status) = match how {
-        Resolution::SendAnyway => (send_state::QUEUED, "queued"),
-        Resolution::MarkSent => (send_state::SENT, "sent"),
+        Resolution::SendAnyway => (SendState::Queued, "queued"),
+        Resolution::MarkSent => (SendState::Sent, "sent"),
     };
     let res = message::Entity::update_many()
         .col_expr(message::Column::SendState, Expr::value(next))
@@ -410,7 +404,7 @@ pub async fn resolve_unknown(
         )
         .col_expr(message::Column::ReconcileFailures, Expr::value(0))
         .filter(message::Column::Id.eq(id))
-        .filter(message::Column::SendState.eq(send_state::UNKNOWN))
+        .filter(message::Column::SendState.eq(SendState::Unknown))
         .exec(&state.db)
         .await?;
     if res.rows_affected == 1 && how == Resolution::SendAnyway {

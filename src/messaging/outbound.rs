@@ -3,8 +3,8 @@
 use crate::contacts::{opt_out, service as contacts};
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
-use crate::messaging::ledger::send_state;
 use crate::messaging::model::Purpose;
+use crate::messaging::model::SendState;
 use crate::messaging::model::{Direction, LiveEvent, MessageView, MAX_SMS_CHARS};
 use crate::messaging::service::to_view;
 use crate::phone_numbers::service as numbers;
@@ -138,7 +138,7 @@ pub fn queued_row(
         read_at: Set(None),
         created_at: Set(now),
         routed_at: Set(None),
-        send_state: Set(Some(send_state::QUEUED.into())),
+        send_state: Set(Some(SendState::Queued.into())),
         attempt_key: Set(None),
         attempt_started_at: Set(None),
         send_attempts: Set(0),
@@ -168,7 +168,7 @@ pub async fn send(state: &AppState, out: Outgoing<'_>) -> AppResult<MessageView>
         if let Some(row) = existing {
             // Queued: never attempted (or surely not sent), so an attempt is due. Anything else
             // is in the ledger's hands already.
-            if row.send_state.as_deref() == Some(send_state::QUEUED) {
+            if row.send_state == Some(SendState::Queued) {
                 return outcome(crate::messaging::ledger::deliver(state, row.id).await?);
             }
             return Ok(to_view(row));
@@ -344,7 +344,7 @@ async fn check_sendable_with(
 /// A settled failure is an error; anything else (sent, in doubt, queued for another try) is
 /// the message as it stands.
 fn outcome(row: message::Model) -> AppResult<MessageView> {
-    if row.send_state.as_deref() == Some(send_state::FAILED) {
+    if row.send_state == Some(SendState::Failed) {
         return Err(AppError::Transport(
             row.error
                 .unwrap_or_else(|| "the provider refused it".into()),

@@ -4,6 +4,7 @@
 //! words with what to do about it. Only the organisation's own texts.
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity::{self as message, status_event};
+use crate::messaging::model::SendState;
 use crate::platform::carrier_errors;
 use crate::platform::AppState;
 use chrono::{DateTime, Utc};
@@ -98,18 +99,18 @@ fn ledger_entries(m: &message::Model) -> Vec<Entry> {
             why: None,
         });
     }
-    match (m.provider_sid.as_deref(), m.send_state.as_deref()) {
+    match (m.provider_sid.as_deref(), m.send_state) {
         (Some(sid), _) => out.push(Entry {
             at: None,
             what: format!("Accepted by the provider as {sid}"),
             why: None,
         }),
-        (None, Some("failed")) => out.push(Entry {
+        (None, Some(SendState::Failed)) => out.push(Entry {
             at: None,
             what: "Not sent".into(),
             why: m.error.clone(),
         }),
-        (None, Some("unknown")) => out.push(Entry {
+        (None, Some(SendState::Unknown)) => out.push(Entry {
             at: None,
             what: "In doubt: Herald cannot tell whether the provider took it".into(),
             why: None,

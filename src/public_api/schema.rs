@@ -271,7 +271,7 @@ impl From<crate::messaging::model::MessageView> for Message {
             body: m.body,
             media_count: m.media_count,
             status: m.status,
-            send_state: m.send_state,
+            send_state: m.send_state.map(|s| s.as_str().to_owned()),
             error: m.error,
             created_at: m.created_at,
         }

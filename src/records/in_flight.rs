@@ -8,7 +8,7 @@ use crate::campaign::model::{ItemStatus, OperationStatus};
 use crate::contacts::entity::contact;
 use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
-use crate::messaging::ledger::send_state;
+use crate::messaging::model::SendState;
 use crate::messaging::scheduled::{entity as scheduled, status as scheduled_status};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Query;
@@ -88,9 +88,9 @@ pub async fn refuse<C: ConnectionTrait>(
         .filter(message::Column::OrganizationId.eq(org))
         .filter(message::Column::ContactId.eq(dup.id))
         .filter(message::Column::SendState.is_in([
-            send_state::QUEUED,
-            send_state::SENDING,
-            send_state::UNKNOWN,
+            SendState::Queued,
+            SendState::Sending,
+            SendState::Unknown,
         ]))
         .count(db)
         .await?;

@@ -19,6 +19,7 @@ use crate::auth::entity::organization;
 use crate::campaign::segments::{segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::error::AppResult;
 use crate::messaging::entity as message;
+use crate::messaging::model::SendState;
 use crate::platform::AppState;
 use crate::reports::ai_share::Counts;
 use crate::reports::entity as report_daily;
@@ -159,7 +160,7 @@ struct Row {
     media_count: i32,
     created_at: DateTime<Utc>,
     status: String,
-    send_state: Option<String>,
+    send_state: Option<SendState>,
     provider_sid: Option<String>,
     purpose: Option<String>,
     ai_origin: Option<String>,
@@ -260,7 +261,7 @@ pub async fn pass(state: &AppState) -> AppResult<usize> {
                 bump(status.clone(), 1);
                 if status != metric::DELIVERED {
                     let gave_up =
-                        row.send_state.as_deref() == Some("failed") && row.provider_sid.is_none();
+                        row.send_state == Some(SendState::Failed) && row.provider_sid.is_none();
                     let code = match (gave_up, codes.get(&row.id)) {
                         (true, _) => "herald".to_owned(),
                         (false, Some(c)) => c.trim().chars().take(8).collect(),

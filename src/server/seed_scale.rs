@@ -106,7 +106,7 @@ pub async fn seed<C: ConnectionTrait>(
                 read_at: Set(if unread || !inbound { None } else { Some(at) }),
                 created_at: Set(at),
                 routed_at: Set(inbound.then_some(at)),
-                send_state: Set((!inbound).then(|| "sent".to_owned())),
+                send_state: Set((!inbound).then_some(crate::messaging::model::SendState::Sent)),
                 attempt_key: Set(None),
                 attempt_started_at: Set(None),
                 send_attempts: Set(if inbound { 0 } else { 1 }),

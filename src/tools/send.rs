@@ -270,7 +270,7 @@ async fn disclosed(
         .filter(message::Column::PhoneNumberId.eq(number_id))
         .filter(message::Column::Direction.eq("outbound"))
         .filter(message::Column::AiOrigin.starts_with("agent"))
-        .filter(message::Column::SendState.ne(crate::messaging::ledger::send_state::FAILED))
+        .filter(message::Column::SendState.ne(crate::messaging::ledger::SendState::Failed))
         .filter(message::Column::CreatedAt.gt(since))
         .one(&ctx.state.db)
         .await

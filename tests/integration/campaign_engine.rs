@@ -5,6 +5,7 @@ use crate::helpers::*;
 use crate::on_both_databases;
 use herald::campaign::drafter::{DraftRequest, Drafter, FixedLatencyDrafter};
 use herald::campaign::entity::item;
+use herald::messaging::model::SendState;
 use herald::platform::clock::ManualClock;
 use herald::platform::sms::outbox::OutboxTransport;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -346,8 +347,8 @@ async fn idempotent_sends(backend: Backend) {
         .unwrap();
     let again = send().await.unwrap();
     assert_eq!(
-        again.send_state.as_deref(),
-        Some("sending"),
+        again.send_state,
+        Some(SendState::Sending),
         "left to the ledger"
     );
     assert_eq!(outbox.sent().len(), 1, "never resent blindly");
@@ -359,7 +360,7 @@ async fn idempotent_sends(backend: Backend) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(row.send_state.as_deref(), Some("sent"));
+    assert_eq!(row.send_state, Some(SendState::Sent));
     assert!(
         row.provider_sid.is_some(),
         "its SID, found with the provider"

@@ -8,7 +8,7 @@ use crate::compliance_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::compliance::model::Purpose;
-use herald::messaging::ledger::send_state;
+use herald::messaging::model::SendState;
 use serde_json::{json, Value};
 
 pub const PHRASINGS: [&str; 20] = [
@@ -145,7 +145,7 @@ async fn every_phrasing_gets_one_confirmation_then_nothing(backend: Backend) {
         s.org.org_id,
         c3,
         number,
-        send_state::SENDING,
+        SendState::Sending,
         Purpose::Outreach,
     )
     .await;
@@ -153,7 +153,7 @@ async fn every_phrasing_gets_one_confirmation_then_nothing(backend: Backend) {
         .await
         .unwrap();
     let (state, error) = ledger_of(app, in_doubt).await;
-    assert_eq!(state.as_deref(), Some(send_state::FAILED));
+    assert_eq!(state, Some(SendState::Failed));
     assert!(error.unwrap_or_default().contains("opted out"));
 
     // 6. "Send anyway" on a text in doubt.
@@ -163,7 +163,7 @@ async fn every_phrasing_gets_one_confirmation_then_nothing(backend: Backend) {
         s.org.org_id,
         c4,
         number,
-        send_state::UNKNOWN,
+        SendState::Unknown,
         Purpose::Reply,
     )
     .await;
@@ -176,7 +176,7 @@ async fn every_phrasing_gets_one_confirmation_then_nothing(backend: Backend) {
     .await
     .unwrap();
     let (state, error) = ledger_of(app, unknown).await;
-    assert_eq!(state.as_deref(), Some(send_state::FAILED));
+    assert_eq!(state, Some(SendState::Failed));
     assert!(error.unwrap_or_default().starts_with("Not sent:"));
 
     app.settle().await;

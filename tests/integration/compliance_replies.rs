@@ -6,7 +6,7 @@ use crate::compliance_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::compliance::model::Purpose;
-use herald::messaging::ledger::send_state;
+use herald::messaging::model::SendState;
 use serde_json::{json, Value};
 
 async fn help_is_answered_once_per_request(backend: Backend) {
@@ -121,7 +121,7 @@ async fn a_possible_opt_out_waits_for_a_person(backend: Backend) {
         s.org.org_id,
         c1,
         s.numbers[0],
-        send_state::QUEUED,
+        SendState::Queued,
         Purpose::Reply,
     )
     .await;

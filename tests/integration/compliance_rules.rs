@@ -6,7 +6,7 @@ use crate::compliance_support::*;
 use crate::helpers::*;
 use crate::on_both_databases;
 use herald::compliance::model::Purpose;
-use herald::messaging::ledger::send_state;
+use herald::messaging::model::SendState;
 use herald::platform::clock::ManualClock;
 use herald::platform::sms::outbox::OutboxTransport;
 use herald::platform::sms::{FoundSms, Lookup, OutboundSms, SentSms, SmsTransport, TransportError};
@@ -177,8 +177,8 @@ async fn a_retry_never_sends_what_the_rules_now_refuse(backend: Backend) {
         .await
         .unwrap();
         assert_eq!(
-            m.send_state.as_deref(),
-            Some(send_state::QUEUED),
+            m.send_state,
+            Some(SendState::Queued),
             "a 429 leaves it queued"
         );
         ids.push(m.id);
@@ -200,9 +200,9 @@ async fn a_retry_never_sends_what_the_rules_now_refuse(backend: Backend) {
     app.settle().await;
     let (ann, ann_error) = ledger_of(&app, ids[0]).await;
     let (bea, bea_error) = ledger_of(&app, ids[1]).await;
-    assert_eq!(ann.as_deref(), Some(send_state::FAILED));
+    assert_eq!(ann, Some(SendState::Failed));
     assert!(ann_error.unwrap_or_default().contains("opted out"));
-    assert_eq!(bea.as_deref(), Some(send_state::FAILED));
+    assert_eq!(bea, Some(SendState::Failed));
     assert!(
         bea_error
             .clone()

@@ -3,7 +3,7 @@
 use crate::agent_support::Setup;
 use crate::helpers::*;
 use herald::compliance::model::Purpose;
-use herald::messaging::ledger::send_state;
+use herald::messaging::model::SendState;
 use sea_orm::{ActiveModelTrait, Set};
 use uuid::Uuid;
 
@@ -43,7 +43,7 @@ pub async fn text_from_before(
     org: Uuid,
     contact: Uuid,
     number: Uuid,
-    state: &str,
+    state: SendState,
     purpose: Purpose,
 ) -> Uuid {
     let id = Uuid::new_v4();
@@ -59,14 +59,14 @@ pub async fn text_from_before(
         purpose,
         long_ago,
     );
-    row.send_state = Set(Some(state.into()));
-    row.status = Set(if state == send_state::UNKNOWN {
+    row.send_state = Set(Some(state));
+    row.status = Set(if state == SendState::Unknown {
         "unknown"
     } else {
         "queued"
     }
     .into());
-    if state != send_state::QUEUED {
+    if state != SendState::Queued {
         row.attempt_key = Set(Some(Uuid::new_v4().to_string()));
         row.attempt_started_at = Set(Some(long_ago));
         row.send_attempts = Set(1);
@@ -76,7 +76,7 @@ pub async fn text_from_before(
 }
 
 /// The message's ledger state and error.
-pub async fn ledger_of(app: &TestApp, id: Uuid) -> (Option<String>, Option<String>) {
+pub async fn ledger_of(app: &TestApp, id: Uuid) -> (Option<SendState>, Option<String>) {
     use sea_orm::EntityTrait;
     let m = herald::messaging::entity::Entity::find_by_id(id)
         .one(&app.state.db)

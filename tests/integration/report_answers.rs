@@ -63,7 +63,7 @@ async fn write(app: &TestApp, org: Uuid, t: Text<'_>) -> Uuid {
         read_at: Set(Some(t.at)),
         created_at: Set(t.at),
         routed_at: Set(t.inbound.then_some(t.at)),
-        send_state: Set((!t.inbound).then(|| "sent".to_owned())),
+        send_state: Set((!t.inbound).then_some(herald::messaging::model::SendState::Sent)),
         attempt_key: Set(None),
         attempt_started_at: Set(None),
         send_attempts: Set(0),

@@ -61,7 +61,7 @@ pub fn MessageBubble(
                     span { class: "message-error", " · {err}" }
                 }
             }
-            if message.send_state.as_deref() == Some("unknown") {
+            if message.send_state == Some(crate::messaging::model::SendState::Unknown) {
                 InDoubt { id: message.id }
             }
         }
