@@ -138,7 +138,7 @@ pub fn queued_row(
         read_at: Set(None),
         created_at: Set(now),
         routed_at: Set(None),
-        send_state: Set(Some(SendState::Queued.into())),
+        send_state: Set(Some(SendState::Queued)),
         attempt_key: Set(None),
         attempt_started_at: Set(None),
         send_attempts: Set(0),
