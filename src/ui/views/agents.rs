@@ -6,7 +6,7 @@ use crate::ai_agent::api::{
 use crate::ai_agent::model::{AgentInput, AgentView, SendMode};
 use crate::ui::app::Route;
 use crate::ui::components::use_live;
-use crate::ui::components::{grouped, short_time, use_is_owner, ErrorBanner};
+use crate::ui::components::{use_pages, Pages, ShowMore, grouped, short_time, use_is_owner, ErrorBanner};
 use crate::messaging::model::LiveTopic;
 use crate::phone_numbers::api::list_phone_numbers;
 use crate::plans::model::ApprovalPolicy;
@@ -87,10 +87,8 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
     let mut agent = use_resource(move || get_agent(agent_id));
     let numbers = use_resource(list_phone_numbers);
     // Pages after the first ("Show more"), and where the next one starts.
-    let mut later = use_signal(Vec::<crate::ai_agent::model::ThreadSummary>::new);
-    let mut next = use_signal(|| None::<crate::ai_agent::model::ThreadCursor>);
-    let mut loading = use_signal(|| false);
-    let mut more_error = use_signal(|| None::<String>);
+    let pages = use_pages::<crate::ai_agent::model::ThreadSummary, crate::ai_agent::model::ThreadCursor>();
+    let Pages { mut later, mut next, loading, error: more_error } = pages;
     let threads = use_resource(move || {
         let _ = live();
         later.set(vec![]);
@@ -150,26 +148,13 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
                         }
                         ErrorBanner { message: more_error() }
                         if let Some(after) = cursor {
-                            button {
+                            ShowMore {
                                 id: "threads-more",
-                                class: "secondary show-more",
-                                disabled: loading(),
+                                loading: loading(),
                                 onclick: move |_| {
                                     let after = after.clone();
-                                    loading.set(true);
-                                    spawn(async move {
-                                        match list_agent_threads(agent_id, Some(after)).await {
-                                            Ok(p) => {
-                                                later.write().extend(p.items);
-                                                next.set(p.next);
-                                                more_error.set(None);
-                                            }
-                                            Err(e) => more_error.set(Some(e.to_string())),
-                                        }
-                                        loading.set(false);
-                                    });
+                                    pages.more(list_agent_threads(agent_id, Some(after)), |p| (p.items, p.next));
                                 },
-                                if loading() { "Loading…" } else { "Show more" }
                             }
                         }
                     },

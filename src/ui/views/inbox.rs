@@ -10,7 +10,7 @@ use crate::messaging::model::{ConversationSummary, Direction, InboxCursor, Inbox
 use crate::phone_numbers::api::list_phone_numbers;
 use crate::ui::app::Route;
 use crate::ui::components::use_live;
-use crate::ui::components::{grouped, short_time, ErrorBanner};
+use crate::ui::components::{grouped, short_time, use_pages, ErrorBanner, Pages, ShowMore};
 use dioxus::prelude::*;
 
 #[component]
@@ -39,10 +39,13 @@ pub fn Inbox() -> Element {
     let mut search = use_signal(String::new);
     let searching = use_memo(move || search().trim().to_owned());
     // Pages after the first, as "Show more" loaded them, and where the next one starts.
-    let mut later = use_signal(Vec::<ConversationSummary>::new);
-    let mut next = use_signal(|| None::<InboxCursor>);
-    let mut loading = use_signal(|| false);
-    let mut more_error = use_signal(|| None::<String>);
+    let pages = use_pages::<ConversationSummary, InboxCursor>();
+    let Pages {
+        mut later,
+        mut next,
+        loading,
+        error: mut more_error,
+    } = pages;
     // A view chosen from the sidebar starts at its first page, as one chosen here does.
     use_effect(move || {
         let _ = filter();
@@ -213,26 +216,13 @@ pub fn Inbox() -> Element {
                         }
                         ErrorBanner { message: more_error() }
                         if let Some(after) = cursor {
-                            button {
+                            ShowMore {
                                 id: "inbox-more",
-                                class: "secondary show-more",
-                                disabled: loading(),
+                                loading: loading(),
                                 onclick: move |_| {
                                     let after = after.clone();
-                                    loading.set(true);
-                                    spawn(async move {
-                                        match list_conversations(filter(), Some(after), number()).await {
-                                            Ok(p) => {
-                                                later.write().extend(p.items);
-                                                next.set(p.next);
-                                                more_error.set(None);
-                                            }
-                                            Err(e) => more_error.set(Some(e.to_string())),
-                                        }
-                                        loading.set(false);
-                                    });
+                                    pages.more(list_conversations(filter(), Some(after), number()), |p| (p.items, p.next));
                                 },
-                                if loading() { "Loading…" } else { "Show more" }
                             }
                         }
                     }

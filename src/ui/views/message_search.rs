@@ -3,15 +3,18 @@
 use crate::messaging::api::search_messages;
 use crate::messaging::model::MessageHit;
 use crate::ui::app::Route;
-use crate::ui::components::{grouped, short_time, ErrorBanner};
+use crate::ui::components::{grouped, short_time, use_pages, ErrorBanner, Pages, ShowMore};
 use dioxus::prelude::*;
 
 #[component]
 pub fn MessageSearch(query: ReadSignal<String>) -> Element {
-    let mut later = use_signal(Vec::<MessageHit>::new);
-    let mut next = use_signal(|| None::<i64>);
-    let mut loading = use_signal(|| false);
-    let mut more_error = use_signal(|| None::<String>);
+    let pages = use_pages::<MessageHit, i64>();
+    let Pages {
+        mut later,
+        mut next,
+        loading,
+        error: more_error,
+    } = pages;
     let found = use_resource(move || async move {
         let q = query();
         later.set(vec![]);
@@ -52,25 +55,12 @@ pub fn MessageSearch(query: ReadSignal<String>) -> Element {
                     }
                     ErrorBanner { message: more_error() }
                     if let Some(before) = cursor {
-                        button {
+                        ShowMore {
                             id: "search-more",
-                            class: "secondary show-more",
-                            disabled: loading(),
+                            loading: loading(),
                             onclick: move |_| {
-                                loading.set(true);
-                                spawn(async move {
-                                    match search_messages(query(), Some(before)).await {
-                                        Ok(p) => {
-                                            later.write().extend(p.items);
-                                            next.set(p.next);
-                                            more_error.set(None);
-                                        }
-                                        Err(e) => more_error.set(Some(e.to_string())),
-                                    }
-                                    loading.set(false);
-                                });
+                                pages.more(search_messages(query(), Some(before)), |p| (p.items, p.next));
                             },
-                            if loading() { "Loading…" } else { "Show more" }
                         }
                     }
                 }

@@ -1,7 +1,7 @@
 //! Notifications: escalations, plans awaiting approval and suggested replies, each opening what
 //! it is about (and read once opened).
 use crate::ui::components::use_live;
-use crate::ui::components::{grouped, short_time, ErrorBanner};
+use crate::ui::components::{use_pages, Pages, ShowMore, grouped, short_time, ErrorBanner};
 use crate::messaging::model::LiveTopic;
 use crate::notifications::api::{list_notifications, mark_notification_read};
 use crate::notifications::model::{NotificationCursor, NotificationView};
@@ -11,10 +11,8 @@ use dioxus::prelude::*;
 pub fn Notifications() -> Element {
     let live = use_live(LiveTopic::Notifications);
     // Pages after the first ("Show more"), and where the next one starts.
-    let mut later = use_signal(Vec::<NotificationView>::new);
-    let mut next = use_signal(|| None::<NotificationCursor>);
-    let mut loading = use_signal(|| false);
-    let mut more_error = use_signal(|| None::<String>);
+    let pages = use_pages::<NotificationView, NotificationCursor>();
+    let Pages { mut later, mut next, loading, error: more_error } = pages;
     let mut notes = use_resource(move || {
         let _ = live();
         later.set(vec![]);
@@ -83,26 +81,12 @@ pub fn Notifications() -> Element {
                     }
                     ErrorBanner { message: more_error() }
                     if let Some(after) = cursor {
-                        button {
+                        ShowMore {
                             id: "notifications-more",
-                            class: "secondary show-more",
-                            disabled: loading(),
+                            loading: loading(),
                             onclick: move |_| {
-                                let after = after.clone();
-                                loading.set(true);
-                                spawn(async move {
-                                    match list_notifications(Some(after)).await {
-                                        Ok(p) => {
-                                            later.write().extend(p.items);
-                                            next.set(p.next);
-                                            more_error.set(None);
-                                        }
-                                        Err(e) => more_error.set(Some(e.to_string())),
-                                    }
-                                    loading.set(false);
-                                });
+                                pages.more(list_notifications(Some(after.clone())), |p| (p.items, p.next));
                             },
-                            if loading() { "Loading…" } else { "Show more" }
                         }
                     }
                 },

@@ -2,7 +2,7 @@
 //! a page at a time, filtered by status (or steps waiting on a person), agent and age, and
 //! searched by title and request.
 use crate::ui::components::use_live;
-use crate::ui::components::{grouped, short_time, ErrorBanner, PlanCard};
+use crate::ui::components::{use_pages, Pages, ShowMore, grouped, short_time, ErrorBanner, PlanCard};
 use crate::messaging::model::LiveTopic;
 use crate::plans::api::list_plans;
 use crate::plans::model::{PlanCursor, PlanStatus, PlanView};
@@ -34,10 +34,8 @@ const WITHIN: [(&str, &str); 5] = [
 pub fn Plans() -> Element {
     let live = use_live(LiveTopic::Plans);
     // Pages after the first ("Show more"), and where the next one starts.
-    let mut later = use_signal(Vec::<PlanView>::new);
-    let mut next = use_signal(|| None::<PlanCursor>);
-    let mut loading = use_signal(|| false);
-    let mut more_error = use_signal(|| None::<String>);
+    let pages = use_pages::<PlanView, PlanCursor>();
+    let Pages { mut later, mut next, loading, error: more_error } = pages;
     // The filters. A status, or "waiting" for steps that wait on a person; the search applies
     // when the box's value changes (Enter, or leaving it: no key parsing in the client).
     let mut status = use_signal(String::new);
@@ -129,27 +127,14 @@ pub fn Plans() -> Element {
                     }
                     ErrorBanner { message: more_error() }
                     if let Some(after) = cursor {
-                        button {
+                        ShowMore {
                             id: "plans-more",
-                            class: "secondary show-more",
-                            disabled: loading(),
+                            loading: loading(),
                             onclick: move |_| {
                                 let after = after.clone();
-                                loading.set(true);
-                                spawn(async move {
-                                    let (st, ag, q, w, d) = query();
-                                    match list_plans(st, ag, None, Some(after), q, w, d).await {
-                                        Ok(p) => {
-                                            later.write().extend(p.items);
-                                            next.set(p.next);
-                                            more_error.set(None);
-                                        }
-                                        Err(e) => more_error.set(Some(e.to_string())),
-                                    }
-                                    loading.set(false);
-                                });
+                                let (st, ag, q, w, d) = query();
+                                pages.more(list_plans(st, ag, None, Some(after), q, w, d), |p| (p.items, p.next));
                             },
-                            if loading() { "Loading…" } else { "Show more" }
                         }
                     }
                     for p in list.iter().filter(|p| open() == Some(p.id)) {
