@@ -33,7 +33,25 @@ pub fn use_pages<T: 'static, C: 'static>() -> Pages<T, C> {
     }
 }
 
-impl<T: 'static, C: 'static> Pages<T, C> {
+impl<T: Clone + 'static, C: Clone + 'static> Pages<T, C> {
+    /// Forgets the later pages: the first page is being read again.
+    pub fn reset(mut self) {
+        self.later.set(Vec::new());
+        self.next.set(None);
+    }
+
+    /// The first page's items with the later pages' after them, and where the next page starts.
+    pub fn join(self, mut first: Vec<T>, first_next: Option<C>) -> (Vec<T>, Option<C>) {
+        let later = self.later.read();
+        let cursor = if later.is_empty() {
+            first_next
+        } else {
+            (self.next)()
+        };
+        first.extend(later.iter().cloned());
+        (first, cursor)
+    }
+
     /// Reads the next page with `fetch`; `split` answers its items and where the one after starts.
     pub fn more<P: 'static, E: std::fmt::Display + 'static>(
         mut self,

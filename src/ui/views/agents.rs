@@ -88,23 +88,16 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
     let numbers = use_resource(list_phone_numbers);
     // Pages after the first ("Show more"), and where the next one starts.
     let pages = use_pages::<crate::ai_agent::model::ThreadSummary, crate::ai_agent::model::ThreadCursor>();
-    let Pages { mut later, mut next, loading, error: more_error } = pages;
+    let Pages { loading, error: more_error, .. } = pages;
     let threads = use_resource(move || {
         let _ = live();
-        later.set(vec![]);
-        next.set(None);
+        pages.reset();
         list_agent_threads(agent_id, None)
     });
     let data = agent.read().clone();
     let thread_list = threads.read().clone().map(|r| {
         r.map(|page| {
-            let cursor = if later.read().is_empty() {
-                page.next.clone()
-            } else {
-                next()
-            };
-            let mut list = page.items;
-            list.extend(later());
+            let (list, cursor) = pages.join(page.items, page.next);
             (list, page.total, cursor)
         })
     });

@@ -12,22 +12,15 @@ pub fn Notifications() -> Element {
     let live = use_live(LiveTopic::Notifications);
     // Pages after the first ("Show more"), and where the next one starts.
     let pages = use_pages::<NotificationView, NotificationCursor>();
-    let Pages { mut later, mut next, loading, error: more_error } = pages;
+    let Pages { loading, error: more_error, .. } = pages;
     let mut notes = use_resource(move || {
         let _ = live();
-        later.set(vec![]);
-        next.set(None);
+        pages.reset();
         list_notifications(None)
     });
     let current = notes.read().clone().map(|r| {
         r.map(|page| {
-            let cursor = if later.read().is_empty() {
-                page.next.clone()
-            } else {
-                next()
-            };
-            let mut list = page.items;
-            list.extend(later());
+            let (list, cursor) = pages.join(page.items, page.next);
             (list, page.total, cursor)
         })
     });
@@ -40,7 +33,7 @@ pub fn Notifications() -> Element {
                 Some(Ok((list, _, _))) if list.is_empty() => rsx! { p { class: "muted", "Nothing needs you right now." } },
                 Some(Ok((list, total, cursor))) => rsx! {
                     p { class: "muted small list-count", id: "notifications-count",
-                        if cursor.is_some() { "Showing {grouped(list.len() as u64)} of {grouped(total)} notifications." } else { "{grouped(total)} notifications." }
+                        if cursor.is_some() { "Showing {grouped(list.len() as u64)} of {grouped(total)} notifications." } else if total == 1 { "1 notification." } else { "{grouped(total)} notifications." }
                     }
                     ul { class: "notification-list", id: "notification-list",
                         for n in list {

@@ -35,7 +35,7 @@ pub fn Plans() -> Element {
     let live = use_live(LiveTopic::Plans);
     // Pages after the first ("Show more"), and where the next one starts.
     let pages = use_pages::<PlanView, PlanCursor>();
-    let Pages { mut later, mut next, loading, error: more_error } = pages;
+    let Pages { loading, error: more_error, .. } = pages;
     // The filters. A status, or "waiting" for steps that wait on a person; the search applies
     // when the box's value changes (Enter, or leaving it: no key parsing in the client).
     let mut status = use_signal(String::new);
@@ -59,20 +59,13 @@ pub fn Plans() -> Element {
     let mut plans = use_resource(move || {
         let _ = live();
         let (st, ag, q, w, d) = query();
-        later.set(vec![]);
-        next.set(None);
+        pages.reset();
         list_plans(st, ag, None, None, q, w, d)
     });
     let mut open = use_signal(|| None::<Uuid>);
     let current = plans.read().clone().map(|r| {
         r.map(|page| {
-            let cursor = if later.read().is_empty() {
-                page.next.clone()
-            } else {
-                next()
-            };
-            let mut list = page.items;
-            list.extend(later());
+            let (list, cursor) = pages.join(page.items, page.next);
             (list, page.total, cursor)
         })
     });
