@@ -91,33 +91,16 @@ pub async fn threads_for_agent(
                 .add(ai_thread::Column::CorrelationKey.eq(mine)),
         );
     let total = visible.clone().count(&state.db).await?;
-    let mut q = visible;
-    if let Some(c) = &after {
-        q = q.filter(
-            Condition::any()
-                .add(ai_thread::Column::UpdatedAt.lt(c.updated_at))
-                .add(
-                    Condition::all()
-                        .add(ai_thread::Column::UpdatedAt.eq(c.updated_at))
-                        .add(ai_thread::Column::Id.lt(c.id)),
-                ),
-        );
-    }
-    let mut rows = q
-        .order_by_desc(ai_thread::Column::UpdatedAt)
-        .order_by_desc(ai_thread::Column::Id)
-        .limit(THREADS_PAGE + 1)
-        .all(&state.db)
-        .await?;
-    let more = rows.len() as u64 > THREADS_PAGE;
-    rows.truncate(THREADS_PAGE as usize);
-    let next = match (more, rows.last()) {
-        (true, Some(t)) => Some(ThreadCursor {
-            updated_at: t.updated_at,
-            id: t.id,
-        }),
-        _ => None,
-    };
+    let order = (ai_thread::Column::UpdatedAt, ai_thread::Column::Id);
+    let after = after.map(|c| (c.updated_at, c.id));
+    let page =
+        crate::platform::keyset::newest_first(&state.db, visible, order, after, THREADS_PAGE)
+            .await?;
+    let next = page.next(|t| ThreadCursor {
+        updated_at: t.updated_at,
+        id: t.id,
+    });
+    let rows = page.rows;
     let contact_of = |t: &ai_thread::Model| {
         t.correlation_key
             .as_deref()

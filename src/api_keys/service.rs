@@ -14,8 +14,7 @@ use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{CaseStatement, Expr};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -178,36 +177,16 @@ pub async fn list(
         .filter(scope.clone())
         .count(&state.db)
         .await?;
-    let mut q = api_key::Entity::find().filter(scope);
-    if let Some(c) = &before {
-        q = q.filter(
-            Condition::any()
-                .add(api_key::Column::CreatedAt.lt(c.at))
-                .add(
-                    Condition::all()
-                        .add(api_key::Column::CreatedAt.eq(c.at))
-                        .add(api_key::Column::Id.lt(c.id)),
-                ),
-        );
-    }
-    let mut rows = q
-        .order_by_desc(api_key::Column::CreatedAt)
-        .order_by_desc(api_key::Column::Id)
-        .limit(KEY_PAGE + 1)
-        .all(&state.db)
-        .await?;
-    let more = rows.len() as u64 > KEY_PAGE;
-    rows.truncate(KEY_PAGE as usize);
-    let next = more
-        .then(|| {
-            rows.last().map(|r| ApiKeyCursor {
-                at: r.created_at,
-                id: r.id,
-            })
-        })
-        .flatten();
+    let q = api_key::Entity::find().filter(scope);
+    let order = (api_key::Column::CreatedAt, api_key::Column::Id);
+    let after = before.map(|c| (c.at, c.id));
+    let page = crate::platform::keyset::newest_first(&state.db, q, order, after, KEY_PAGE).await?;
+    let next = page.next(|r| ApiKeyCursor {
+        at: r.created_at,
+        id: r.id,
+    });
     Ok(ApiKeyPage {
-        keys: rows.into_iter().map(to_view).collect(),
+        keys: page.rows.into_iter().map(to_view).collect(),
         total,
         next,
     })

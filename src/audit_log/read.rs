@@ -6,10 +6,9 @@ use crate::audit::model::{AuditAction, AuditCursor, AuditEntryView, AuditPage, A
 use crate::auth::entity::user;
 use crate::auth::session::Member;
 use crate::error::AppResult;
+use crate::platform::keyset::newest_first;
 use crate::platform::AppState;
-use sea_orm::{
-    ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
-};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -26,26 +25,15 @@ pub async fn page(
         .filter(scope.clone())
         .count(&state.db)
         .await?;
-    let mut q = audit_log::Entity::find().filter(scope);
-    if let Some(c) = &before {
-        q = q.filter(
-            Condition::any()
-                .add(audit_log::Column::CreatedAt.lt(c.at))
-                .add(
-                    Condition::all()
-                        .add(audit_log::Column::CreatedAt.eq(c.at))
-                        .add(audit_log::Column::Id.lt(c.id)),
-                ),
-        );
-    }
-    let mut rows = q
-        .order_by_desc(audit_log::Column::CreatedAt)
-        .order_by_desc(audit_log::Column::Id)
-        .limit(AUDIT_PAGE + 1)
-        .all(&state.db)
-        .await?;
-    let more = rows.len() as u64 > AUDIT_PAGE;
-    rows.truncate(AUDIT_PAGE as usize);
+    let q = audit_log::Entity::find().filter(scope);
+    let order = (audit_log::Column::CreatedAt, audit_log::Column::Id);
+    let after = before.map(|c| (c.at, c.id));
+    let page = newest_first(&state.db, q, order, after, AUDIT_PAGE).await?;
+    let next = page.next(|r| AuditCursor {
+        at: r.created_at,
+        id: r.id,
+    });
+    let rows = page.rows;
     let actors: Vec<Uuid> = rows.iter().filter_map(|r| r.actor_user_id).collect();
     let key_ids: Vec<Uuid> = rows.iter().filter_map(|r| r.api_key_id).collect();
     let keys: HashMap<Uuid, String> = if key_ids.is_empty() {
@@ -66,14 +54,6 @@ pub async fn page(
         .into_iter()
         .map(|u| (u.id, u.name))
         .collect();
-    let next = more
-        .then(|| {
-            rows.last().map(|r| AuditCursor {
-                at: r.created_at,
-                id: r.id,
-            })
-        })
-        .flatten();
     let entries = rows
         .into_iter()
         .map(|r| AuditEntryView {

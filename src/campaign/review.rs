@@ -125,29 +125,20 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
 /// A page of the operations this member may see, newest first: those older than `before` (an
 /// operation id; None: the newest), at most `OPERATIONS_PAGE`.
 pub async fn list(state: &AppState, m: &Member, before: Option<Uuid>) -> AppResult<OperationsPage> {
-    let mut q = operation::Entity::find().filter(visible_to(m));
+    let q = operation::Entity::find().filter(visible_to(m));
     let total = q.clone().count(&state.db).await?;
-    if let Some(b) = before {
-        let from = find_visible(state, m, b).await?;
-        q = q.filter(crate::platform::db::older_than(
-            operation::Column::CreatedAt,
-            operation::Column::Id,
-            from.created_at,
-            from.id,
-        ));
-    }
-    let mut rows = q
-        .order_by_desc(operation::Column::CreatedAt)
-        .order_by_desc(operation::Column::Id)
-        .limit(OPERATIONS_PAGE + 1)
-        .all(&state.db)
-        .await?;
-    let next_before = (rows.len() as u64 > OPERATIONS_PAGE).then(|| {
-        rows.truncate(OPERATIONS_PAGE as usize);
-        rows.last().map_or(Uuid::nil(), |r| r.id)
-    });
-    let mut items = Vec::with_capacity(rows.len());
-    for r in rows {
+    let after = match before {
+        Some(b) => find_visible(state, m, b)
+            .await
+            .map(|o| Some((o.created_at, o.id)))?,
+        None => None,
+    };
+    let order = (operation::Column::CreatedAt, operation::Column::Id);
+    let page =
+        crate::platform::keyset::newest_first(&state.db, q, order, after, OPERATIONS_PAGE).await?;
+    let next_before = page.next(|r| r.id);
+    let mut items = Vec::with_capacity(page.rows.len());
+    for r in page.rows {
         items.push(view(state, r).await?);
     }
     Ok(OperationsPage {

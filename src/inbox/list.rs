@@ -9,7 +9,7 @@ use crate::messaging::entity::conversation;
 use crate::messaging::model::{
     ConversationSummary, Direction, InboxCursor, InboxFilter, InboxPage,
 };
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -25,23 +25,18 @@ pub async fn inbox<C: ConnectionTrait>(
 ) -> AppResult<InboxPage> {
     let org_id = viewer.organization_id;
     let total = views::count(db, viewer, filter).await?;
-    let mut q = conversation::Entity::find().filter(views::condition(viewer, filter));
-    if let Some(c) = &after {
-        q = q.filter(crate::platform::db::older_than(
-            conversation::Column::LastAt,
-            conversation::Column::ContactId,
-            c.last_at,
-            c.contact_id,
-        ));
-    }
-    let mut rows = q
-        .order_by_desc(conversation::Column::LastAt)
-        .order_by_desc(conversation::Column::ContactId)
-        .limit(INBOX_PAGE + 1)
-        .all(db)
-        .await?;
-    let more = rows.len() as u64 > INBOX_PAGE;
-    rows.truncate(INBOX_PAGE as usize);
+    let q = conversation::Entity::find().filter(views::condition(viewer, filter));
+    let order = (
+        conversation::Column::LastAt,
+        conversation::Column::ContactId,
+    );
+    let after = after.map(|c| (c.last_at, c.contact_id));
+    let page = crate::platform::keyset::newest_first(db, q, order, after, INBOX_PAGE).await?;
+    let next = page.next(|last| InboxCursor {
+        last_at: last.last_at,
+        contact_id: last.contact_id,
+    });
+    let rows = page.rows;
     let ids: Vec<Uuid> = rows.iter().map(|r| r.contact_id).collect();
     let people: HashMap<Uuid, contact::Model> = contact::Entity::find()
         .filter(contact::Column::OrganizationId.eq(org_id))
@@ -60,13 +55,6 @@ pub async fn inbox<C: ConnectionTrait>(
         .flatten()
         .collect();
     let names = assignee_names(db, org_id, people_ids.into_iter()).await?;
-    let next = match (more, rows.last()) {
-        (true, Some(last)) => Some(InboxCursor {
-            last_at: last.last_at,
-            contact_id: last.contact_id,
-        }),
-        _ => None,
-    };
     let items = rows
         .into_iter()
         .filter_map(|r| {

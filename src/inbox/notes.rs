@@ -7,6 +7,7 @@ use crate::error::{AppError, AppResult};
 use crate::inbox::model::{NoteCursor, NotePage, NoteView, NOTE_MAX_CHARS, NOTE_PAGE};
 use crate::messaging::model::LiveEvent;
 use crate::notifications::service::{notify, Notice};
+use crate::platform::keyset::newest_first;
 use crate::platform::AppState;
 use sea_orm::entity::prelude::*;
 use sea_orm::{Condition, PaginatorTrait, QueryOrder, QuerySelect, Set};
@@ -175,30 +176,15 @@ pub async fn page(
         .filter(scope.clone())
         .count(&state.db)
         .await?;
-    let mut q = note::Entity::find().filter(scope);
-    if let Some(c) = &before {
-        q = q.filter(
-            Condition::any()
-                .add(note::Column::CreatedAt.lt(c.created_at))
-                .add(
-                    Condition::all()
-                        .add(note::Column::CreatedAt.eq(c.created_at))
-                        .add(note::Column::Id.lt(c.id)),
-                ),
-        );
-    }
-    let mut rows = q
-        .order_by_desc(note::Column::CreatedAt)
-        .order_by_desc(note::Column::Id)
-        .limit(NOTE_PAGE + 1)
-        .all(&state.db)
-        .await?;
-    let more = rows.len() as u64 > NOTE_PAGE;
-    rows.truncate(NOTE_PAGE as usize);
-    let next = more.then(|| rows.last()).flatten().map(|n| NoteCursor {
+    let q = note::Entity::find().filter(scope);
+    let order = (note::Column::CreatedAt, note::Column::Id);
+    let after = before.map(|c| (c.created_at, c.id));
+    let page = newest_first(&state.db, q, order, after, NOTE_PAGE).await?;
+    let next = page.next(|n| NoteCursor {
         created_at: n.created_at,
         id: n.id,
     });
+    let rows = page.rows;
     let authors: HashMap<Uuid, String> =
         names(state, m.organization_id).await?.into_iter().collect();
     Ok(NotePage {

@@ -6,9 +6,7 @@ use crate::notifications::model::{NotificationCursor, NotificationPage, Notifica
 use crate::platform::db::is_unique_violation;
 use crate::platform::AppState;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use uuid::Uuid;
 
 /// What to tell whom.
@@ -152,39 +150,21 @@ pub async fn list(
     member: &Member,
     after: Option<NotificationCursor>,
 ) -> AppResult<NotificationPage> {
-    use sea_orm::{Condition, PaginatorTrait};
+    use crate::platform::keyset::newest_first;
+    use sea_orm::PaginatorTrait;
     let mine = notification::Entity::find()
         .filter(notification::Column::OrganizationId.eq(member.organization_id))
         .filter(notification::Column::UserId.eq(member.user_id));
     let total = mine.clone().count(&state.db).await?;
-    let mut q = mine;
-    if let Some(c) = &after {
-        q = q.filter(
-            Condition::any()
-                .add(notification::Column::CreatedAt.lt(c.created_at))
-                .add(
-                    Condition::all()
-                        .add(notification::Column::CreatedAt.eq(c.created_at))
-                        .add(notification::Column::Id.lt(c.id)),
-                ),
-        );
-    }
-    let mut rows = q
-        .order_by_desc(notification::Column::CreatedAt)
-        .order_by_desc(notification::Column::Id)
-        .limit(PAGE + 1)
-        .all(&state.db)
-        .await?;
-    let more = rows.len() as u64 > PAGE;
-    rows.truncate(PAGE as usize);
-    let next = match (more, rows.last()) {
-        (true, Some(n)) => Some(NotificationCursor {
-            created_at: n.created_at,
-            id: n.id,
-        }),
-        _ => None,
-    };
-    let items = rows
+    let order = (notification::Column::CreatedAt, notification::Column::Id);
+    let after = after.map(|c| (c.created_at, c.id));
+    let page = newest_first(&state.db, mine, order, after, PAGE).await?;
+    let next = page.next(|n| NotificationCursor {
+        created_at: n.created_at,
+        id: n.id,
+    });
+    let items = page
+        .rows
         .into_iter()
         .map(|n| NotificationView {
             id: n.id,

@@ -1,4 +1,5 @@
 //! Configuration from the environment (and an optional `.env`); see the README's settings table.
+use super::setting::Unit;
 use std::net::IpAddr;
 
 #[derive(Clone, Debug)]
@@ -169,6 +170,24 @@ impl Problems {
     }
 }
 
+/// The longest span a seconds setting may name: a day.
+const DAY_SECS: f64 = 86_400.0;
+
+impl TwilioConfig {
+    /// Twilio's account, when `TWILIO_ACCOUNT_SID` is set.
+    fn from_env(p: &mut Problems) -> Option<Self> {
+        let account_sid = var("TWILIO_ACCOUNT_SID")?;
+        Some(Self {
+            account_sid,
+            auth_token: var("TWILIO_AUTH_TOKEN").unwrap_or_default(),
+            messaging_service_sid: var("TWILIO_MESSAGING_SERVICE_SID"),
+            status_callback_url: var("TWILIO_STATUS_CALLBACK_URL"),
+            api_base: var("TWILIO_API_BASE").unwrap_or_else(|| "https://api.twilio.com".into()),
+            timeout: p.span("TWILIO_TIMEOUT_SECS", 15.0, 3600.0, Unit::Seconds),
+        })
+    }
+}
+
 impl Config {
     /// Reads the process environment, after loading `.env` if there is one; refuses with every
     /// problem found.
@@ -203,19 +222,7 @@ impl Config {
             format!("sqlite://{dir}/herald.db?mode=rwc")
         });
         let public_url = var("PUBLIC_URL").unwrap_or_else(|| format!("http://{ip}:{port}"));
-        let twilio = var("TWILIO_ACCOUNT_SID").map(|account_sid| TwilioConfig {
-            account_sid,
-            auth_token: var("TWILIO_AUTH_TOKEN").unwrap_or_default(),
-            messaging_service_sid: var("TWILIO_MESSAGING_SERVICE_SID"),
-            status_callback_url: var("TWILIO_STATUS_CALLBACK_URL"),
-            api_base: var("TWILIO_API_BASE").unwrap_or_else(|| "https://api.twilio.com".into()),
-            timeout: std::time::Duration::from_secs_f64(
-                var("TWILIO_TIMEOUT_SECS")
-                    .and_then(|v| v.parse::<f64>().ok())
-                    .filter(|v| *v > 0.0 && *v < 3600.0)
-                    .unwrap_or(15.0),
-            ),
-        });
+        let twilio = TwilioConfig::from_env(&mut p);
         let transport = p.or(
             match var("SMS_TRANSPORT").as_deref() {
                 None | Some("outbox") => Ok(TransportKind::Outbox),
@@ -261,74 +268,23 @@ impl Config {
                 None,
             ),
         };
-        let mut secs = |name: &str, default: f64| -> std::time::Duration {
-            let read = match var(name) {
-                None => Ok(default),
-                Some(v) => v.parse::<f64>().map_err(|e| format!("{name}: {e}")),
-            };
-            let checked = read.and_then(|v| {
-                std::time::Duration::try_from_secs_f64(v)
-                    .ok()
-                    .filter(|d| !d.is_zero())
-                    .ok_or_else(|| format!("{name} must be a positive number of seconds"))
-            });
-            p.or(checked, std::time::Duration::from_secs_f64(default))
-        };
-        let thread_lease = secs("THREAD_LEASE_SECS", 30.0);
-        let sweep_every = secs("SWEEP_SECS", 5.0);
-        let provider_timeout = twilio
-            .as_ref()
-            .map(|t| t.timeout.as_secs_f64())
-            .unwrap_or(0.0);
-        let reconcile_after = secs("RECONCILE_AFTER_SECS", 2.0 * provider_timeout + 5.0);
-        let claim_stale_after = secs("CLAIM_STALE_SECS", 120.0);
-        let shutdown_grace = secs("SHUTDOWN_GRACE_SECS", 20.0);
-        let reply_quiet = p.or(
-            match var("REPLY_QUIET_SECS") {
-                None => Ok(std::time::Duration::from_secs(5)),
-                Some(v) => match v.parse::<f64>() {
-                    Ok(q) if q.is_finite() && (0.0..=600.0).contains(&q) => {
-                        Ok(std::time::Duration::from_secs_f64(q))
-                    }
-                    _ => Err("REPLY_QUIET_SECS must be 0 to 600 seconds".into()),
-                },
-            },
-            std::time::Duration::from_secs(5),
+        let thread_lease = p.span("THREAD_LEASE_SECS", 30.0, DAY_SECS, Unit::Seconds);
+        let sweep_every = p.span("SWEEP_SECS", 5.0, DAY_SECS, Unit::Seconds);
+        let provider_timeout = twilio.as_ref().map_or(0.0, |t| t.timeout.as_secs_f64());
+        let reconcile_default = 2.0 * provider_timeout + 5.0;
+        let reconcile_after = p.span(
+            "RECONCILE_AFTER_SECS",
+            reconcile_default,
+            DAY_SECS,
+            Unit::Seconds,
         );
-        let replies_per_contact_day = p.or(
-            match var("AGENT_REPLIES_PER_CONTACT_DAY") {
-                None => Ok(10),
-                Some(v) => match v.parse::<u32>() {
-                    Ok(n) if (1..=1000).contains(&n) => Ok(n),
-                    _ => Err("AGENT_REPLIES_PER_CONTACT_DAY must be 1 to 1000".into()),
-                },
-            },
-            10,
-        );
-        let thread_idle_for = p.or(
-            match var("THREAD_IDLE_DAYS") {
-                None => Ok(chrono::Duration::days(30)),
-                Some(v) => match v.parse::<f64>() {
-                    Ok(d) if d.is_finite() && d > 0.0 && d < 36_500.0 => {
-                        Ok(chrono::Duration::seconds((d * 86_400.0) as i64))
-                    }
-                    _ => Err("THREAD_IDLE_DAYS must be a positive number of days".into()),
-                },
-            },
-            chrono::Duration::days(30),
-        );
-        let lesson_review_every = p.or(
-            match var("LESSON_REVIEW_HOURS") {
-                None => Ok(std::time::Duration::from_secs(7 * 24 * 3600)),
-                Some(v) => match v.parse::<f64>() {
-                    Ok(h) if h.is_finite() && h > 0.0 && h < 876_000.0 => {
-                        Ok(std::time::Duration::from_secs_f64(h * 3600.0))
-                    }
-                    _ => Err("LESSON_REVIEW_HOURS must be a positive number of hours".into()),
-                },
-            },
-            std::time::Duration::from_secs(7 * 24 * 3600),
-        );
+        let claim_stale_after = p.span("CLAIM_STALE_SECS", 120.0, DAY_SECS, Unit::Seconds);
+        let shutdown_grace = p.span("SHUTDOWN_GRACE_SECS", 20.0, DAY_SECS, Unit::Seconds);
+        let reply_quiet = p.span_or_zero("REPLY_QUIET_SECS", 5.0, 600.0, Unit::Seconds);
+        let replies_per_contact_day = p.number("AGENT_REPLIES_PER_CONTACT_DAY", 10, 1..=1000);
+        let idle = p.span("THREAD_IDLE_DAYS", 30.0, 36_500.0, Unit::Days);
+        let thread_idle_for = chrono::Duration::seconds(idle.as_secs() as i64);
+        let lesson_review_every = p.span("LESSON_REVIEW_HOURS", 168.0, 876_000.0, Unit::Hours);
         let backup = super::backup_config::read(&database_url, production, ip, &mut p);
         let media = super::media_config::read(&mut p);
         let seed_demo = p.or(
@@ -362,17 +318,16 @@ impl Config {
             ),
             false,
         );
-        let limits = super::limits::read(&mut p.0);
+        let limits = super::limits::read(&mut p);
         let config = Self {
             limits,
             setup_token,
             share_operator_account,
-            request_timeout: std::time::Duration::from_secs(
-                var("REQUEST_TIMEOUT_SECS")
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .filter(|s| (1..=3600).contains(s))
-                    .unwrap_or(60),
-            ),
+            request_timeout: std::time::Duration::from_secs(p.number(
+                "REQUEST_TIMEOUT_SECS",
+                60,
+                1..=3600,
+            )),
             allowed_hosts: var("ALLOWED_HOSTS")
                 .map(|v| {
                     v.split(',')
@@ -400,40 +355,16 @@ impl Config {
             metrics_token: var("METRICS_TOKEN"),
             shutdown_grace,
             secret_key: var("HERALD_SECRET_KEY").map(|k| key_from_setting(&k)),
-            sign_ups_per_minute: var("SIGN_UPS_PER_MINUTE")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(5),
+            sign_ups_per_minute: p.number("SIGN_UPS_PER_MINUTE", 5, 1..=1_000_000),
             trusted_proxy_header: var("TRUSTED_PROXY_HEADER").map(|h| h.to_ascii_lowercase()),
-            sign_in_attempts_per_minute: var("SIGN_IN_ATTEMPTS_PER_MINUTE")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(10),
-            plan_risk_max_rows: var("PLAN_RISK_MAX_ROWS")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(DEFAULT_MAX_ROWS),
-            plan_risk_max_cost: var("PLAN_RISK_MAX_COST")
-                .and_then(|v| v.parse().ok())
-                .filter(|d: &f64| d.is_finite() && *d >= 0.0)
-                .unwrap_or(DEFAULT_MAX_COST),
-            draft_concurrency: var("DRAFT_CONCURRENCY")
-                .and_then(|v| v.parse().ok())
-                .filter(|n: &usize| *n > 0)
-                .unwrap_or(20),
-            send_concurrency: var("SEND_CONCURRENCY")
-                .and_then(|v| v.parse().ok())
-                .filter(|n: &usize| *n > 0)
-                .unwrap_or(4),
-            turn_concurrency: var("TURN_CONCURRENCY")
-                .and_then(|v| v.parse().ok())
-                .filter(|n: &usize| *n > 0)
-                .unwrap_or(32),
-            draft_batch_size: var("DRAFT_BATCH_SIZE")
-                .and_then(|v| v.parse().ok())
-                .filter(|n: &u64| *n > 0)
-                .unwrap_or(50),
-            sends_per_second: var("SEND_RATE_PER_SECOND")
-                .and_then(|v| v.parse().ok())
-                .filter(|r: &f64| *r > 0.0)
-                .unwrap_or(1.0),
+            sign_in_attempts_per_minute: p.number("SIGN_IN_ATTEMPTS_PER_MINUTE", 10, 1..=1_000_000),
+            plan_risk_max_rows: p.number("PLAN_RISK_MAX_ROWS", DEFAULT_MAX_ROWS, 0..=1_000_000),
+            plan_risk_max_cost: p.number("PLAN_RISK_MAX_COST", DEFAULT_MAX_COST, 0.0..=1e9),
+            draft_concurrency: p.number("DRAFT_CONCURRENCY", 20, 1..=10_000),
+            send_concurrency: p.number("SEND_CONCURRENCY", 4, 1..=10_000),
+            turn_concurrency: p.number("TURN_CONCURRENCY", 32, 1..=10_000),
+            draft_batch_size: p.number("DRAFT_BATCH_SIZE", 50, 1..=100_000),
+            sends_per_second: p.number("SEND_RATE_PER_SECOND", 1.0, 0.001..=100_000.0),
             llm_provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
             webhooks: crate::platform::webhook_config::WebhookSettings::from_env(),
             llm: crate::platform::llm::RigSettings {
@@ -441,11 +372,7 @@ impl Config {
                 model: var("LLM_MODEL").unwrap_or_default(),
                 api_key: var("LLM_API_KEY").unwrap_or_default(),
                 base_url: var("LLM_BASE_URL"),
-                timeout: std::time::Duration::from_secs(
-                    var("LLM_TIMEOUT_SECS")
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(60),
-                ),
+                timeout: p.span("LLM_TIMEOUT_SECS", 60.0, DAY_SECS, Unit::Seconds),
             },
             production,
             test_clock,

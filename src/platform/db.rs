@@ -179,20 +179,6 @@ pub async fn begin_write<C: sea_orm::TransactionTrait>(db: &C) -> Result<C::Tran
     .await
 }
 
-/// Keyset paging, newest first: the rows ordered after (`at`, `id`) by `time` then `key`, both
-/// descending.
-pub fn older_than<T, K, V, W>(time: T, key: K, at: V, id: W) -> sea_orm::Condition
-where
-    T: sea_orm::ColumnTrait,
-    K: sea_orm::ColumnTrait,
-    V: Into<sea_orm::Value> + Clone,
-    W: Into<sea_orm::Value>,
-{
-    sea_orm::Condition::any()
-        .add(time.lt(at.clone()))
-        .add(sea_orm::Condition::all().add(time.eq(at)).add(key.lt(id)))
-}
-
 /// How many rows the query `q` answers, counted in the database (`SELECT count(1) FROM (q)`):
 /// a `LIMIT` in `q` bounds the count.
 pub async fn count_rows<C: sea_orm::ConnectionTrait>(

@@ -2,7 +2,7 @@
 //! up what every other needs: its API calls across all its keys, how many keys it holds, and what
 //! it may keep (pictures uploaded and not yet sent, saved replies, open invitations). Each is a
 //! setting with a default; past one, the refusal says which limit and what to do.
-use crate::platform::config::var;
+use crate::platform::config::Problems;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Limits {
@@ -33,41 +33,15 @@ impl Default for Limits {
     }
 }
 
-/// A whole number setting from 1 to `max`, or the default; a bad one is a problem named.
-fn number(name: &str, default: u64, max: u64, problems: &mut Vec<String>) -> u64 {
-    match var(name) {
-        None => default,
-        Some(v) => match v.trim().parse::<u64>() {
-            Ok(n) if (1..=max).contains(&n) => n,
-            _ => {
-                problems.push(format!(
-                    "{name} must be a whole number from 1 to {max}, not {v}"
-                ));
-                default
-            }
-        },
-    }
-}
-
 /// Reads the limits from the environment.
-pub fn read(problems: &mut Vec<String>) -> Limits {
+pub(crate) fn read(p: &mut Problems) -> Limits {
     let d = Limits::default();
     Limits {
-        api_rate_per_second: number(
-            "API_ORG_RATE_PER_SECOND",
-            d.api_rate_per_second.into(),
-            10_000,
-            problems,
-        ) as u32,
-        api_burst: number("API_ORG_BURST", d.api_burst.into(), 100_000, problems) as u32,
-        api_keys: number("API_KEYS_PER_ORG", d.api_keys, 1000, problems),
-        saved_replies: number("SAVED_REPLIES_PER_ORG", d.saved_replies, 100_000, problems),
-        open_invitations: number(
-            "OPEN_INVITATIONS_PER_ORG",
-            d.open_invitations,
-            10_000,
-            problems,
-        ),
-        upload_bytes: number("UPLOAD_MB_PER_ORG", d.upload_bytes >> 20, 100_000, problems) << 20,
+        api_rate_per_second: p.number("API_ORG_RATE_PER_SECOND", d.api_rate_per_second, 1..=10_000),
+        api_burst: p.number("API_ORG_BURST", d.api_burst, 1..=100_000),
+        api_keys: p.number("API_KEYS_PER_ORG", d.api_keys, 1..=1000),
+        saved_replies: p.number("SAVED_REPLIES_PER_ORG", d.saved_replies, 1..=100_000),
+        open_invitations: p.number("OPEN_INVITATIONS_PER_ORG", d.open_invitations, 1..=10_000),
+        upload_bytes: p.number("UPLOAD_MB_PER_ORG", d.upload_bytes >> 20, 1..=100_000) << 20,
     }
 }

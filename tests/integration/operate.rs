@@ -204,6 +204,9 @@ async fn check_config_names_every_problem(backend: Backend) {
         ("BACKUP_DIR", not_a_folder.display().to_string()),
         ("BACKUP_EVERY_HOURS", "0".into()),
         ("LLM_PROVIDER", "anthropic".into()),
+        // A number out of its range is named, not silently replaced by its default.
+        ("SEND_CONCURRENCY", "0".into()),
+        ("THREAD_IDLE_DAYS", "soon".into()),
     ];
     let (code, out, err) = admin_with(&db, &["check-config"], "", &bad);
     assert_eq!(code, 2, "{out}{err}");
@@ -212,6 +215,8 @@ async fn check_config_names_every_problem(backend: Backend) {
         "is not a directory",
         "BACKUP_EVERY_HOURS must be",
         "LLM_MODEL is required",
+        "SEND_CONCURRENCY must be a number from 1 to 10000, not \"0\"",
+        "THREAD_IDLE_DAYS must be a number of days above 0",
     ] {
         assert!(err.contains(named), "{named} is named in: {err}");
     }
