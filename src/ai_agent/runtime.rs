@@ -284,34 +284,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
     let thread_id = lease.thread_id;
     let t = load(state, thread_id, start).await?;
     let owner = build_session_for_member(state, &t.agent).await?;
-    let started_seq = match start {
-        TurnStart::New(inputs) => {
-            crate::ai_agent::thread::append_event_at(
-                &state.db,
-                thread_id,
-                &AiThreadEventPayload::TurnStarted {
-                    inputs: inputs.iter().map(|e| e.id).collect(),
-                },
-                state.clock.now(),
-                None,
-            )
-            .await?
-            .ok_or_else(|| AppError::Internal("the turn's start was not recorded".into()))?
-            .1
-        }
-        TurnStart::Resume { started_seq, .. } => {
-            append_event(
-                &state.db,
-                thread_id,
-                &AiThreadEventPayload::TurnResumed {
-                    reason: "The worker running this turn stopped (a restart, a crash or an error); it continues from its last recorded step.".into(),
-                },
-                state.clock.now(),
-            )
-            .await?;
-            *started_seq
-        }
-    };
+    let started_seq = mark_start(state, thread_id, start).await?;
     // The turn's steps so far (after a resume), and the history it started from: read once, then
     // kept in step with what this turn writes.
     let mut steps = match start {
@@ -329,17 +302,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         Default::default()
     };
     let mut fresh: Vec<AiThreadEventPayload> = Vec::new();
-    // A contact's text is untrusted: the turn it started reaches only that contact.
-    let scope = match &t.reply {
-        Some(r) => TurnScope::reply(
-            r.clone(),
-            t.settings.reply_reads_org_wide,
-            t.settings
-                .reply_send_limit
-                .saturating_sub(succeeded(&steps, "send_sms") as u32),
-        ),
-        None => TurnScope::Operator,
-    };
+    let scope = scope_of(&t, &steps);
     let planning_enabled = t.settings.planning_enabled;
     let mut planning =
         planning_enabled && (t.plan_mode_asked || succeeded(&steps, "enter_plan_mode") > 0);
@@ -375,13 +338,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         // Whose words the context holds, for the calls about to run (`ai_agent::taint`).
         *ctx.taint.lock().unwrap_or_else(|e| e.into_inner()) = crate::ai_agent::taint::of_events(
             &[base.as_slice(), fresh.as_slice()].concat(),
-            t.reply.as_ref().map(|r| r.contact_id).or_else(|| {
-                t.thread
-                    .correlation_key
-                    .as_deref()
-                    .and_then(|k| k.strip_prefix("contact:"))
-                    .and_then(|c| c.parse().ok())
-            }),
+            contact_of(&t),
         );
         // Calls a stopped worker made but did not finish: finish them, under the same keys.
         if let Some((assistant_id, calls)) = unanswered(&steps) {
@@ -441,6 +398,69 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         },
     );
     Ok(())
+}
+
+/// Records the turn's start (or its resumption after a stopped worker) and answers the seq its
+/// events count from.
+async fn mark_start(
+    state: &AppState,
+    thread_id: Uuid,
+    start: &TurnStart,
+) -> Result<i64, TurnError> {
+    Ok(match start {
+        TurnStart::New(inputs) => {
+            crate::ai_agent::thread::append_event_at(
+                &state.db,
+                thread_id,
+                &AiThreadEventPayload::TurnStarted {
+                    inputs: inputs.iter().map(|e| e.id).collect(),
+                },
+                state.clock.now(),
+                None,
+            )
+            .await?
+            .ok_or_else(|| AppError::Internal("the turn's start was not recorded".into()))?
+            .1
+        }
+        TurnStart::Resume { started_seq, .. } => {
+            append_event(
+                &state.db,
+                thread_id,
+                &AiThreadEventPayload::TurnResumed {
+                    reason: "The worker running this turn stopped (a restart, a crash or an error); it continues from its last recorded step.".into(),
+                },
+                state.clock.now(),
+            )
+            .await?;
+            *started_seq
+        }
+    })
+}
+
+/// What the turn may reach. A contact's text is untrusted: the turn it started reaches only
+/// that contact, and sends at most what is left of its limit.
+fn scope_of(t: &Turn, steps: &[(Uuid, AiThreadEventPayload)]) -> TurnScope {
+    match &t.reply {
+        Some(r) => TurnScope::reply(
+            r.clone(),
+            t.settings.reply_reads_org_wide,
+            t.settings
+                .reply_send_limit
+                .saturating_sub(succeeded(steps, "send_sms") as u32),
+        ),
+        None => TurnScope::Operator,
+    }
+}
+
+/// The contact the thread is with: the one replied to, or the one its key names.
+fn contact_of(t: &Turn) -> Option<Uuid> {
+    t.reply.as_ref().map(|r| r.contact_id).or_else(|| {
+        t.thread
+            .correlation_key
+            .as_deref()
+            .and_then(|k| k.strip_prefix("contact:"))
+            .and_then(|c| c.parse().ok())
+    })
 }
 
 /// Executes calls and records each result right after; each effect is keyed by its call.

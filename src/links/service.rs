@@ -181,7 +181,7 @@ async fn code_for<C: ConnectionTrait>(
             .await;
         match inserted {
             Ok(_) => {}
-            Err(e) if e.to_string().to_lowercase().contains("unique") => continue,
+            Err(e) if crate::platform::db::is_unique_violation(&e) => continue,
             Err(e) => return Err(e.into()),
         }
         if let Some(row) = existing().await? {

@@ -199,40 +199,9 @@ pub async fn present_plan(
             return Ok(existing);
         }
     }
-    if title.trim().is_empty() {
-        return Err(AppError::validation("A plan needs a title."));
-    }
-    if !matches!(action, PlanAction::Steps { .. })
-        && action.changes().is_empty()
-        && action.audience().is_none()
-    {
-        return Err(AppError::validation("A plan needs at least one contact."));
-    }
+    check_shape(title, &action)?;
     let action = crate::plans::from_number::with_default(state, agent, org, action).await?;
-    let mut old = None;
-    let action = match (action, revises) {
-        (PlanAction::Steps { mode, steps }, Some(old_id)) => {
-            let (was, merged) =
-                crate::plans::replan::revision_of(state, agent.id, org, old_id, &steps).await?;
-            checked_steps(&step_catalog(&state.tools().for_steps()), &merged)?;
-            old = Some(was);
-            PlanAction::Steps {
-                mode,
-                steps: merged,
-            }
-        }
-        (_, Some(_)) => {
-            return Err(AppError::validation(
-                "Only a plan of steps can revise a plan.",
-            ))
-        }
-        (PlanAction::Steps { mode, steps }, None) => PlanAction::Steps {
-            mode,
-            steps: checked_steps(&step_catalog(&state.tools().for_steps()), &steps)?,
-        },
-        (other, None) => other,
-    };
-    let mut action = action;
+    let (mut action, old) = revised(state, agent, org, action, revises).await?;
     if let Some(a) = action.audience_mut() {
         crate::plans::audience::resolve::prepare(state, org, a).await?;
     }
@@ -296,7 +265,7 @@ pub async fn present_plan(
         (Some(_), sea_orm::DbErr::RecordNotInserted) => {
             AppError::Conflict("That plan was revised already.".into())
         }
-        (Some(_), e) if e.to_string().to_lowercase().contains("unique") => {
+        (Some(_), e) if crate::platform::db::is_unique_violation(&e) => {
             AppError::Conflict("That plan was revised already.".into())
         }
         (_, e) => AppError::from(e),
@@ -330,6 +299,50 @@ pub async fn present_plan(
         crate::plans::executor::spawn_execution(state, id);
     }
     Ok(row)
+}
+
+/// A plan names what it is and whom it touches: a title, and a contact or an audience (a plan
+/// of steps finds its own).
+fn check_shape(title: &str, action: &PlanAction) -> AppResult<()> {
+    if title.trim().is_empty() {
+        return Err(AppError::validation("A plan needs a title."));
+    }
+    if !matches!(action, PlanAction::Steps { .. })
+        && action.changes().is_empty()
+        && action.audience().is_none()
+    {
+        return Err(AppError::validation("A plan needs at least one contact."));
+    }
+    Ok(())
+}
+
+/// The action with its steps checked against the catalog; a re-plan's steps merged into the
+/// plan it revises (answered too). Only a plan of steps can revise one.
+async fn revised(
+    state: &AppState,
+    agent: &ai_agent::Model,
+    org: Uuid,
+    action: PlanAction,
+    revises: Option<Uuid>,
+) -> AppResult<(PlanAction, Option<plan::Model>)> {
+    let catalog = || step_catalog(&state.tools().for_steps());
+    match (action, revises) {
+        (PlanAction::Steps { mode, steps }, Some(old_id)) => {
+            let (was, merged) =
+                crate::plans::replan::revision_of(state, agent.id, org, old_id, &steps).await?;
+            checked_steps(&catalog(), &merged)?;
+            let steps = merged;
+            Ok((PlanAction::Steps { mode, steps }, Some(was)))
+        }
+        (_, Some(_)) => Err(AppError::validation(
+            "Only a plan of steps can revise a plan.",
+        )),
+        (PlanAction::Steps { mode, steps }, None) => {
+            let steps = checked_steps(&catalog(), &steps)?;
+            Ok((PlanAction::Steps { mode, steps }, None))
+        }
+        (other, None) => Ok((other, None)),
+    }
 }
 
 /// The request a plan answers: the newest message a person wrote in its thread.
@@ -458,32 +471,15 @@ pub async fn list(
         );
     }
     let total = q.clone().count(&state.db).await?;
-    if let Some(c) = &after {
-        q = q.filter(
-            Condition::any()
-                .add(plan::Column::CreatedAt.lt(c.created_at))
-                .add(
-                    Condition::all()
-                        .add(plan::Column::CreatedAt.eq(c.created_at))
-                        .add(plan::Column::Id.lt(c.id)),
-                ),
-        );
-    }
-    let mut rows = q
-        .order_by_desc(plan::Column::CreatedAt)
-        .order_by_desc(plan::Column::Id)
-        .limit(PLANS_PAGE + 1)
-        .all(&state.db)
-        .await?;
-    let more = rows.len() as u64 > PLANS_PAGE;
-    rows.truncate(PLANS_PAGE as usize);
-    let next = match (more, rows.last()) {
-        (true, Some(p)) => Some(PlanCursor {
-            created_at: p.created_at,
-            id: p.id,
-        }),
-        _ => None,
-    };
+    let order = (plan::Column::CreatedAt, plan::Column::Id);
+    let after = after.map(|c| (c.created_at, c.id));
+    let page =
+        crate::platform::keyset::newest_first(&state.db, q, order, after, PLANS_PAGE).await?;
+    let next = page.next(|p| PlanCursor {
+        created_at: p.created_at,
+        id: p.id,
+    });
+    let rows = page.rows;
     let items = crate::plans::view::views(state, rows).await?;
     Ok(PlanPage { items, total, next })
 }

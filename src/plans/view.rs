@@ -107,6 +107,21 @@ fn step_views(
         .collect()
 }
 
+/// What a page of plans needs from other tables, each read once for the whole page.
+struct Batch {
+    people: HashMap<Uuid, (String, bool)>,
+    outs: HashMap<Uuid, String>,
+    agents: HashMap<Uuid, String>,
+    numbers: HashMap<Uuid, (Uuid, String)>,
+    audits: HashMap<Uuid, Vec<audit::Model>>,
+    users: HashMap<Uuid, String>,
+    revised: HashMap<Uuid, Uuid>,
+    audiences: HashMap<Uuid, crate::plans::audience::model::AudienceView>,
+    eaches: HashMap<(Uuid, String), crate::steps::model::EachView>,
+    named: crate::steps::readable::Named,
+    catalog: std::cell::OnceCell<crate::steps::validate::ToolCatalog>,
+}
+
 /// The views of `rows`, in their order.
 pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<PlanView>> {
     let decoded: Vec<(PlanAction, Option<String>)> =
@@ -118,34 +133,209 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 Err(_) => (PlanAction::tagging(vec![]), Some(UNREADABLE.to_owned())),
             })
             .collect();
-    let contact_ids: Vec<Uuid> = decoded
+    let knowns: Vec<_> = decoded
         .iter()
-        .flat_map(|(a, _)| a.changes().iter().map(|c| c.contact_id))
-        .collect::<BTreeSet<_>>()
+        .map(|(a, _)| crate::steps::schedule::known_results(a.steps()))
+        .collect();
+    let mut batch = Batch::read(state, &rows, &decoded, &knowns).await?;
+    Ok(rows
         .into_iter()
-        .collect();
-    let names = people(state, &contact_ids).await?;
-    let outs = opted_out(state, &contact_ids).await?;
-    let agent_ids: BTreeSet<Uuid> = rows.iter().map(|p| p.agent_id).collect();
-    let agents: HashMap<Uuid, String> = ai_agent::Entity::find()
-        .filter(ai_agent::Column::Id.is_in(agent_ids))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|a| (a.id, a.name))
-        .collect();
-    let number_ids: BTreeSet<Uuid> = decoded
-        .iter()
-        .filter_map(|(a, _)| a.from_number_id())
-        .collect();
-    // A number shows only on its own organisation's plans.
-    let numbers: HashMap<Uuid, (Uuid, String)> = phone_number::Entity::find()
-        .filter(phone_number::Column::Id.is_in(number_ids))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|n| (n.id, (n.organization_id, n.number)))
-        .collect();
+        .zip(decoded)
+        .zip(knowns)
+        .map(|((p, (action, unreadable)), known)| batch.view(state, p, action, unreadable, &known))
+        .collect())
+}
+
+impl Batch {
+    async fn read(
+        state: &AppState,
+        rows: &[plan::Model],
+        decoded: &[(PlanAction, Option<String>)],
+        knowns: &[HashMap<String, serde_json::Value>],
+    ) -> AppResult<Self> {
+        let contact_ids: Vec<Uuid> = decoded
+            .iter()
+            .flat_map(|(a, _)| a.changes().iter().map(|c| c.contact_id))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let agent_ids: BTreeSet<Uuid> = rows.iter().map(|p| p.agent_id).collect();
+        let number_ids: BTreeSet<Uuid> = decoded
+            .iter()
+            .filter_map(|(a, _)| a.from_number_id())
+            .collect();
+        let audits = audits_of(state, rows).await?;
+        let user_ids: BTreeSet<Uuid> = audits
+            .values()
+            .flatten()
+            .filter_map(|a| a.actor_user_id)
+            .chain(rows.iter().filter_map(|p| p.approved_by))
+            .collect();
+        let named_ids: Vec<Uuid> = decoded
+            .iter()
+            .zip(knowns)
+            .flat_map(|((a, _), k)| crate::steps::readable::ids_named(a.steps(), k))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        Ok(Self {
+            people: people(state, &contact_ids).await?,
+            outs: opted_out(state, &contact_ids).await?,
+            agents: ai_agent::Entity::find()
+                .filter(ai_agent::Column::Id.is_in(agent_ids))
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|a| (a.id, a.name))
+                .collect(),
+            // A number shows only on its own organisation's plans.
+            numbers: phone_number::Entity::find()
+                .filter(phone_number::Column::Id.is_in(number_ids))
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|n| (n.id, (n.organization_id, n.number)))
+                .collect(),
+            audits,
+            users: user::Entity::find()
+                .filter(user::Column::Id.is_in(user_ids))
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|u| (u.id, u.name))
+                .collect(),
+            revised: revisions_of(state, rows).await?,
+            audiences: audiences_of(state, rows, decoded).await?,
+            eaches: eaches_of(state, rows, decoded).await,
+            named: crate::steps::readable::Named::read(&state.db, &named_ids).await?,
+            catalog: std::cell::OnceCell::new(),
+        })
+    }
+
+    fn user_name(&self, id: Option<Uuid>) -> Option<String> {
+        id.and_then(|u| self.users.get(&u).cloned())
+    }
+
+    /// One plan's view, taking its entries out of the batch.
+    fn view(
+        &mut self,
+        state: &AppState,
+        p: plan::Model,
+        action: PlanAction,
+        unreadable: Option<String>,
+        known: &HashMap<String, serde_json::Value>,
+    ) -> PlanView {
+        let mut step_views = step_views(state, &action, &self.catalog);
+        for (i, v) in step_views.iter_mut().enumerate() {
+            v.each = self.eaches.remove(&(p.id, v.id.clone()));
+            v.readable = self
+                .named
+                .lines(p.organization_id, action.steps(), i, known);
+        }
+        let estimated_cost = estimated_cost(&action, &step_views);
+        let campaign = matches!(action, PlanAction::BulkSmsCampaign { .. });
+        let contacts = action
+            .changes()
+            .iter()
+            .map(|c| PlanContact {
+                change: c.clone(),
+                name: self
+                    .people
+                    .get(&c.contact_id)
+                    .map(|p| p.0.clone())
+                    .unwrap_or_default(),
+                opted_out: self.outs.contains_key(&c.contact_id),
+                no_marketing_consent: campaign
+                    && self.people.get(&c.contact_id).is_some_and(|p| !p.1),
+            })
+            .collect();
+        let from_number = action
+            .from_number_id()
+            .and_then(|id| self.numbers.get(&id))
+            .filter(|(org, _)| *org == p.organization_id)
+            .map(|(_, n)| n.clone());
+        let audit = self.audits.remove(&p.id).unwrap_or_default();
+        let audit = audit
+            .into_iter()
+            .map(|a| AuditEntry {
+                actor_name: self.user_name(a.actor_user_id),
+                kind: a.kind,
+                actor: a.actor,
+                policy: a.policy,
+                decision: a.decision,
+                reason: a.reason,
+                before: a.before,
+                after: a.after,
+                at: a.created_at,
+            })
+            .collect();
+        let step_meta = matches!(action, PlanAction::Steps { .. })
+            .then(|| crate::steps::model::StepPlanMeta::of(p.request.clone(), action.steps()));
+        let replannable = crate::plans::replan::replannable(
+            p.status,
+            p.revision,
+            p.thread_id,
+            &action,
+            self.revised.contains_key(&p.id),
+        );
+        PlanView {
+            id: p.id,
+            agent_id: p.agent_id,
+            agent_name: self.agents.get(&p.agent_id).cloned().unwrap_or_default(),
+            thread_id: p.thread_id,
+            title: p.title,
+            summary: p.summary,
+            estimated_cost,
+            step_views,
+            from_number,
+            contacts,
+            action,
+            approval_policy: ApprovalPolicy::parse(&p.approval_policy)
+                .unwrap_or(ApprovalPolicy::HumanReview),
+            status: p.status,
+            decision: p.decision.as_deref().map(decision_of),
+            decision_reason: p.decision_reason,
+            approved_by_name: self.user_name(p.approved_by),
+            approved_at: p.approved_at,
+            executed_ref: p.executed_ref,
+            error: p.error,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+            audit,
+            unreadable,
+            replannable,
+            revision: p.revision,
+            revision_of: p.revision_of,
+            revised_by: self.revised.get(&p.id).copied(),
+            step_meta,
+            audience: self.audiences.remove(&p.id),
+        }
+    }
+}
+
+/// The plan's cost, when it sends texts. A text step run once per item counts once in the
+/// plan's own estimate: count its items.
+fn estimated_cost(
+    action: &PlanAction,
+    step_views: &[crate::steps::model::StepView],
+) -> Option<CostEstimate> {
+    let mut cost = action.sends_messages().then(|| action.estimated_cost())?;
+    for (s, v) in action.steps().iter().zip(step_views) {
+        let n = v.each.as_ref().and_then(|e| e.count).unwrap_or(1) as usize;
+        if s.for_each.is_some() && s.tool == SEND_TOOL && !s.status.is_final() && n > 1 {
+            let body = s.arguments["body"].as_str().unwrap_or("");
+            let per = crate::campaign::segments::segments(body).count.max(1);
+            cost = CostEstimate::of(cost.texts + n - 1, cost.segments + per * (n - 1));
+        }
+    }
+    Some(cost)
+}
+
+/// Each plan's audit rows, oldest first.
+async fn audits_of(
+    state: &AppState,
+    rows: &[plan::Model],
+) -> AppResult<HashMap<Uuid, Vec<audit::Model>>> {
     let plan_ids: Vec<Uuid> = rows.iter().map(|p| p.id).collect();
     let mut audits: HashMap<Uuid, Vec<audit::Model>> = HashMap::new();
     for part in plan_ids.chunks(CHUNK) {
@@ -158,22 +348,11 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
             audits.entry(a.plan_id).or_default().push(a);
         }
     }
-    let user_ids: BTreeSet<Uuid> = audits
-        .values()
-        .flatten()
-        .filter_map(|a| a.actor_user_id)
-        .chain(rows.iter().filter_map(|p| p.approved_by))
-        .collect();
-    let users: HashMap<Uuid, String> = user::Entity::find()
-        .filter(user::Column::Id.is_in(user_ids))
-        .all(&state.db)
-        .await?
-        .into_iter()
-        .map(|u| (u.id, u.name))
-        .collect();
-    let user_name = |id: Option<Uuid>| id.and_then(|u| users.get(&u).cloned());
-    let catalog = std::cell::OnceCell::new();
-    // Plans already revised (one revision each), and by which plan.
+    Ok(audits)
+}
+
+/// Plans already revised (one revision each), and by which plan.
+async fn revisions_of(state: &AppState, rows: &[plan::Model]) -> AppResult<HashMap<Uuid, Uuid>> {
     let mut revised: HashMap<Uuid, Uuid> = HashMap::new();
     for part in rows.chunks(CHUNK) {
         let found: Vec<(Uuid, Option<Uuid>)> = plan::Entity::find()
@@ -190,159 +369,55 @@ pub async fn views(state: &AppState, rows: Vec<plan::Model>) -> AppResult<Vec<Pl
                 .filter_map(|(id, of)| of.map(|of| (of, id))),
         );
     }
-    // Audiences the server resolved: their counts, exclusions and first page, from SQL.
+    Ok(revised)
+}
+
+/// Audiences the server resolved: their counts, exclusions and first page, from SQL.
+async fn audiences_of(
+    state: &AppState,
+    rows: &[plan::Model],
+    decoded: &[(PlanAction, Option<String>)],
+) -> AppResult<HashMap<Uuid, crate::plans::audience::model::AudienceView>> {
     let mut audiences = HashMap::new();
-    for (p, (action, _)) in rows.iter().zip(&decoded) {
+    for (p, (action, _)) in rows.iter().zip(decoded) {
         if let Some(a) = action.audience() {
             let now = state.clock.now();
-            if let Some(v) =
-                crate::plans::audience::resolve::view(&state.db, p.organization_id, p.id, a, now)
-                    .await?
-            {
+            let org = p.organization_id;
+            let view = crate::plans::audience::resolve::view(&state.db, org, p.id, a, now).await?;
+            if let Some(v) = view {
                 audiences.insert(p.id, v);
             }
         }
     }
-    // for_each steps: what they run over, a sample, the cost, and their progress, from SQL.
+    Ok(audiences)
+}
+
+/// for_each steps: what they run over, a sample, the cost, and their progress, from SQL. One
+/// that cannot be read is left out of its card, with a warning, not the whole page refused.
+async fn eaches_of(
+    state: &AppState,
+    rows: &[plan::Model],
+    decoded: &[(PlanAction, Option<String>)],
+) -> HashMap<(Uuid, String), crate::steps::model::EachView> {
     let mut eaches = HashMap::new();
-    for (p, (action, _)) in rows.iter().zip(&decoded) {
+    for (p, (action, _)) in rows.iter().zip(decoded) {
         let steps = action.steps();
-        for (i, s) in steps.iter().enumerate() {
-            if s.for_each.is_some() {
-                let resolved = crate::steps::schedule::resolved_arguments(steps, i).ok();
-                let v = crate::plans::steps::each_view::each_view(
-                    state,
-                    p,
-                    steps,
-                    i,
-                    resolved.as_ref(),
-                )
-                .await;
-                match v {
-                    Ok(v) => {
-                        eaches.insert((p.id, s.id.clone()), v);
-                    }
-                    Err(e) => {
-                        tracing::warn!(plan = %p.id, step = %s.id, error = %e, "for_each view")
-                    }
+        for (i, s) in steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.for_each.is_some())
+        {
+            let resolved = crate::steps::schedule::resolved_arguments(steps, i).ok();
+            let v =
+                crate::plans::steps::each_view::each_view(state, p, steps, i, resolved.as_ref())
+                    .await;
+            match v {
+                Ok(v) => {
+                    eaches.insert((p.id, s.id.clone()), v);
                 }
+                Err(e) => tracing::warn!(plan = %p.id, step = %s.id, error = %e, "for_each view"),
             }
         }
     }
-    // Steps' arguments in words: the contacts and numbers they name, read once for the page.
-    use crate::steps::{readable, schedule::known_results};
-    let knowns: Vec<_> = decoded
-        .iter()
-        .map(|(a, _)| known_results(a.steps()))
-        .collect();
-    let named_ids: Vec<Uuid> = decoded
-        .iter()
-        .zip(&knowns)
-        .flat_map(|((a, _), k)| readable::ids_named(a.steps(), k))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let named = readable::Named::read(&state.db, &named_ids).await?;
-    Ok(rows
-        .into_iter()
-        .zip(decoded)
-        .zip(knowns)
-        .map(|((p, (action, unreadable)), known)| {
-            let mut step_views = step_views(state, &action, &catalog);
-            for (i, v) in step_views.iter_mut().enumerate() {
-                v.each = eaches.remove(&(p.id, v.id.clone()));
-                v.readable = named.lines(p.organization_id, action.steps(), i, &known);
-            }
-            let mut estimated_cost = action.sends_messages().then(|| action.estimated_cost());
-            // A text step run once per item counts once in the plan's estimate: count its items.
-            if let Some(cost) = estimated_cost.as_mut() {
-                for (s, v) in action.steps().iter().zip(&step_views) {
-                    let n = v.each.as_ref().and_then(|e| e.count).unwrap_or(1) as usize;
-                    if s.for_each.is_some() && s.tool == SEND_TOOL && !s.status.is_final() && n > 1
-                    {
-                        let body = s.arguments["body"].as_str().unwrap_or("");
-                        let per = crate::campaign::segments::segments(body).count.max(1);
-                        *cost = CostEstimate::of(cost.texts + n - 1, cost.segments + per * (n - 1));
-                    }
-                }
-            }
-            let campaign = matches!(action, PlanAction::BulkSmsCampaign { .. });
-            let contacts = action
-                .changes()
-                .iter()
-                .map(|c| PlanContact {
-                    change: c.clone(),
-                    name: names
-                        .get(&c.contact_id)
-                        .map(|p| p.0.clone())
-                        .unwrap_or_default(),
-                    opted_out: outs.contains_key(&c.contact_id),
-                    no_marketing_consent: campaign
-                        && names.get(&c.contact_id).is_some_and(|p| !p.1),
-                })
-                .collect();
-            let from_number = action
-                .from_number_id()
-                .and_then(|id| numbers.get(&id))
-                .filter(|(org, _)| *org == p.organization_id)
-                .map(|(_, n)| n.clone());
-            let audit = audits
-                .remove(&p.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|a| AuditEntry {
-                    actor_name: user_name(a.actor_user_id),
-                    kind: a.kind,
-                    actor: a.actor,
-                    policy: a.policy,
-                    decision: a.decision,
-                    reason: a.reason,
-                    before: a.before,
-                    after: a.after,
-                    at: a.created_at,
-                })
-                .collect();
-            let step_meta = matches!(action, PlanAction::Steps { .. })
-                .then(|| crate::steps::model::StepPlanMeta::of(p.request.clone(), action.steps()));
-            let replannable = crate::plans::replan::replannable(
-                p.status,
-                p.revision,
-                p.thread_id,
-                &action,
-                revised.contains_key(&p.id),
-            );
-            PlanView {
-                id: p.id,
-                agent_id: p.agent_id,
-                agent_name: agents.get(&p.agent_id).cloned().unwrap_or_default(),
-                thread_id: p.thread_id,
-                title: p.title,
-                summary: p.summary,
-                estimated_cost,
-                step_views,
-                from_number,
-                contacts,
-                action,
-                approval_policy: ApprovalPolicy::parse(&p.approval_policy)
-                    .unwrap_or(ApprovalPolicy::HumanReview),
-                status: p.status,
-                decision: p.decision.as_deref().map(decision_of),
-                decision_reason: p.decision_reason,
-                approved_by_name: user_name(p.approved_by),
-                approved_at: p.approved_at,
-                executed_ref: p.executed_ref,
-                error: p.error,
-                created_at: p.created_at,
-                updated_at: p.updated_at,
-                audit,
-                unreadable,
-                replannable,
-                revision: p.revision,
-                revision_of: p.revision_of,
-                revised_by: revised.get(&p.id).copied(),
-                step_meta,
-                audience: audiences.remove(&p.id),
-            }
-        })
-        .collect())
+    eaches
 }

@@ -81,34 +81,14 @@ pub async fn merge(
     let mut report = MergeReport {
         kept: keep,
         merged_name: display_name(&dup),
-        messages: message::Entity::find()
-            .filter(message::Column::OrganizationId.eq(org))
-            .filter(message::Column::ContactId.eq(duplicate))
-            .count(&txn)
-            .await?,
-        notes: note::Entity::find()
-            .filter(note::Column::OrganizationId.eq(org))
-            .filter(note::Column::ContactId.eq(duplicate))
-            .count(&txn)
-            .await?,
-        scheduled_texts: scheduled::Entity::find()
-            .filter(scheduled::Column::OrganizationId.eq(org))
-            .filter(scheduled::Column::ContactId.eq(duplicate))
-            .filter(scheduled::Column::Status.eq(scheduled_status::SCHEDULED))
-            .count(&txn)
-            .await?,
         threads_moved: threads.iter().filter(|t| !t.1).count() as u64,
         threads_archived: threads.iter().filter(|t| t.1).count() as u64,
-        campaign_items: item::Entity::find()
-            .filter(item::Column::OrganizationId.eq(org))
-            .filter(item::Column::ContactId.eq(duplicate))
-            .count(&txn)
-            .await?,
         tags_added: tags_added.clone(),
         opted_out: kept_out.is_some() || dup_out.is_some(),
         consent_label: consent.0.label().to_owned(),
         phone_dropped,
         done: false,
+        ..moved_counts(&txn, org, duplicate).await?
     };
     if !apply {
         txn.rollback().await?;
@@ -124,6 +104,87 @@ pub async fn merge(
     let final_phone = kept.phone.clone().or(dup.phone.clone());
     let mut tags = kept_tags;
     tags.extend(tags_added);
+    combined(&kept, &dup, tags, &consent, now)
+        .update(&txn)
+        .await?;
+    // The stricter opt-out: the merged contact's opt-out holds for the number kept.
+    if let (Some(out), Some(phone), None) = (&dup_out, &final_phone, &kept_out) {
+        let why = Because {
+            actor_user_id: Some(m.user_id),
+            reason: Some(format!(
+                "Merged from {} ({}), who had opted out",
+                report.merged_name, out.phone
+            )),
+            message_id: out.message_id,
+        };
+        opt_out::suppress(&txn, org, phone, source_of(out), &why, now).await?;
+    }
+    record(
+        &txn,
+        Entry {
+            organization_id: Some(org),
+            actor: Some(m.user_id),
+            action: AuditAction::ContactsMerged,
+            target: &format!("{} into {}", report.merged_name, display_name(&kept)),
+            detail: Some(audit_detail(&report)),
+        },
+        now,
+    )
+    .await?;
+    txn.commit().await?;
+    tracing::info!(%org, %keep, %duplicate, messages = report.messages, "contacts merged");
+    for contact_id in [keep, duplicate] {
+        state
+            .live
+            .publish(org, LiveEvent::ContactChanged { contact_id });
+    }
+    report.done = true;
+    Ok(report)
+}
+
+/// What the duplicate has that moves: its texts, notes, scheduled texts and campaign items
+/// (the rest of the report is filled by `merge`).
+async fn moved_counts<C: ConnectionTrait>(
+    txn: &C,
+    org: Uuid,
+    duplicate: Uuid,
+) -> AppResult<MergeReport> {
+    Ok(MergeReport {
+        messages: message::Entity::find()
+            .filter(message::Column::OrganizationId.eq(org))
+            .filter(message::Column::ContactId.eq(duplicate))
+            .count(txn)
+            .await?,
+        notes: note::Entity::find()
+            .filter(note::Column::OrganizationId.eq(org))
+            .filter(note::Column::ContactId.eq(duplicate))
+            .count(txn)
+            .await?,
+        scheduled_texts: scheduled::Entity::find()
+            .filter(scheduled::Column::OrganizationId.eq(org))
+            .filter(scheduled::Column::ContactId.eq(duplicate))
+            .filter(scheduled::Column::Status.eq(scheduled_status::SCHEDULED))
+            .count(txn)
+            .await?,
+        campaign_items: item::Entity::find()
+            .filter(item::Column::OrganizationId.eq(org))
+            .filter(item::Column::ContactId.eq(duplicate))
+            .count(txn)
+            .await?,
+        ..MergeReport::default()
+    })
+}
+
+/// The kept row with what the duplicate adds: its name, number, email and time zone where the
+/// kept one has none, the union of tags, the custom fields the kept one lacks, both notes, and
+/// the stricter consent.
+fn combined(
+    kept: &contact::Model,
+    dup: &contact::Model,
+    tags: Vec<String>,
+    consent: &Consent,
+    now: DateTime<Utc>,
+) -> contact::ActiveModel {
     let mut fields = match &kept.custom_fields {
         serde_json::Value::Object(f) => f.clone(),
         _ => Default::default(),
@@ -145,7 +206,7 @@ pub async fn merge(
     };
     let mut row = kept.clone().into_active_model();
     row.name = Set(name);
-    row.phone = Set(final_phone.clone());
+    row.phone = Set(kept.phone.clone().or(dup.phone.clone()));
     row.email = Set(kept.email.clone().or(dup.email.clone()));
     row.time_zone = Set(kept.time_zone.clone().or(dup.time_zone.clone()));
     row.tags = Set(serde_json::json!(tags));
@@ -153,57 +214,33 @@ pub async fn merge(
     row.notes = Set(notes);
     row.consent_source = Set(consent.0.as_str().to_owned());
     row.consent_at = Set(consent.1);
-    row.consent_note = Set(consent.2);
+    row.consent_note = Set(consent.2.clone());
     row.updated_at = Set(now);
-    row.update(&txn).await?;
-    // The stricter opt-out: the merged contact's opt-out holds for the number kept.
-    if let (Some(out), Some(phone), None) = (&dup_out, &final_phone, &kept_out) {
-        let source = match out.source.as_str() {
-            "keyword" => OptOutSource::Keyword,
-            "phrase" => OptOutSource::Phrase,
-            "reviewed" => OptOutSource::Reviewed,
-            "carrier" => OptOutSource::Carrier,
-            _ => OptOutSource::Manual,
-        };
-        let why = Because {
-            actor_user_id: Some(m.user_id),
-            reason: Some(format!(
-                "Merged from {} ({}), who had opted out",
-                report.merged_name, out.phone
-            )),
-            message_id: out.message_id,
-        };
-        opt_out::suppress(&txn, org, phone, source, &why, now).await?;
+    row
+}
+
+/// How the duplicate's opt-out came about, kept for the number that stays.
+fn source_of(out: &crate::contacts::entity::suppression::Model) -> OptOutSource {
+    match out.source.as_str() {
+        "keyword" => OptOutSource::Keyword,
+        "phrase" => OptOutSource::Phrase,
+        "reviewed" => OptOutSource::Reviewed,
+        "carrier" => OptOutSource::Carrier,
+        _ => OptOutSource::Manual,
     }
-    record(
-        &txn,
-        Entry {
-            organization_id: Some(org),
-            actor: Some(m.user_id),
-            action: AuditAction::ContactsMerged,
-            target: &format!("{} into {}", report.merged_name, display_name(&kept)),
-            detail: Some(format!(
-                "{} texts, {} notes, {} scheduled texts, {} campaign items; consent kept: {}{}",
-                report.messages,
-                report.notes,
-                report.scheduled_texts,
-                report.campaign_items,
-                report.consent_label,
-                if report.opted_out { "; opted out" } else { "" }
-            )),
-        },
-        now,
+}
+
+/// The audit entry's detail: what moved and what consent was kept.
+fn audit_detail(r: &MergeReport) -> String {
+    format!(
+        "{} texts, {} notes, {} scheduled texts, {} campaign items; consent kept: {}{}",
+        r.messages,
+        r.notes,
+        r.scheduled_texts,
+        r.campaign_items,
+        r.consent_label,
+        if r.opted_out { "; opted out" } else { "" }
     )
-    .await?;
-    txn.commit().await?;
-    tracing::info!(%org, %keep, %duplicate, messages = report.messages, "contacts merged");
-    for contact_id in [keep, duplicate] {
-        state
-            .live
-            .publish(org, LiveEvent::ContactChanged { contact_id });
-    }
-    report.done = true;
-    Ok(report)
 }
 
 /// One merge per organisation at a time on PostgreSQL: two merges crossing the same contacts
