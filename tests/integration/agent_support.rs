@@ -123,13 +123,7 @@ pub async fn events_of(s: &Setup, thread: &Value) -> Value {
 }
 
 pub async fn text_in(s: &Setup, sid: &str, from: &str, to: &str, body: &str) {
-    assert!(s
-        .app
-        .post_webhook(&sms_params(sid, from, to, body), None)
-        .await
-        .status()
-        .is_success());
-    s.app.settle().await;
+    s.app.text_in(sid, from, to, body).await;
 }
 
 pub async fn first_message(s: &Setup) -> (Value, Value) {

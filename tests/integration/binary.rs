@@ -107,20 +107,7 @@ pub async fn sheet_items(client: &reqwest::Client, base: &str, op: &Value) -> Ve
     }
 }
 
-/// Polls `probe` every 100 ms until it answers Some, for at most `secs` seconds.
-pub async fn eventually<T, F, Fut>(secs: u64, what: &str, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    for _ in 0..secs * 10 {
-        if let Some(v) = probe().await {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("timed out waiting for {what}");
-}
+pub use crate::helpers::eventually;
 
 /// Signs in and answers the status and reply (for tests that expect a refusal).
 pub async fn sign_in_status(base: &str, email: &str, password: &str) -> (u16, Value) {

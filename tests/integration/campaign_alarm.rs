@@ -28,17 +28,11 @@ async fn operation(app: &TestApp, org: &Org, op: &Value) -> Value {
 
 /// Waits (up to a minute) until the campaign's card satisfies `done`.
 async fn until(app: &TestApp, org: &Org, op: &Value, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..600 {
+    crate::helpers::eventually(60, "the campaign's state", || async {
         let v = operation(app, org, op).await;
-        if done(&v) {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!(
-        "the campaign never got there: {}",
-        operation(app, org, op).await
-    );
+        done(&v).then_some(v)
+    })
+    .await
 }
 
 /// Waits until no text of the campaign is between its claim and Twilio's answer, and answers

@@ -25,9 +25,7 @@ fn phone(i: usize) -> String {
 async fn inbound(app: &TestApp, n: &mut u32, from: &str, body: &str) {
     *n += 1;
     let sid = format!("SMfunnel{:026}", n);
-    app.post_webhook(&sms_params(&sid, from, "+14155550100", body), None)
-        .await;
-    app.settle().await;
+    app.text_in(&sid, from, "+14155550100", body).await;
 }
 
 async fn contact_of(app: &TestApp, org: uuid::Uuid, phone: &str) -> uuid::Uuid {

@@ -24,11 +24,7 @@ async fn create(app: &TestApp, org: &Org, input: Value) -> Uuid {
 }
 
 pub(crate) async fn text_in(app: &TestApp, sid: &str, from: &str, body: &str) {
-    let res = app
-        .post_webhook(&sms_params(sid, from, NUMBER, body), None)
-        .await;
-    assert!(res.status().is_success());
-    app.settle().await;
+    app.text_in(sid, from, NUMBER, body).await;
 }
 
 /// Rows of `table` whose `column` is `id` (bound, so both databases compare it as they store it).

@@ -579,6 +579,15 @@ impl TestApp {
             .expect("page body")
     }
 
+    /// A text in from `from` to `to`, acknowledged, with its routing finished.
+    pub async fn text_in(&self, sid: &str, from: &str, to: &str, body: &str) {
+        let res = self
+            .post_webhook(&sms_params(sid, from, to, body), None)
+            .await;
+        assert!(res.status().is_success(), "{}", res.status());
+        self.settle().await;
+    }
+
     /// Waits for background routing to finish.
     pub async fn settle(&self) {
         herald::platform::state::wait_for_background(&self.state.tasks).await;
@@ -676,6 +685,21 @@ impl TestApp {
         assert!(out.len() > 10, "every table: {:?}", out.keys());
         out
     }
+}
+
+/// Polls `probe` every 100 ms until it answers Some, for at most `secs` seconds.
+pub async fn eventually<T, F, Fut>(secs: u64, what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    for _ in 0..secs * 10 {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("timed out waiting for {what}");
 }
 
 /// Inbound webhook parameters for a text.

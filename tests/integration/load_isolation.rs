@@ -44,17 +44,6 @@ impl ChatModel for GatedModel {
     }
 }
 
-/// Polls `f` until it holds; fails the test after 30 s (a hang, not a slow machine).
-async fn eventually(what: &str, mut f: impl AsyncFnMut() -> bool) {
-    for _ in 0..600 {
-        if f().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("never happened: {what}");
-}
-
 async fn busy_agents_never_hold_up_acknowledgements(backend: Backend) {
     let (gate, open) = tokio::sync::watch::channel(false);
     let model = Arc::new(GatedModel {
@@ -82,10 +71,10 @@ async fn busy_agents_never_hold_up_acknowledgements(backend: Backend) {
         assert!(reply.status().is_success());
         sent += 1;
     }
-    eventually(
-        "both turn slots are taken by turns waiting on the model",
-        async || model.in_flight.load(Ordering::SeqCst) == 2,
-    )
+    let held = "both turn slots are taken by turns waiting on the model";
+    eventually(30, held, || async {
+        (model.in_flight.load(Ordering::SeqCst) == 2).then_some(())
+    })
     .await;
     // Every slot is held by a turn that cannot finish: texts still go in, each acknowledged.
     for round in 0..3 {
@@ -113,14 +102,9 @@ async fn busy_agents_never_hold_up_acknowledgements(backend: Backend) {
         "no turn beyond the slots"
     );
     gate.send(true).unwrap();
-    eventually("every text is processed by a turn", async || {
-        s.app
-            .count_where(
-                "ai_thread_event",
-                "kind = 'inbound_sms' AND processed_at IS NOT NULL",
-            )
-            .await
-            == sent
+    eventually(30, "every text is processed by a turn", || async {
+        let processed = "kind = 'inbound_sms' AND processed_at IS NOT NULL";
+        (s.app.count_where("ai_thread_event", processed).await == sent).then_some(())
     })
     .await;
     s.app.settle().await;

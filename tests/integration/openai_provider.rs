@@ -76,18 +76,8 @@ async fn setup(backend: Backend, fake: &MockServer, timeout: Duration) -> Option
 }
 
 async fn text_in(r: &Rig, sid: &str) {
-    r.app
-        .post_webhook(
-            &sms_params(
-                sid,
-                "+14155552671",
-                "+14155550100",
-                "Are you open Saturday?",
-            ),
-            None,
-        )
-        .await;
-    r.app.settle().await;
+    let (from, to) = ("+14155552671", "+14155550100");
+    r.app.text_in(sid, from, to, "Are you open Saturday?").await;
 }
 
 async fn requests(fake: &MockServer) -> Vec<Value> {

@@ -90,14 +90,11 @@ pub async fn until(
     id: uuid::Uuid,
     done: impl Fn(&Value) -> bool,
 ) -> Value {
-    for _ in 0..2400 {
+    crate::helpers::eventually(120, "the plan's state", || async {
         let p = get(app, org, id).await;
-        if done(&p) {
-            return p;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the plan never got there: {}", get(app, org, id).await);
+        done(&p).then_some(p)
+    })
+    .await
 }
 
 pub async fn decide(app: &TestApp, org: &Org, id: uuid::Uuid, action: Value) -> (u16, Value) {

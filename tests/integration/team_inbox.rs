@@ -58,9 +58,7 @@ fn expect(c: &Value, want: [u64; 7]) {
 }
 
 async fn text_in(app: &TestApp, sid: &str, from: &str, body: &str) {
-    app.post_webhook(&sms_params(sid, from, NUMBER, body), None)
-        .await;
-    app.settle().await;
+    app.text_in(sid, from, NUMBER, body).await;
 }
 
 async fn views_states_and_assignment_follow_the_team_and_the_texts(backend: Backend) {
