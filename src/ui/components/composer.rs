@@ -6,9 +6,8 @@ use crate::campaign::segments::{mms_label, segments};
 use crate::media::model::{UploadView, MAX_SEND_BYTES};
 use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
 use crate::phone_numbers::model::PhoneNumberView;
-use crate::rpc::upload;
 use crate::saved_replies::api::{fill_saved_reply, list_saved_replies};
-use crate::ui::components::{ErrorBanner, Prefill};
+use crate::ui::components::{upload_picture, use_act, ErrorBanner, Prefill};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -35,8 +34,7 @@ pub fn Composer(
             prefill.set(None);
         }
     });
-    let mut error = use_signal(|| None::<String>);
-    let mut sending = use_signal(|| false);
+    let act = use_act();
     // Pictures uploaded for this text, with their file names.
     let mut pictures = use_signal(Vec::<(UploadView, String)>::new);
     let mut uploading = use_signal(|| false);
@@ -44,26 +42,16 @@ pub fn Composer(
         for file in evt.files() {
             let name = file.name();
             if file.size() > MAX_SEND_BYTES {
-                error.set(Some(format!(
+                act.fail(format!(
                     "{name} is over 5 MB, the carriers' limit for a text."
-                )));
+                ));
                 continue;
             }
-            let kind = file.content_type().unwrap_or_default();
             uploading.set(true);
-            let sent = match file.read_bytes().await {
-                Ok(bytes) => upload::<UploadView>("/api/media/upload", &kind, bytes.to_vec()).await,
-                Err(e) => Err(crate::error::AppError::Validation(format!(
-                    "Could not read {name}: {e}"
-                ))),
-            };
+            let sent = upload_picture(&file).await;
             uploading.set(false);
-            match sent {
-                Ok(view) => {
-                    error.set(None);
-                    pictures.write().push((view, name));
-                }
-                Err(e) => error.set(Some(e.to_string())),
+            if let Some(view) = act.take(sent) {
+                pictures.write().push((view, name));
             }
         }
     };
@@ -75,31 +63,24 @@ pub fn Composer(
     let send = move |e: FormEvent| async move {
         e.prevent_default();
         let Some(number) = from() else {
-            error.set(Some("Add a phone number to send from first.".into()));
+            act.fail("Add a phone number to send from first.");
             return;
         };
-        sending.set(true);
         let media_ids: Vec<Uuid> = pictures.read().iter().map(|(p, _)| p.id).collect();
-        match send_message(SendSmsRequest {
+        let text = SendSmsRequest {
             contact_id,
             phone_number_id: number,
             body: body(),
             ai_origin: None,
             suggestion_id: origin(),
             media_ids,
-        })
-        .await
-        {
-            Ok(_) => {
-                body.set(String::new());
-                pictures.set(vec![]);
-                origin.set(None);
-                error.set(None);
-                on_sent.call(());
-            }
-            Err(err) => error.set(Some(err.to_string())),
+        };
+        if act.run(send_message(text)).await.is_some() {
+            body.set(String::new());
+            pictures.set(vec![]);
+            origin.set(None);
+            on_sent.call(());
         }
-        sending.set(false);
     };
     // "/name": the saved replies whose name starts with it.
     let picking = use_memo(move || body.read().strip_prefix('/').map(str::to_owned));
@@ -110,19 +91,15 @@ pub fn Composer(
         }
     });
     let pick = move |id: Uuid| async move {
-        match fill_saved_reply(id, contact_id).await {
-            Ok(text) => {
-                body.set(text);
-                error.set(None);
-            }
-            Err(err) => error.set(Some(err.to_string())),
+        if let Some(text) = act.run(fill_saved_reply(id, contact_id)).await {
+            body.set(text);
         }
     };
     let chars = body.read().chars().count();
     let seg = segments(&body.read());
     rsx! {
         form { class: "composer", onsubmit: send,
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if opted_out {
                 div { class: "notice", "This contact has opted out of texts. Herald will refuse to send until they text START." }
             }
@@ -151,7 +128,7 @@ pub fn Composer(
                     "Photo"
                     input { r#type: "file", id: "composer-attach", accept: "image/jpeg,image/png,image/gif", class: "attach-input", onchange: attach }
                 }
-                button { id: "composer-send", class: "primary", r#type: "submit", disabled: sending() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
+                button { id: "composer-send", class: "primary", r#type: "submit", disabled: act.busy() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
             }
             if !pictures.read().is_empty() || uploading() {
                 div { class: "attachments", id: "composer-attachments",

@@ -3,29 +3,25 @@
 //! "Review lessons" to distil new ones now.
 use crate::ai_agent::learning::api::{delete_lesson, list_lessons, review_lessons, update_lesson};
 use crate::ai_agent::learning::model::{LessonView, MAX_LESSON_CHARS};
-use crate::ui::components::{short_time, ErrorBanner};
+use crate::ui::components::{short_time, use_act, ErrorBanner};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn LessonsCard(agent_id: Uuid) -> Element {
     let mut lessons = use_resource(move || list_lessons(agent_id));
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let mut report = use_signal(|| None::<String>);
     let review = move |_| async move {
-        match review_lessons(agent_id).await {
-            Ok(r) => {
-                error.set(None);
-                report.set(Some(format!(
-                    "Reviewed {} corrections: {} new lesson{}, {} updated.",
-                    r.signals,
-                    r.created,
-                    if r.created == 1 { "" } else { "s" },
-                    r.updated
-                )));
-                lessons.restart();
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if let Some(r) = act.run(review_lessons(agent_id)).await {
+            report.set(Some(format!(
+                "Reviewed {} corrections: {} new lesson{}, {} updated.",
+                r.signals,
+                r.created,
+                if r.created == 1 { "" } else { "s" },
+                r.updated
+            )));
+            lessons.restart();
         }
     };
     let current = lessons.read().clone();
@@ -36,7 +32,7 @@ pub fn LessonsCard(agent_id: Uuid) -> Element {
                 button { class: "secondary", id: "review-lessons", onclick: review, "Review lessons" }
             }
             p { class: "muted small", "Learnt from your corrections to plans and drafts. Enabled lessons reach the agent's prompt; audience lessons also leave matching contacts out of its next campaigns." }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if let Some(r) = report() { p { class: "ok small", id: "review-report", "{r}" } }
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
@@ -58,21 +54,17 @@ pub fn LessonsCard(agent_id: Uuid) -> Element {
 fn Lesson(lesson: LessonView, on_changed: EventHandler<()>) -> Element {
     let id = lesson.id;
     let mut text = use_signal(|| lesson.text.clone());
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let enabled = lesson.enabled;
     let save = move |on: bool| async move {
-        match update_lesson(id, text(), on).await {
-            Ok(_) => {
-                error.set(None);
-                on_changed.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(update_lesson(id, text(), on)).await.is_some() {
+            on_changed.call(());
         }
     };
     let changed = text.read().trim() != lesson.text;
     rsx! {
         li { class: if enabled { "lesson" } else { "lesson disabled" }, "data-rule": "{lesson.rule_key}",
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             textarea { class: "lesson-text", rows: "2", maxlength: MAX_LESSON_CHARS as i64, value: "{text}", oninput: move |e| text.set(e.value()) }
             div { class: "row",
                 label { class: "check",
@@ -83,9 +75,8 @@ fn Lesson(lesson: LessonView, on_changed: EventHandler<()>) -> Element {
                     button { class: "primary lesson-save", onclick: move |_| save(enabled), "Save" }
                 }
                 button { class: "danger lesson-delete", onclick: move |_| async move {
-                    match delete_lesson(id).await {
-                        Ok(()) => on_changed.call(()),
-                        Err(e) => error.set(Some(e.to_string())),
+                    if act.run(delete_lesson(id)).await.is_some() {
+                        on_changed.call(());
                     }
                 }, "Delete" }
                 span { class: "muted small", "Version {lesson.version}" }

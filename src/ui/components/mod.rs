@@ -1,4 +1,5 @@
 //! Shared pieces of UI used across pages.
+mod act;
 mod composer;
 mod contact_form;
 mod lessons;
@@ -16,6 +17,7 @@ mod step_plan;
 mod suggestions_panel;
 mod triage_bar;
 
+pub use act::{upload_picture, use_act, Act};
 pub use composer::Composer;
 pub use contact_form::ContactForm;
 pub use lessons::LessonsCard;

@@ -3,7 +3,7 @@
 use crate::campaign::api::{get_operation, resume_operation};
 use crate::campaign::model::OperationStatus;
 use crate::ui::app::Route;
-use crate::ui::components::use_page_tick;
+use crate::ui::components::{use_act, use_page_tick};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -15,7 +15,7 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
         get_operation(operation_id)
     });
     let is_owner = crate::ui::components::use_is_owner();
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let current = op.read().clone();
     match current {
         Some(Ok(o)) => {
@@ -74,14 +74,13 @@ pub fn OperationCard(operation_id: Uuid) -> Element {
                             "{o.paused_reason.clone().unwrap_or_default()}"
                             if is_owner {
                                 button { class: "secondary op-resume", onclick: move |_| async move {
-                                    match resume_operation(operation_id).await {
-                                        Ok(_) => { error.set(None); op.restart(); }
-                                        Err(e) => error.set(Some(e.to_string())),
+                                    if act.run(resume_operation(operation_id)).await.is_some() {
+                                        op.restart();
                                     }
                                 }, "Resume" }
                             }
                         }
-                        crate::ui::components::ErrorBanner { message: error() }
+                        crate::ui::components::ErrorBanner { message: act.error() }
                     }
                     if o.status == OperationStatus::AwaitingApproval {
                         Link { to: Route::OperationReview { operation_id }, class: "review-link", "Review the drafts →" }

@@ -5,7 +5,7 @@ use crate::plans::api::edit_plan;
 use crate::plans::audience::api::plan_audience;
 use crate::plans::audience::model::{AudienceMember, AudienceView};
 use crate::plans::model::PlanEdit;
-use crate::ui::components::{grouped, ErrorBanner};
+use crate::ui::components::{grouped, use_act, ErrorBanner};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -23,24 +23,20 @@ pub fn PlanAudience(
     let mut items = use_signal(|| first.items.clone());
     let mut total = use_signal(|| first.total);
     let mut next = use_signal(|| first.next.clone());
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let mut loading = use_signal(|| false);
     let mut fetch = move |after: Option<ContactCursor>| {
         loading.set(true);
         spawn(async move {
             let q = Some(search()).filter(|s| !s.trim().is_empty());
-            match plan_audience(plan_id, q, after.clone()).await {
-                Ok(p) => {
-                    if after.is_some() {
-                        items.write().extend(p.items);
-                    } else {
-                        items.set(p.items);
-                    }
-                    total.set(p.total);
-                    next.set(p.next);
-                    error.set(None);
+            if let Some(p) = act.run(plan_audience(plan_id, q, after.clone())).await {
+                if after.is_some() {
+                    items.write().extend(p.items);
+                } else {
+                    items.set(p.items);
                 }
-                Err(e) => error.set(Some(e.to_string())),
+                total.set(p.total);
+                next.set(p.next);
             }
             loading.set(false);
         });
@@ -80,7 +76,7 @@ pub fn PlanAudience(
                 p { class: "muted small list-count plan-audience-count",
                     if next().is_some() { "Showing {grouped(shown)} of {grouped(total())}." } else { "All {grouped(total())} shown." }
                 }
-                ErrorBanner { message: error() }
+                ErrorBanner { message: act.error() }
                 if let Some(after) = next() {
                     button {
                         class: "secondary show-more plan-audience-more",
@@ -101,7 +97,7 @@ fn MemberRow(
     editable: bool,
     on_changed: EventHandler<()>,
 ) -> Element {
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let id = member.contact_id;
     let leave_out = move |_| async move {
         let edit = PlanEdit {
@@ -111,9 +107,8 @@ fn MemberRow(
             message_concept: None,
             from_number_id: None,
         };
-        match edit_plan(plan_id, edit).await {
-            Ok(_) => on_changed.call(()),
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(edit_plan(plan_id, edit)).await.is_some() {
+            on_changed.call(());
         }
     };
     rsx! {
@@ -123,7 +118,7 @@ fn MemberRow(
             if editable {
                 button { class: "link-button audience-leave-out", onclick: leave_out, "Leave out" }
             }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::plans::api::{approve_plan, edit_plan, reject_plan};
 use crate::plans::edit::{MAX_CONCEPT_CHARS, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS};
 use crate::plans::model::{Decision, PlanEdit, PlanStatus, PlanView};
-use crate::ui::components::{short_time, ErrorBanner};
+use crate::ui::components::{short_time, use_act, ErrorBanner};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -32,57 +32,33 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             .map(|c| (c.change.contact_id, c.change.include))
             .collect::<Vec<(Uuid, bool)>>()
     });
-    let mut error = use_signal(|| None::<String>);
-    let mut busy = use_signal(|| false);
+    let act = use_act();
     let awaiting = plan.status == PlanStatus::AwaitingApproval;
     let auto_approved = plan.decision == Some(Decision::Proceed) && plan.approved_by_name.is_none();
     let status = plan.status.as_str().replace('_', " ");
 
     let approve = move |_| async move {
-        busy.set(true);
-        match approve_plan(id).await {
-            Ok(_) => {
-                error.set(None);
-                on_changed.call(());
-            }
-            Err(e) => {
-                error.set(Some(e.to_string()));
-                // A refusal may have found a changed audience: the card shows it.
-                on_changed.call(());
-            }
-        }
-        busy.set(false);
+        act.run(approve_plan(id)).await;
+        // Approved, or refused on a changed audience: the card shows which.
+        on_changed.call(());
     };
     let save = move |_| async move {
-        let changed: Vec<(Uuid, bool)> = include();
-        match edit_plan(
-            id,
-            PlanEdit {
-                message_concept: concept(),
-                from_number_id: from_number(),
-                title: Some(title()),
-                summary: Some(summary()),
-                include: changed,
-            },
-        )
-        .await
-        {
-            Ok(_) => {
-                error.set(None);
-                editing.set(false);
-                on_changed.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        let edit = PlanEdit {
+            message_concept: concept(),
+            from_number_id: from_number(),
+            title: Some(title()),
+            summary: Some(summary()),
+            include: include(),
+        };
+        if act.run(edit_plan(id, edit)).await.is_some() {
+            editing.set(false);
+            on_changed.call(());
         }
     };
     let reject = move |_| async move {
-        match reject_plan(id, reason()).await {
-            Ok(_) => {
-                error.set(None);
-                rejecting.set(false);
-                on_changed.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(reject_plan(id, reason())).await.is_some() {
+            rejecting.set(false);
+            on_changed.call(());
         }
     };
     let groups = plan.exclusions_by_kind();
@@ -197,7 +173,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                     }
                 }
             }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if awaiting {
                 div { class: "row plan-actions",
                     if editing() {
@@ -205,7 +181,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                         button { class: "secondary", onclick: move |_| editing.set(false), "Cancel" }
                     } else {
                         if plan.unreadable.is_none() {
-                            button { class: "primary plan-approve", disabled: busy(), onclick: approve, "Approve" }
+                            button { class: "primary plan-approve", disabled: act.busy(), onclick: approve, "Approve" }
                             button { class: "secondary plan-edit", onclick: move |_| editing.set(true), "Edit" }
                         }
                         button { class: "danger plan-reject", onclick: move |_| rejecting.set(!rejecting()), "Reject" }

@@ -2,7 +2,7 @@
 //! approved or running plan; on a stopped plan, who stopped it, when and why.
 use crate::plans::api::stop_plan;
 use crate::plans::model::{PlanStatus, PlanView};
-use crate::ui::components::{short_time, ErrorBanner};
+use crate::ui::components::{short_time, use_act, ErrorBanner};
 use dioxus::prelude::*;
 
 #[component]
@@ -10,19 +10,12 @@ pub fn PlanStop(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let id = plan.id;
     let mut asking = use_signal(|| false);
     let mut reason = use_signal(String::new);
-    let mut error = use_signal(|| None::<String>);
-    let mut busy = use_signal(|| false);
+    let act = use_act();
     let stop = move |_| async move {
-        busy.set(true);
-        match stop_plan(id, reason()).await {
-            Ok(_) => {
-                error.set(None);
-                asking.set(false);
-                on_changed.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(stop_plan(id, reason())).await.is_some() {
+            asking.set(false);
+            on_changed.call(());
         }
-        busy.set(false);
     };
     let running = matches!(plan.status, PlanStatus::Approved | PlanStatus::Executing);
     let stopped = plan
@@ -39,11 +32,11 @@ pub fn PlanStop(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             }
         }
         if running {
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if asking() {
                 div { class: "row plan-stop-form",
                     input { class: "plan-stop-reason", maxlength: "500", placeholder: "Why? The agent is told.", value: "{reason}", oninput: move |e| reason.set(e.value()) }
-                    button { class: "danger plan-stop-send", disabled: busy(), onclick: stop, "Stop the plan" }
+                    button { class: "danger plan-stop-send", disabled: act.busy(), onclick: stop, "Stop the plan" }
                     button { class: "secondary", onclick: move |_| asking.set(false), "Keep it running" }
                 }
             } else {

@@ -2,24 +2,21 @@
 //! two answers. Until someone answers, Herald sends that number nothing automated.
 use crate::compliance::api::decide_possible_opt_out;
 use crate::compliance::model::OptOutReviewView;
-use crate::ui::components::ErrorBanner;
+use crate::ui::components::{use_act, ErrorBanner};
 use dioxus::prelude::*;
 
 #[component]
 pub fn PossibleOptOut(item: OptOutReviewView, on_decided: EventHandler<()>) -> Element {
-    let mut error = use_signal(|| None::<String>);
-    let mut busy = use_signal(|| false);
+    let act = use_act();
     let id = item.id;
     let decide = move |opt_out: bool| async move {
-        busy.set(true);
-        match decide_possible_opt_out(id, opt_out).await {
-            Ok(()) => {
-                error.set(None);
-                on_decided.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act
+            .run(decide_possible_opt_out(id, opt_out))
+            .await
+            .is_some()
+        {
+            on_decided.call(());
         }
-        busy.set(false);
     };
     rsx! {
         div { class: "notice possible-opt-out", id: "possible-opt-out-{item.id}", role: "alert",
@@ -28,11 +25,11 @@ pub fn PossibleOptOut(item: OptOutReviewView, on_decided: EventHandler<()>) -> E
             p { class: "muted small",
                 "\"{item.matched}\" may mean they want no more texts. Herald sends them nothing automated until someone decides."
             }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             div { class: "row wrap",
-                button { class: "danger", id: "confirm-opt-out", disabled: busy(),
+                button { class: "danger", id: "confirm-opt-out", disabled: act.busy(),
                     onclick: move |_| decide(true), "It's an opt-out" }
-                button { id: "dismiss-opt-out", disabled: busy(),
+                button { id: "dismiss-opt-out", disabled: act.busy(),
                     onclick: move |_| decide(false), "Not an opt-out" }
             }
         }

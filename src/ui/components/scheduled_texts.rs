@@ -1,14 +1,14 @@
 //! Texts an agent scheduled for this contact, above the composer: when each goes, and Cancel
 //! until it has gone. Nothing shows when there are none.
 use crate::messaging::api::{cancel_scheduled_text, list_scheduled_texts};
-use crate::ui::components::{short_time, ErrorBanner};
+use crate::ui::components::{short_time, use_act, ErrorBanner};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn ScheduledTexts(contact_id: Uuid) -> Element {
     let mut list = use_resource(move || list_scheduled_texts(contact_id));
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let texts = match list.read().clone() {
         Some(Ok(t)) => t,
         _ => Vec::new(),
@@ -29,10 +29,7 @@ pub fn ScheduledTexts(contact_id: Uuid) -> Element {
                             button {
                                 class: "secondary scheduled-cancel",
                                 onclick: move |_| async move {
-                                    match cancel_scheduled_text(t.id).await {
-                                        Ok(_) => error.set(None),
-                                        Err(e) => error.set(Some(e.to_string())),
-                                    }
+                                    act.run(cancel_scheduled_text(t.id)).await;
                                     list.restart();
                                 },
                                 "Cancel"
@@ -41,7 +38,7 @@ pub fn ScheduledTexts(contact_id: Uuid) -> Element {
                     }
                 }
             }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::plans::model::{texts_people, PlanStatus, PlanView};
 use crate::steps::model::{
     ArgLine, PlanStep, Simulation, StepAction, StepMode, StepPrediction, StepStatus, StepView,
 };
-use crate::ui::components::ErrorBanner;
+use crate::ui::components::{use_act, ErrorBanner};
 use dioxus::prelude::*;
 
 /// A JSON value in a line or two: long values are cut.
@@ -76,7 +76,7 @@ fn typed(text: &str, list: bool) -> serde_json::Value {
 
 #[component]
 pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let mut sim = use_signal(|| None::<Simulation>);
     let id = plan.id;
     let running = plan.status == PlanStatus::Executing;
@@ -88,21 +88,13 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let mut asked = use_signal(|| false);
     let replannable = plan.replannable;
     let replan = move |_| async move {
-        match replan_plan(id, note()).await {
-            Ok(_) => {
-                error.set(None);
-                asked.set(true);
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(replan_plan(id, note())).await.is_some() {
+            asked.set(true);
         }
     };
     let simulate = move |_| async move {
-        match simulate_plan(id).await {
-            Ok(s) => {
-                error.set(None);
-                sim.set(Some(s));
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if let Some(s) = act.run(simulate_plan(id)).await {
+            sim.set(Some(s));
         }
     };
     let (mode, steps) = match &plan.action {
@@ -125,12 +117,8 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
         .iter()
         .any(|s| !s.status.is_final() && texts_people(&s.tool));
     let send = move |action: StepAction| async move {
-        match decide_plan_steps(id, action).await {
-            Ok(_) => {
-                error.set(None);
-                on_changed.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(decide_plan_steps(id, action)).await.is_some() {
+            on_changed.call(());
         }
     };
     let predicted = |id: &str| {
@@ -164,7 +152,7 @@ pub fn StepPlan(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             if let Some(s) = sim.read().as_ref() {
                 p { class: "step-sim-totals small", "{s.summary}" }
             }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if open || replannable {
                 div { class: "row",
                     if open {

@@ -4,7 +4,7 @@
 use crate::inbox::api::{assign_conversation, resume_ai, set_conversation_state};
 use crate::inbox::model::{ConversationState, StateChange, Triage, SNOOZES};
 use crate::team::api::list_members;
-use crate::ui::components::{short_time, ErrorBanner};
+use crate::ui::components::{short_time, use_act, ErrorBanner};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -12,25 +12,20 @@ use uuid::Uuid;
 pub fn TriageBar(contact_id: Uuid, triage: Triage, on_changed: EventHandler<()>) -> Element {
     let members = use_resource(|| async { list_members().await.unwrap_or_default() });
     let mine = try_use_context::<crate::auth::model::CurrentUser>().map(|u| u.user_id);
-    let mut error = use_signal(|| None::<String>);
-    let mut busy = use_signal(|| false);
+    let act = use_act();
     // A state change, an assignee, or (neither) the end of the AI's pause.
-    let mut run = move |change: Option<StateChange>, assignee: Option<Option<Uuid>>| {
-        busy.set(true);
+    let run = move |change: Option<StateChange>, assignee: Option<Option<Uuid>>| {
         spawn(async move {
-            let res = match (change, assignee) {
-                (Some(c), _) => set_conversation_state(contact_id, c).await,
-                (None, Some(a)) => assign_conversation(contact_id, a).await,
-                (None, None) => resume_ai(contact_id).await,
-            };
-            match res {
-                Ok(_) => {
-                    error.set(None);
-                    on_changed.call(());
+            let change = async move {
+                match (change, assignee) {
+                    (Some(c), _) => set_conversation_state(contact_id, c).await,
+                    (None, Some(a)) => assign_conversation(contact_id, a).await,
+                    (None, None) => resume_ai(contact_id).await,
                 }
-                Err(e) => error.set(Some(e.to_string())),
+            };
+            if act.run(change).await.is_some() {
+                on_changed.call(());
             }
-            busy.set(false);
         });
     };
     let (badge, class) = match triage.state {
@@ -58,13 +53,13 @@ pub fn TriageBar(contact_id: Uuid, triage: Triage, on_changed: EventHandler<()>)
         div { class: "triage-bar", id: "triage-bar",
             span { class, id: "conversation-state", "{badge}" }
             if triage.state == ConversationState::Open {
-                button { id: "close-conversation", class: "secondary", disabled: busy(),
+                button { id: "close-conversation", class: "secondary", disabled: act.busy(),
                     onclick: move |_| run(Some(StateChange::Close), None), "Close" }
             } else {
-                button { id: "reopen-conversation", class: "secondary", disabled: busy(),
+                button { id: "reopen-conversation", class: "secondary", disabled: act.busy(),
                     onclick: move |_| run(Some(StateChange::Open), None), "Reopen" }
             }
-            select { id: "snooze-conversation", "aria-label": "Snooze", disabled: busy(),
+            select { id: "snooze-conversation", "aria-label": "Snooze", disabled: act.busy(),
                 onchange: move |e| {
                     if let Ok(minutes) = e.value().parse::<u32>() {
                         run(Some(StateChange::SnoozeFor { minutes }), None);
@@ -77,7 +72,7 @@ pub fn TriageBar(contact_id: Uuid, triage: Triage, on_changed: EventHandler<()>)
             }
             label { class: "assignee",
                 "Assigned to "
-                select { id: "assign-conversation", disabled: busy(),
+                select { id: "assign-conversation", disabled: act.busy(),
                     onchange: move |e| {
                         let v = e.value();
                         run(None, Some(v.parse::<Uuid>().ok()));
@@ -93,10 +88,10 @@ pub fn TriageBar(contact_id: Uuid, triage: Triage, on_changed: EventHandler<()>)
             if let Some(until) = triage.ai_paused_until {
                 div { class: "ai-paused", id: "ai-paused",
                     span { "AI paused: {paused_by} is handling this (until {short_time(until)} UTC)." }
-                    button { id: "resume-ai", class: "secondary", disabled: busy(), onclick: move |_| run(None, None), "Resume AI" }
+                    button { id: "resume-ai", class: "secondary", disabled: act.busy(), onclick: move |_| run(None, None), "Resume AI" }
                 }
             }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
         }
     }
 }

@@ -3,7 +3,7 @@
 use crate::ui::app::Route;
 use crate::api_keys::api::{end_all_my_sessions, my_api_keys};
 use crate::auth::account_api::{change_password, end_my_session, my_sessions};
-use crate::ui::components::ErrorBanner;
+use crate::ui::components::{use_act, ErrorBanner};
 use dioxus::prelude::*;
 
 #[component]
@@ -13,21 +13,17 @@ pub fn Account() -> Element {
     let mut revoke_keys = use_signal(|| true);
     let mut current = use_signal(String::new);
     let mut new = use_signal(String::new);
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let mut note = use_signal(|| None::<String>);
     let change = move |e: FormEvent| async move {
         e.prevent_default();
-        match change_password(current(), new()).await {
-            Ok(n) => {
-                current.set(String::new());
-                new.set(String::new());
-                error.set(None);
-                note.set(Some(format!(
-                    "Password changed. {n} other session(s) signed out."
-                )));
-                sessions.restart();
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if let Some(n) = act.run(change_password(current(), new())).await {
+            current.set(String::new());
+            new.set(String::new());
+            note.set(Some(format!(
+                "Password changed. {n} other session(s) signed out."
+            )));
+            sessions.restart();
         }
     };
     let key_list = keys.read().clone().and_then(Result::ok).unwrap_or_default();
@@ -44,7 +40,7 @@ pub fn Account() -> Element {
             header { class: "page-head", h1 { "Your account" } }
             form { class: "card inline-form", id: "password-form", onsubmit: change,
                 h2 { "Change your password" }
-                ErrorBanner { message: error() }
+                ErrorBanner { message: act.error() }
                 if let Some(n) = note() { p { class: "notice", id: "password-note", "{n}" } }
                 input { id: "current-password", r#type: "password", autocomplete: "current-password", placeholder: "Current password", value: "{current}", oninput: move |e| current.set(e.value()) }
                 input { id: "new-password", r#type: "password", autocomplete: "new-password", placeholder: "New password (8 characters or more)", value: "{new}", oninput: move |e| new.set(e.value()) }

@@ -3,7 +3,7 @@
 //! notes, and (for owners) merging a duplicate into this contact.
 use crate::ui::app::Route;
 use crate::ui::components::{
-    grouped, short_time, use_is_owner, ContactForm, ErrorBanner, Notes, ScheduledTexts,
+    grouped, short_time, use_act, use_is_owner, ContactForm, ErrorBanner, Notes, ScheduledTexts,
 };
 use crate::contacts::api::search_contacts;
 use crate::records::api::{contact_profile, merge_contacts};
@@ -151,37 +151,29 @@ fn MergeCard(keep: ContactView, on_merged: EventHandler<()>) -> Element {
     let mut query = use_signal(String::new);
     let mut found = use_signal(Vec::<ContactView>::new);
     let mut chosen = use_signal(|| None::<(ContactView, MergeReport)>);
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let keep_id = keep.id;
     let search = move |_| async move {
-        match search_contacts(query()).await {
-            Ok(p) => found.set(p.items.into_iter().filter(|c| c.id != keep_id).collect()),
-            Err(e) => error.set(Some(e.to_string())),
+        if let Some(p) = act.run(search_contacts(query())).await {
+            found.set(p.items.into_iter().filter(|c| c.id != keep_id).collect());
         }
     };
     let preview = move |c: ContactView| async move {
-        match merge_contacts(keep_id, c.id, false).await {
-            Ok(r) => {
-                error.set(None);
-                chosen.set(Some((c, r)));
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if let Some(r) = act.run(merge_contacts(keep_id, c.id, false)).await {
+            chosen.set(Some((c, r)));
         }
     };
     let apply = move |dup: Uuid| async move {
-        match merge_contacts(keep_id, dup, true).await {
-            Ok(_) => {
-                chosen.set(None);
-                found.set(vec![]);
-                on_merged.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(merge_contacts(keep_id, dup, true)).await.is_some() {
+            chosen.set(None);
+            found.set(vec![]);
+            on_merged.call(());
         }
     };
     rsx! {
         details { class: "card", id: "contact-merge",
             summary { "Merge a duplicate into {keep.name}" }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             div { class: "row",
                 input { id: "merge-search", placeholder: "Name or phone of the duplicate", value: "{query}", oninput: move |e| query.set(e.value()) }
                 button { id: "merge-find", class: "secondary", disabled: query.read().trim().is_empty(), onclick: search, "Find" }

@@ -1,7 +1,7 @@
 //! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
 use crate::contacts::api::{import_contacts_csv, list_contacts};
 use crate::contacts::model::{ContactCursor, ContactFilter, ContactView, ImportReport};
-use crate::ui::components::{grouped, use_is_owner, ContactForm, ErrorBanner};
+use crate::ui::components::{grouped, use_act, use_is_owner, ContactForm, ErrorBanner};
 use dioxus::prelude::*;
 
 #[component]
@@ -40,7 +40,7 @@ pub fn Contacts() -> Element {
         page.map(|p| (f.search.clone().unwrap_or_default(), p))
     });
     let mut editing = use_signal(|| None::<ContactView>);
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let mut show_form = use_signal(|| false);
     let list = contacts.read().clone();
     rsx! {
@@ -73,7 +73,7 @@ pub fn Contacts() -> Element {
             }
             div { class: "two-col",
                 div { class: "col-main",
-                    ErrorBanner { message: error() }
+                    ErrorBanner { message: act.error() }
                     match list {
                         None => rsx! { p { class: "muted", "Loading…" } },
                         Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
@@ -116,12 +116,9 @@ pub fn Contacts() -> Element {
                                         let after = after.clone();
                                         loading.set(true);
                                         spawn(async move {
-                                            match list_contacts(filter(), Some(after)).await {
-                                                Ok(p) => {
-                                                    later.write().extend(p.items);
-                                                    next.set(p.next);
-                                                }
-                                                Err(e) => error.set(Some(e.to_string())),
+                                            if let Some(p) = act.run(list_contacts(filter(), Some(after))).await {
+                                                later.write().extend(p.items);
+                                                next.set(p.next);
                                             }
                                             loading.set(false);
                                         });
@@ -139,7 +136,7 @@ pub fn Contacts() -> Element {
                             key: "{editing().map(|c| c.id.to_string()).unwrap_or_default()}",
                             contact: editing(),
                             on_saved: move |c: ContactView| {
-                                error.set(None);
+                                act.clear();
                                 editing.set(Some(c));
                                 contacts.restart();
                             },
@@ -157,18 +154,14 @@ pub fn Contacts() -> Element {
 fn ImportPanel(on_imported: EventHandler<()>) -> Element {
     let mut text = use_signal(String::new);
     let mut report = use_signal(|| None::<ImportReport>);
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let run = move |_| async move {
-        match import_contacts_csv(text()).await {
-            Ok(r) => {
-                if r.errors.is_empty() {
-                    text.set(String::new());
-                    on_imported.call(());
-                }
-                error.set(None);
-                report.set(Some(r));
+        if let Some(r) = act.run(import_contacts_csv(text())).await {
+            if r.errors.is_empty() {
+                text.set(String::new());
+                on_imported.call(());
             }
-            Err(e) => error.set(Some(e.to_string())),
+            report.set(Some(r));
         }
     };
     rsx! {
@@ -179,13 +172,13 @@ fn ImportPanel(on_imported: EventHandler<()>) -> Element {
                 if let Some(file) = evt.files().into_iter().next() {
                     match file.read_string().await {
                         Ok(s) => text.set(s),
-                        Err(e) => error.set(Some(format!("Could not read the file: {e}"))),
+                        Err(e) => act.fail(format!("Could not read the file: {e}")),
                     }
                 }
             } }
             textarea { id: "import-csv", rows: "5", placeholder: "name,phone,email,tags", value: "{text}", oninput: move |e| text.set(e.value()) }
             button { id: "import-run", class: "secondary", onclick: run, disabled: text.read().trim().is_empty(), "Import" }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if let Some(r) = report() {
                 if r.errors.is_empty() {
                     p { class: "ok", "Imported {r.imported} contacts." }

@@ -7,7 +7,7 @@ use crate::campaign::api::{
 use crate::campaign::model::{ItemStatus, ItemView, OperationStatus, ReviewSheet};
 use crate::campaign::segments::{mms_label, segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::ui::components::use_live;
-use crate::ui::components::{use_is_owner, ErrorBanner, OperationCard};
+use crate::ui::components::{upload_picture, use_act, use_is_owner, ErrorBanner, OperationCard};
 use crate::error::AppError;
 use crate::links::model as links;
 use crate::media::model::{UploadView, MAX_PER_TEXT, MAX_SEND_BYTES};
@@ -67,23 +67,17 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
         let _ = live();
         get_review_sheet(operation_id, after())
     });
-    let mut error = use_signal(|| None::<String>);
-    let mut act = move |r: Result<ReviewSheet, AppError>| match r {
-        Ok(_) => {
-            error.set(None);
-            sheet.restart();
-        }
-        Err(e) => {
-            // Show what is there now (after "the drafts changed", say).
-            error.set(Some(e.to_string()));
-            sheet.restart();
-        }
+    let act = use_act();
+    // Show what is there now, after a refusal too ("the drafts changed", say).
+    let mut answered = move |r: Result<ReviewSheet, AppError>| {
+        act.take(r);
+        sheet.restart();
     };
     let current = sheet.read().clone();
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Draft review" } }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
@@ -103,11 +97,11 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                     rsx! {
                         OperationCard { operation_id }
                         p { class: "muted", id: "campaign-cost", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at {rate}" }
-                        CampaignPictures { operation_id, pictures: s.operation.pictures.clone(), reviewing, on_done: act }
+                        CampaignPictures { operation_id, pictures: s.operation.pictures.clone(), reviewing, on_done: answered }
                         if linked {
                             label { class: "row muted", id: "track-links",
                                 input { r#type: "checkbox", checked: prefix.is_some(), disabled: !reviewing,
-                                    onchange: move |e| async move { act(set_operation_track_links(operation_id, e.checked()).await) } }
+                                    onchange: move |e| async move { answered(set_operation_track_links(operation_id, e.checked()).await) } }
                                 " Shorten and track links (one short link per contact; clicks show in the results)"
                             }
                         }
@@ -116,18 +110,18 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                                 button { id: "approve-all", class: "primary", onclick: move |_| {
                                     // The drafts on screen: a sheet that changed since is refused.
                                     let seen = digest.clone();
-                                    async move { act(approve_operation(operation_id, seen).await) }
+                                    async move { answered(approve_operation(operation_id, seen).await) }
                                 }, "Approve all and send" }
                             } else if reviewing {
                                 p { class: "muted", id: "approve-owner-only", "An organisation owner approves a campaign before it is sent." }
                             }
                             if active {
-                                button { id: "cancel-operation", class: "danger", onclick: move |_| async move { act(cancel_operation(operation_id).await) }, "Cancel" }
+                                button { id: "cancel-operation", class: "danger", onclick: move |_| async move { answered(cancel_operation(operation_id).await) }, "Cancel" }
                             }
                         }
                         div { class: "draft-sheet", id: "draft-sheet",
                             for it in s.items {
-                                DraftRow { key: "{it.id}", item: it, reviewing, mms, prefix: prefix.clone(), on_done: act }
+                                DraftRow { key: "{it.id}", item: it, reviewing, mms, prefix: prefix.clone(), on_done: answered }
                             }
                         }
                         if paged {
@@ -222,7 +216,7 @@ fn CampaignPictures(
     reviewing: bool,
     on_done: EventHandler<Result<ReviewSheet, AppError>>,
 ) -> Element {
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let mut uploading = use_signal(|| false);
     let ids: Vec<Uuid> = pictures.iter().map(|p| p.id).collect();
     let total: u64 = pictures.iter().map(|p| p.size_bytes).sum();
@@ -233,28 +227,17 @@ fn CampaignPictures(
             for file in evt.files() {
                 let name = file.name();
                 if file.size() + total > MAX_SEND_BYTES {
-                    error.set(Some(format!(
+                    act.fail(format!(
                         "{name} would take the pictures past 5 MB, the carriers' limit for a text."
-                    )));
+                    ));
                     continue;
                 }
-                let kind = file.content_type().unwrap_or_default();
                 uploading.set(true);
-                let sent = match file.read_bytes().await {
-                    Ok(bytes) => {
-                        crate::rpc::upload::<UploadView>("/api/media/upload", &kind, bytes.to_vec())
-                            .await
-                    }
-                    Err(e) => Err(AppError::Validation(format!("Could not read {name}: {e}"))),
-                };
+                let sent = upload_picture(&file).await;
                 uploading.set(false);
-                match sent {
-                    Ok(view) => {
-                        error.set(None);
-                        ids.push(view.id);
-                        on_done.call(set_operation_pictures(operation_id, ids.clone()).await);
-                    }
-                    Err(e) => error.set(Some(e.to_string())),
+                if let Some(view) = act.take(sent) {
+                    ids.push(view.id);
+                    on_done.call(set_operation_pictures(operation_id, ids.clone()).await);
                 }
             }
         }
@@ -264,7 +247,7 @@ fn CampaignPictures(
     }
     rsx! {
         div { class: "campaign-pictures", id: "campaign-pictures",
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if pictures.is_empty() {
                 p { class: "muted small", "No picture: each text goes as SMS. A picture makes every text one MMS." }
             } else {

@@ -2,7 +2,7 @@
 //! and, for owners, connecting or replacing it. Secrets are typed, never shown back.
 use crate::provider_accounts::api::{connect_twilio, provider_settings};
 use crate::provider_accounts::model::{validate, TwilioAccountInput};
-use crate::ui::components::{use_is_owner, ErrorBanner};
+use crate::ui::components::{use_act, use_is_owner, ErrorBanner};
 use dioxus::prelude::*;
 
 #[component]
@@ -10,23 +10,19 @@ pub fn ProviderCard() -> Element {
     let mut settings = use_resource(provider_settings);
     let owner = use_is_owner();
     let mut form = use_signal(TwilioAccountInput::default);
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let mut saved = use_signal(|| false);
     let save = move |e: FormEvent| async move {
         e.prevent_default();
         saved.set(false);
         if let Err(m) = validate(&form()) {
-            error.set(Some(m));
+            act.fail(m);
             return;
         }
-        match connect_twilio(form()).await {
-            Ok(_) => {
-                error.set(None);
-                saved.set(true);
-                form.set(TwilioAccountInput::default());
-                settings.restart();
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(connect_twilio(form())).await.is_some() {
+            saved.set(true);
+            form.set(TwilioAccountInput::default());
+            settings.restart();
         }
     };
     let Some(Ok(s)) = settings.read().clone() else {
@@ -54,7 +50,7 @@ pub fn ProviderCard() -> Element {
                     p { class: "muted", "To connect an account, the server's operator sets HERALD_SECRET_KEY (credentials are stored encrypted with it)." }
                 } else {
                     form { class: "inline-form", onsubmit: save,
-                        ErrorBanner { message: error() }
+                        ErrorBanner { message: act.error() }
                         if saved() { p { class: "notice", id: "provider-saved", "Connected. Twilio accepted the credentials." } }
                         input { id: "twilio-sid", placeholder: "Account SID (AC…)", autocomplete: "off", value: "{form.read().account_sid}", oninput: move |e| form.write().account_sid = e.value() }
                         input { id: "twilio-token", r#type: "password", placeholder: "Auth Token", autocomplete: "off", value: "{form.read().auth_token}", oninput: move |e| form.write().auth_token = e.value() }

@@ -5,14 +5,14 @@ use crate::team::api::{
     create_invitation, list_invitations, list_members, member_reset_link, remove_member,
     revoke_invitation, set_member_role,
 };
-use crate::ui::components::ErrorBanner;
+use crate::ui::components::{use_act, Act, ErrorBanner};
 use dioxus::prelude::*;
 
 #[component]
 pub fn Team() -> Element {
     let me = use_context::<CurrentUser>();
     let mut members = use_resource(list_members);
-    let error = use_signal(|| None::<String>);
+    let act = use_act();
     let note = use_signal(|| None::<String>);
     let owner = me.role == Role::Owner;
     let list = members.read().clone();
@@ -21,7 +21,7 @@ pub fn Team() -> Element {
             header { class: "page-head", h1 { "Team" }
                 if owner { a { href: "/audit", class: "button", id: "open-audit", "Audit log" } }
             }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             if let Some(n) = note() { p { class: "notice", id: "team-note", "{n}" } }
             match list {
                 None => rsx! { p { class: "muted", "Loading…" } },
@@ -35,7 +35,7 @@ pub fn Team() -> Element {
                             for m in rows {
                                 MemberRow { key: "{m.user_id}", m: m.clone(), owner, me: m.user_id == me.user_id,
                                     last_owner: m.role == Role::Owner && owners == 1,
-                                    on_change: move |_| members.restart(), error, note }
+                                    on_change: move |_| members.restart(), act, note }
                             }
                         }
                     }
@@ -55,7 +55,7 @@ fn MemberRow(
     /// The organisation's only owner: neither demoted nor removed.
     last_owner: bool,
     on_change: EventHandler<()>,
-    error: Signal<Option<String>>,
+    act: Act,
     note: Signal<Option<String>>,
 ) -> Element {
     let mut confirming = use_signal(|| false);
@@ -67,40 +67,34 @@ fn MemberRow(
         Role::Owner
     };
     let toggle_role = move |_| async move {
-        match set_member_role(id, other).await {
-            Ok(()) => on_change.call(()),
-            Err(e) => error.set(Some(e.to_string())),
+        if act.run(set_member_role(id, other)).await.is_some() {
+            on_change.call(());
         }
     };
     let reset = move |_| async move {
-        match member_reset_link(id).await {
-            Ok(link) => note.set(Some(format!(
+        if let Some(link) = act.run(member_reset_link(id)).await {
+            note.set(Some(format!(
                 "A one-time reset link (give it to them yourself; it works once, for a day): {}",
                 link.url
-            ))),
-            Err(e) => error.set(Some(e.to_string())),
+            )));
         }
     };
     let remove = move |_| async move {
         confirming.set(false);
-        match remove_member(id).await {
-            Ok(r) => {
-                let agents = if r.agents_reassigned.is_empty() {
-                    "They directed no agents.".to_owned()
-                } else {
-                    format!(
-                        "Their agents are paused (suggest mode) and now yours: {}.",
-                        r.agents_reassigned.join(", ")
-                    )
-                };
-                note.set(Some(format!(
-                    "{} was removed: {} session(s) ended at once. {agents} Their Assistant conversation is archived.",
-                    r.name, r.sessions_ended
-                )));
-                error.set(None);
-                on_change.call(());
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if let Some(r) = act.run(remove_member(id)).await {
+            let agents = if r.agents_reassigned.is_empty() {
+                "They directed no agents.".to_owned()
+            } else {
+                format!(
+                    "Their agents are paused (suggest mode) and now yours: {}.",
+                    r.agents_reassigned.join(", ")
+                )
+            };
+            note.set(Some(format!(
+                "{} was removed: {} session(s) ended at once. {agents} Their Assistant conversation is archived.",
+                r.name, r.sessions_ended
+            )));
+            on_change.call(());
         }
     };
     rsx! {
@@ -140,17 +134,13 @@ fn Invitations() -> Element {
     let mut role = use_signal(|| Role::Member);
     let mut created = use_signal(|| None::<InvitationCreated>);
     let mut copied = use_signal(|| false);
-    let mut error = use_signal(|| None::<String>);
+    let act = use_act();
     let create = move |e: FormEvent| async move {
         e.prevent_default();
-        match create_invitation(role()).await {
-            Ok(c) => {
-                created.set(Some(c));
-                copied.set(false);
-                error.set(None);
-                invitations.restart();
-            }
-            Err(e) => error.set(Some(e.to_string())),
+        if let Some(c) = act.run(create_invitation(role())).await {
+            created.set(Some(c));
+            copied.set(false);
+            invitations.restart();
         }
     };
     let list = invitations.read().clone();
@@ -158,7 +148,7 @@ fn Invitations() -> Element {
         form { class: "card inline-form", id: "invite-form", onsubmit: create,
             h2 { "Invite someone" }
             p { class: "muted", "An invitation is a link for one person, valid for 7 days. They choose their own password." }
-            ErrorBanner { message: error() }
+            ErrorBanner { message: act.error() }
             select { id: "invite-role", onchange: move |e| role.set(Role::parse(&e.value()).unwrap_or(Role::Member)),
                 option { value: "member", selected: role() == Role::Member, "Member" }
                 option { value: "owner", selected: role() == Role::Owner, "Owner" }
@@ -201,9 +191,7 @@ fn Invitations() -> Element {
                                     td {
                                         if i.status == "pending" {
                                             button { class: "link-button", onclick: move |_| async move {
-                                                if let Err(e) = revoke_invitation(i.id).await {
-                                                    error.set(Some(e.to_string()));
-                                                }
+                                                act.run(revoke_invitation(i.id)).await;
                                                 invitations.restart();
                                             }, "Revoke" }
                                         }
