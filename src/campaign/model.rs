@@ -3,115 +3,47 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// Where a campaign stands; its row's `status` (and `paused_from`) hold it, in the words of
-/// `as_str`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(
-    feature = "server",
-    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
-    sea_orm(rs_type = "String", db_type = "Text")
-)]
-#[serde(rename_all = "snake_case")]
-pub enum OperationStatus {
-    #[cfg_attr(feature = "server", sea_orm(string_value = "drafting"))]
-    Drafting,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "awaiting_approval"))]
-    AwaitingApproval,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "sending"))]
-    Sending,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "done"))]
-    Done,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "cancelled"))]
-    Cancelled,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "failed"))]
-    Failed,
-    /// Its plan was stopped: nothing is drafted or sent until an owner resumes it. Shown while
-    /// the row's `paused_from` is set; the row itself waits in review.
-    #[cfg_attr(feature = "server", sea_orm(string_value = "paused"))]
-    Paused,
+crate::text_enum! {
+    /// Where a campaign stands; its row's `status` (and `paused_from`) hold it, in the words of
+    /// `as_str`.
+    pub enum OperationStatus {
+        Drafting = "drafting",
+        AwaitingApproval = "awaiting_approval",
+        Sending = "sending",
+        Done = "done",
+        Cancelled = "cancelled",
+        Failed = "failed",
+        /// Its plan was stopped: nothing is drafted or sent until an owner resumes it. Shown while
+        /// the row's `paused_from` is set; the row itself waits in review.
+        Paused = "paused",
+    }
 }
 
 impl OperationStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Drafting => "drafting",
-            Self::AwaitingApproval => "awaiting_approval",
-            Self::Sending => "sending",
-            Self::Done => "done",
-            Self::Cancelled => "cancelled",
-            Self::Failed => "failed",
-            Self::Paused => "paused",
-        }
-    }
+    /// The status named `s`; an unknown word reads as failed.
     pub fn parse(s: &str) -> Self {
-        [
-            Self::Drafting,
-            Self::AwaitingApproval,
-            Self::Sending,
-            Self::Done,
-            Self::Cancelled,
-            Self::Failed,
-            Self::Paused,
-        ]
-        .into_iter()
-        .find(|x| x.as_str() == s)
-        .unwrap_or(Self::Failed)
+        Self::from_text(s).unwrap_or(Self::Failed)
     }
 }
 
-/// Where one contact's text of a campaign stands: pending → drafting → drafted → (sending) →
-/// sent | failed; or skipped, cancelled. The item row's `status` holds it (the words of `as_str`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(
-    feature = "server",
-    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
-    sea_orm(rs_type = "String", db_type = "Text")
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ItemStatus {
-    #[cfg_attr(feature = "server", sea_orm(string_value = "pending"))]
-    Pending,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "drafting"))]
-    Drafting,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "drafted"))]
-    Drafted,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "sending"))]
-    Sending,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "sent"))]
-    Sent,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "failed"))]
-    Failed,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "skipped"))]
-    Skipped,
-    /// Sent or not, Herald cannot tell: a person decides (send anyway, or mark as sent).
-    #[cfg_attr(feature = "server", sea_orm(string_value = "unknown"))]
-    Unknown,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "cancelled"))]
-    Cancelled,
-}
-
-/// As stored and as the review sheet's badge shows it.
-impl std::fmt::Display for ItemStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+crate::text_enum! {
+    /// Where one contact's text of a campaign stands: pending → drafting → drafted → (sending) →
+    /// sent | failed; or skipped, cancelled. The item row's `status` holds it (the words of `as_str`).
+    pub enum ItemStatus {
+        Pending = "pending",
+        Drafting = "drafting",
+        Drafted = "drafted",
+        Sending = "sending",
+        Sent = "sent",
+        Failed = "failed",
+        Skipped = "skipped",
+        /// Sent or not, Herald cannot tell: a person decides (send anyway, or mark as sent).
+        Unknown = "unknown",
+        Cancelled = "cancelled",
     }
 }
 
-impl ItemStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Drafting => "drafting",
-            Self::Drafted => "drafted",
-            Self::Sending => "sending",
-            Self::Sent => "sent",
-            Self::Failed => "failed",
-            Self::Skipped => "skipped",
-            Self::Unknown => "unknown",
-            Self::Cancelled => "cancelled",
-        }
-    }
-}
+impl ItemStatus {}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OperationView {

@@ -5,44 +5,20 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// Where a conversation stands. A new inbound text makes it open again. The row's `state`
-/// column holds it (the same words as `as_str`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(
-    feature = "server",
-    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
-    sea_orm(rs_type = "String", db_type = "Text")
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ConversationState {
-    #[default]
-    #[cfg_attr(feature = "server", sea_orm(string_value = "open"))]
-    Open,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "closed"))]
-    Closed,
-    /// Out of the open view until `snoozed_until`; then open again.
-    #[cfg_attr(feature = "server", sea_orm(string_value = "snoozed"))]
-    Snoozed,
+crate::text_enum! {
+    /// Where a conversation stands. A new inbound text makes it open again. The row's `state`
+    /// column holds it (the same words as `as_str`).
+    #[derive(Default)]
+    pub enum ConversationState {
+        #[default]
+        Open = "open",
+        Closed = "closed",
+        /// Out of the open view until `snoozed_until`; then open again.
+        Snoozed = "snoozed",
+    }
 }
 
 impl ConversationState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConversationState::Open => "open",
-            ConversationState::Closed => "closed",
-            ConversationState::Snoozed => "snoozed",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "open" => Some(ConversationState::Open),
-            "closed" => Some(ConversationState::Closed),
-            "snoozed" => Some(ConversationState::Snoozed),
-            _ => None,
-        }
-    }
-
     /// The state as people see it at `now`: a snooze that is due is open, whether or not the
     /// waker has reached it yet.
     pub fn at(self, snoozed_until: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Self {
@@ -94,7 +70,7 @@ mod tests {
             ConversationState::Closed,
             ConversationState::Snoozed,
         ] {
-            assert_eq!(ConversationState::parse(s.as_str()), Some(s));
+            assert_eq!(ConversationState::from_text(s.as_str()), Some(s));
         }
     }
 }

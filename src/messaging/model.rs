@@ -5,44 +5,24 @@ use uuid::Uuid;
 
 pub use crate::live_event::{Direction, LiveEvent, LiveTopic};
 
-/// Where an outbound text stands in the send ledger; the message row's `send_state` holds it
-/// (the words of `as_str`), None for an inbound text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(
-    feature = "server",
-    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
-    sea_orm(rs_type = "String", db_type = "Text")
-)]
-#[serde(rename_all = "snake_case")]
-pub enum SendState {
-    /// Waiting to leave (a worker claims it).
-    #[cfg_attr(feature = "server", sea_orm(string_value = "queued"))]
-    Queued,
-    /// Claimed by a worker, on its way to the carrier.
-    #[cfg_attr(feature = "server", sea_orm(string_value = "sending"))]
-    Sending,
-    /// The carrier took it.
-    #[cfg_attr(feature = "server", sea_orm(string_value = "sent"))]
-    Sent,
-    /// Refused by the send check, or by the carrier; never retried.
-    #[cfg_attr(feature = "server", sea_orm(string_value = "failed"))]
-    Failed,
-    /// Sent or not, Herald cannot tell: a person decides.
-    #[cfg_attr(feature = "server", sea_orm(string_value = "unknown"))]
-    Unknown,
-}
-
-impl SendState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Sending => "sending",
-            Self::Sent => "sent",
-            Self::Failed => "failed",
-            Self::Unknown => "unknown",
-        }
+crate::text_enum! {
+    /// Where an outbound text stands in the send ledger; the message row's `send_state` holds it
+    /// (the words of `as_str`), None for an inbound text.
+    pub enum SendState {
+        /// Waiting to leave (a worker claims it).
+        Queued = "queued",
+        /// Claimed by a worker, on its way to the carrier.
+        Sending = "sending",
+        /// The carrier took it.
+        Sent = "sent",
+        /// Refused by the send check, or by the carrier; never retried.
+        Failed = "failed",
+        /// Sent or not, Herald cannot tell: a person decides.
+        Unknown = "unknown",
     }
 }
+
+impl SendState {}
 
 /// A text an agent scheduled for later, as the conversation shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -24,61 +24,22 @@ pub fn texts_people(tool: &str) -> bool {
 /// The step tools that write to contacts' records.
 pub const WRITE_TOOLS: [&str; 3] = ["tag_contacts", "set_custom_field", "add_note"];
 
-/// Where a plan stands; the plan row's `status` column holds it (the words of `as_str`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(
-    feature = "server",
-    derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum),
-    sea_orm(rs_type = "String", db_type = "Text")
-)]
-#[serde(rename_all = "snake_case")]
-pub enum PlanStatus {
-    #[cfg_attr(feature = "server", sea_orm(string_value = "drafting"))]
-    Drafting,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "awaiting_approval"))]
-    AwaitingApproval,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "approved"))]
-    Approved,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "rejected"))]
-    Rejected,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "executing"))]
-    Executing,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "done"))]
-    Done,
-    #[cfg_attr(feature = "server", sea_orm(string_value = "failed"))]
-    Failed,
-    /// A person stopped it after approval: nothing more of it runs.
-    #[cfg_attr(feature = "server", sea_orm(string_value = "stopped"))]
-    Stopped,
+crate::text_enum! {
+    /// Where a plan stands; the plan row's `status` column holds it (the words of `as_str`).
+    pub enum PlanStatus {
+        Drafting = "drafting",
+        AwaitingApproval = "awaiting_approval",
+        Approved = "approved",
+        Rejected = "rejected",
+        Executing = "executing",
+        Done = "done",
+        Failed = "failed",
+        /// A person stopped it after approval: nothing more of it runs.
+        Stopped = "stopped",
+    }
 }
 
 impl PlanStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Drafting => "drafting",
-            Self::AwaitingApproval => "awaiting_approval",
-            Self::Approved => "approved",
-            Self::Rejected => "rejected",
-            Self::Executing => "executing",
-            Self::Done => "done",
-            Self::Failed => "failed",
-            Self::Stopped => "stopped",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        [
-            Self::Drafting,
-            Self::AwaitingApproval,
-            Self::Approved,
-            Self::Rejected,
-            Self::Executing,
-            Self::Done,
-            Self::Failed,
-            Self::Stopped,
-        ]
-        .into_iter()
-        .find(|p| p.as_str() == s)
-    }
     /// The status machine: Drafting → AwaitingApproval → Approved → Executing → Done | Failed,
     /// with Rejected as the other exit; Drafting may go straight to Approved (auto-approval).
     /// A person may stop an approved or executing plan.

@@ -47,7 +47,7 @@ pub fn Plans() -> Element {
         let (st, waiting) = match status().as_str() {
             "" => (None, None),
             "waiting" => (None, Some(true)),
-            other => (PlanStatus::parse(other), None),
+            other => (PlanStatus::from_text(other), None),
         };
         let q = search();
         (st, agent(), (!q.is_empty()).then_some(q), waiting, within())
