@@ -20,6 +20,7 @@ pub mod media;
 pub mod messaging;
 pub mod notifications;
 pub mod organization;
+pub mod phone;
 pub mod phone_numbers;
 pub mod plans;
 pub mod provider_accounts;
@@ -28,6 +29,7 @@ pub mod saved_replies;
 pub mod sender_profiles;
 pub mod steps;
 pub mod team;
+pub mod text_enum;
 #[cfg(feature = "server")]
 pub mod tools;
 pub mod ui;

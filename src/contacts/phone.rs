@@ -1,8 +1,9 @@
 //! Phone numbers parsed and normalised to E.164.
 use crate::error::AppError;
+use crate::phone::PhoneNumber;
 
 /// Parses `raw` (national numbers read in `default_region`) into E.164, or says why not.
-pub fn normalize_phone(raw: &str, default_region: &str) -> Result<String, AppError> {
+pub fn normalize_phone(raw: &str, default_region: &str) -> Result<PhoneNumber, AppError> {
     let trimmed = raw.trim();
     if trimmed.is_empty() {
         return Err(AppError::validation("Enter a phone number."));
@@ -15,7 +16,8 @@ pub fn normalize_phone(raw: &str, default_region: &str) -> Result<String, AppErr
             "\"{trimmed}\" is not a valid phone number; include the country code, like +1 415 555 2671."
         )));
     }
-    Ok(parsed.format().mode(phonenumber::Mode::E164).to_string())
+    let e164 = parsed.format().mode(phonenumber::Mode::E164).to_string();
+    PhoneNumber::new(e164).map_err(|e| AppError::Validation(e.to_string()))
 }
 
 pub use crate::contacts::model::can_text;
@@ -50,7 +52,9 @@ pub fn sender_id(raw: &str) -> Result<String, AppError> {
 
 /// Either the E.164 form of `raw`, or `raw` kept as a sender ID that cannot be texted back.
 pub fn sender(raw: &str, default_region: &str) -> Result<String, AppError> {
-    normalize_phone(raw, default_region).or_else(|_| sender_id(raw))
+    normalize_phone(raw, default_region)
+        .map(PhoneNumber::into_string)
+        .or_else(|_| sender_id(raw))
 }
 
 #[cfg(test)]

@@ -93,7 +93,7 @@ pub fn clean(input: &ContactInput, region: &str) -> AppResult<CleanContact> {
     let phone = if input.phone.trim().is_empty() {
         None
     } else {
-        Some(normalize_phone(&input.phone, region)?)
+        Some(normalize_phone(&input.phone, region)?.into_string())
     };
     let email = input.email.trim();
     if !email.is_empty() && !email.contains('@') {

@@ -118,7 +118,7 @@ server_fn! {
         let params: Vec<(String, String)> = [
             ("MessageSid", format!("SM{}", Uuid::new_v4().simple())),
             ("AccountSid", "ACsimulator".to_owned()),
-            ("From", from),
+            ("From", from.into_string()),
             ("To", number.number.clone()),
             ("Body", text.body),
             ("NumMedia", "0".to_owned()),

@@ -120,7 +120,7 @@ pub async fn persist_inbound(
         tracing::warn!(to = %sms.to, "inbound text to an unparseable number; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };
-    let Some(number) = state.numbers().find(&state.ack_db, &to).await? else {
+    let Some(number) = state.numbers().find(&state.ack_db, to.as_str()).await? else {
         tracing::warn!(%to, "inbound text to a number no organisation has; ignored");
         return Ok(InboundOutcome::UnknownNumber);
     };

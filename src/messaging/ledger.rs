@@ -8,7 +8,7 @@ use crate::error::{AppError, AppResult};
 use crate::messaging::entity as message;
 use crate::messaging::model::LiveEvent;
 use crate::platform::events::DomainEvent;
-use crate::platform::sms::{Lookup, OutboundSms, TransportError};
+use crate::platform::sms::{Lookup, OutboundSms, PhoneNumber, TransportError};
 use crate::platform::AppState;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait};
@@ -149,16 +149,21 @@ async fn outbound_of(
         .and_then(|c| c.phone)
         .ok_or_else(|| AppError::validation("The contact has no phone number."))?;
     // The last guard before a provider: only a phone number is ever a recipient.
-    if !crate::contacts::phone::can_text(&to) {
-        return Err(AppError::Validation(format!(
+    let not_textable = || {
+        AppError::Validation(format!(
             "{to} is a short code or sender name, not a phone number: it cannot be texted."
-        )));
-    }
+        ))
+    };
+    let to = match PhoneNumber::new(to.as_str()) {
+        Ok(n) if !n.is_short_code() => n,
+        _ => return Err(not_textable()),
+    };
     let from = crate::phone_numbers::entity::Entity::find_by_id(row.phone_number_id)
         .one(&state.db)
         .await?
         .map(|n| n.number)
         .ok_or_else(|| AppError::not_found("Phone number"))?;
+    let from = PhoneNumber::new(from).map_err(|e| AppError::Internal(e.to_string()))?;
     // An MMS: the addresses its pictures are fetched from (fresh tokens are not needed: each
     // lasts PUBLIC_MEDIA_DAYS from the text, longer than any attempt).
     let media_urls = if row.media_count > 0 {

@@ -57,6 +57,7 @@ impl WebhookForm {
     pub fn number(&self, key: &str, region: &str) -> Option<String> {
         self.non_blank(key)
             .and_then(|n| normalize_phone(n, region).ok())
+            .map(String::from)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Adding, editing and finding the organisation's numbers.
 use crate::contacts::phone::normalize_phone;
 use crate::error::{AppError, AppResult};
+use crate::phone::PhoneNumber;
 use crate::phone_numbers::entity as phone_number;
 use crate::phone_numbers::model::{PhoneNumberInput, PhoneNumberView};
 use crate::platform::db::is_unique_violation;
@@ -52,7 +53,7 @@ pub async fn find_by_number<C: ConnectionTrait>(
         .await?)
 }
 
-fn taken(e: sea_orm::DbErr, number: &str) -> AppError {
+fn taken(e: sea_orm::DbErr, number: &PhoneNumber) -> AppError {
     if is_unique_violation(&e) {
         AppError::Conflict(format!("{number} is already registered in Herald."))
     } else {
@@ -63,14 +64,14 @@ fn taken(e: sea_orm::DbErr, number: &str) -> AppError {
 fn clean(
     state: &AppState,
     input: &PhoneNumberInput,
-) -> AppResult<(String, String, Option<String>)> {
+) -> AppResult<(PhoneNumber, String, Option<String>)> {
     let number = normalize_phone(&input.number, &state.config.default_region)?;
     let name = input.friendly_name.trim();
     let sid = input.provider_sid.trim();
     Ok((
         number.clone(),
         if name.is_empty() {
-            number
+            number.into_string()
         } else {
             name.to_owned()
         },
@@ -83,7 +84,7 @@ fn clean(
 async fn check_owned(
     state: &AppState,
     org_id: Uuid,
-    number: &str,
+    number: &PhoneNumber,
     sid: Option<String>,
 ) -> AppResult<Option<String>> {
     use crate::platform::sms::Ownership;
@@ -113,7 +114,7 @@ pub async fn create(
     let m = phone_number::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(org_id),
-        number: Set(number.clone()),
+        number: Set(number.to_string()),
         friendly_name: Set(name),
         provider_sid: Set(sid),
         ai_agent_id: Set(None),
@@ -142,7 +143,7 @@ pub async fn update(
     let (number, name, sid) = clean(state, input)?;
     let sid = check_owned(state, org_id, &number, sid).await?;
     let mut am: phone_number::ActiveModel = existing.into();
-    am.number = Set(number.clone());
+    am.number = Set(number.to_string());
     am.friendly_name = Set(name);
     am.provider_sid = Set(sid);
     am.auto_assign = Set(input.auto_assign);

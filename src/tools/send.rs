@@ -25,7 +25,7 @@ pub fn contact_details_in(body: &str, region: &str) -> (Vec<String>, Vec<String>
         let digits = run.chars().filter(char::is_ascii_digit).count();
         if (7..=15).contains(&digits) {
             if let Ok(p) = crate::contacts::phone::normalize_phone(run.trim(), region) {
-                phones.push(p);
+                phones.push(p.into_string());
             }
         }
         run.clear();

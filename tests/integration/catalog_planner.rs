@@ -359,7 +359,7 @@ async fn hosted_model_writes_step_plans_from_the_catalog(backend: Backend, diale
         );
         assert!(k.to_string().contains("\"stage\""), "{k}");
     }
-    let texts: Vec<String> = outbox.sent().iter().map(|s| s.to.clone()).collect();
+    let texts: Vec<String> = outbox.sent().iter().map(|s| s.to.to_string()).collect();
     assert_eq!(texts.len(), 3, "Alan, Katherine and Linus: {texts:?}");
     assert!(
         !texts.contains(&"+14155552675".to_owned()),

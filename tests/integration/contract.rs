@@ -84,8 +84,8 @@ async fn every_twilio_request_passes_the_spec() {
         .unwrap();
     assert_eq!(refused.status().as_u16(), 422, "the mock checks requests");
     let sms = OutboundSms {
-        from: "+14155550100".into(),
-        to: "+14155552671".into(),
+        from: crate::helpers::num("+14155550100"),
+        to: crate::helpers::num("+14155552671"),
         body: "Hello from Herald".into(),
         idempotency_key: uuid::Uuid::new_v4().to_string(),
         account: None,

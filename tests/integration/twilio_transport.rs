@@ -27,8 +27,8 @@ fn config(base: &str) -> TwilioConfig {
 
 fn sms(key: &str) -> OutboundSms {
     OutboundSms {
-        from: "+14155550100".into(),
-        to: "+14155552671".into(),
+        from: crate::helpers::num("+14155550100"),
+        to: crate::helpers::num("+14155552671"),
         body: "Hello".into(),
         idempotency_key: key.into(),
         account: None,
@@ -298,8 +298,8 @@ async fn find_reads_the_list_with_the_specs_filters() {
     .unwrap();
     let found = t
         .find(&Lookup {
-            to: "+14155552671".into(),
-            from: "+14155550100".into(),
+            to: crate::helpers::num("+14155552671"),
+            from: crate::helpers::num("+14155550100"),
             body: "Hello".into(),
             since: chrono::Utc::now() - chrono::Duration::minutes(1),
             account: None,

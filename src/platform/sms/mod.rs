@@ -5,6 +5,7 @@
 pub mod outbox;
 pub mod twilio;
 
+pub use crate::phone::PhoneNumber;
 use crate::platform::config::{Config, TransportKind};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
@@ -32,8 +33,8 @@ impl std::fmt::Debug for ProviderAccount {
 /// One message to hand to a provider.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutboundSms {
-    pub from: String,
-    pub to: String,
+    pub from: PhoneNumber,
+    pub to: PhoneNumber,
     pub body: String,
     /// This attempt's key; providers may ignore it (Twilio does not promise to honour it).
     pub idempotency_key: String,
@@ -60,8 +61,8 @@ pub struct FoundSms {
 /// What to look for: the recipient, the sender, the body, and when the attempt began.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lookup {
-    pub to: String,
-    pub from: String,
+    pub to: PhoneNumber,
+    pub from: PhoneNumber,
     pub body: String,
     pub since: DateTime<Utc>,
     pub account: Option<ProviderAccount>,
@@ -104,7 +105,7 @@ pub trait SmsTransport: Send + Sync {
     /// transport that sends nowhere checks nothing.
     async fn ownership(
         &self,
-        _number: &str,
+        _number: &PhoneNumber,
         _account: Option<&ProviderAccount>,
     ) -> Result<Ownership, TransportError> {
         Ok(Ownership::Unchecked)

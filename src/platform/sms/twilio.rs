@@ -3,8 +3,8 @@
 //! or a server error is `Ambiguous`, for the ledger to reconcile with the Messages list and its
 //! `To`, `From` and `DateSent>` filters.
 use super::{
-    FetchedMedia, FoundSms, Lookup, OutboundSms, Ownership, ProviderAccount, SentSms, SmsTransport,
-    TransportError,
+    FetchedMedia, FoundSms, Lookup, OutboundSms, Ownership, PhoneNumber, ProviderAccount, SentSms,
+    SmsTransport, TransportError,
 };
 use crate::platform::config::TwilioConfig;
 use chrono::{DateTime, Utc};
@@ -101,12 +101,12 @@ impl TwilioTransport {
     }
 
     fn form(&self, sms: &OutboundSms) -> Vec<(&'static str, String)> {
-        let mut form = vec![("To", sms.to.clone()), ("Body", sms.body.clone())];
+        let mut form = vec![("To", sms.to.to_string()), ("Body", sms.body.clone())];
         if let Some(ms) = &self.config.messaging_service_sid {
             form.push(("MessagingServiceSid", ms.clone()));
         }
         // With a Messaging Service, From still picks the sender within it.
-        form.push(("From", sms.from.clone()));
+        form.push(("From", sms.from.to_string()));
         if let Some(cb) = &self.config.status_callback_url {
             form.push(("StatusCallback", cb.clone()));
         }
@@ -266,12 +266,12 @@ impl SmsTransport for TwilioTransport {
     /// matches partial numbers, so only an exact `phone_number` counts.
     async fn ownership(
         &self,
-        number: &str,
+        number: &PhoneNumber,
         account: Option<&ProviderAccount>,
     ) -> Result<Ownership, TransportError> {
         let url = self.url(account, "/IncomingPhoneNumbers.json");
         let query = [
-            ("PhoneNumber", number.to_owned()),
+            ("PhoneNumber", number.to_string()),
             ("PageSize", "50".to_owned()),
         ];
         let list: IncomingNumberList = self
@@ -280,7 +280,7 @@ impl SmsTransport for TwilioTransport {
         Ok(list
             .incoming_phone_numbers
             .into_iter()
-            .find(|n| n.phone_number == number)
+            .find(|n| number == n.phone_number.as_str())
             .map_or(Ownership::NotOwned, |n| Ownership::Owned {
                 provider_sid: n.sid,
             }))
@@ -315,8 +315,8 @@ impl SmsTransport for TwilioTransport {
             .format("%Y-%m-%d")
             .to_string();
         let base = vec![
-            ("To", l.to.clone()),
-            ("From", l.from.clone()),
+            ("To", l.to.to_string()),
+            ("From", l.from.to_string()),
             ("PageSize", "50".to_owned()),
         ];
         let mut dated = base.clone();
