@@ -26,13 +26,7 @@ impl Server {
     }
 }
 
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub use crate::helpers::free_port;
 
 /// Starts `target/…/herald` on `port` over `db`, with `env` on top of a quiet default.
 pub fn start(db: &str, port: u16, env: &[(&str, String)]) -> Server {

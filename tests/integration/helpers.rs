@@ -687,6 +687,20 @@ impl TestApp {
     }
 }
 
+/// A port on loopback no one listens on now, for a server a test starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A phone number a test names, known to be one.
+pub fn num(n: &str) -> herald::platform::sms::PhoneNumber {
+    herald::platform::sms::PhoneNumber::new(n).expect("a phone number")
+}
+
 /// Polls `probe` every 100 ms until it answers Some, for at most `secs` seconds.
 pub async fn eventually<T, F, Fut>(secs: u64, what: &str, mut probe: F) -> T
 where
