@@ -54,6 +54,22 @@ pub struct InboxCounts {
     pub snoozed: u64,
 }
 
+impl InboxCounts {
+    /// The count of one view.
+    pub fn of(&self, f: crate::messaging::model::InboxFilter) -> u64 {
+        use crate::messaging::model::InboxFilter::*;
+        match f {
+            All => self.all,
+            Mine => self.mine,
+            Unassigned => self.unassigned,
+            Unread => self.unread,
+            Open => self.open,
+            Closed => self.closed,
+            Snoozed => self.snoozed,
+        }
+    }
+}
+
 /// Snoozes the conversation page offers: (label, minutes).
 pub const SNOOZES: [(&str, u32); 4] = [
     ("1 hour", 60),

@@ -7,7 +7,7 @@ use crate::media::model::{UploadView, MAX_SEND_BYTES};
 use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
 use crate::phone_numbers::model::PhoneNumberView;
 use crate::saved_replies::api::{fill_saved_reply, list_saved_replies};
-use crate::ui::components::{upload_picture, use_act, ErrorBanner, Prefill};
+use crate::ui::components::{upload_picture, use_act, Act, ErrorBanner, Prefill};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -84,17 +84,6 @@ pub fn Composer(
     };
     // "/name": the saved replies whose name starts with it.
     let picking = use_memo(move || body.read().strip_prefix('/').map(str::to_owned));
-    let replies = use_resource(move || async move {
-        match picking() {
-            Some(q) => Some(list_saved_replies(q, None).await),
-            None => None,
-        }
-    });
-    let pick = move |id: Uuid| async move {
-        if let Some(text) = act.run(fill_saved_reply(id, contact_id)).await {
-            body.set(text);
-        }
-    };
     let chars = body.read().chars().count();
     let seg = segments(&body.read());
     rsx! {
@@ -131,39 +120,70 @@ pub fn Composer(
                 button { id: "composer-send", class: "primary", r#type: "submit", disabled: act.busy() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
             }
             if !pictures.read().is_empty() || uploading() {
-                div { class: "attachments", id: "composer-attachments",
-                    for (i, (p, name)) in pictures.read().iter().enumerate() {
-                        span { key: "{p.id}", class: "tag attachment", "{name} ({p.size_bytes / 1024} KB) "
-                            button { r#type: "button", class: "icon", title: "Remove {name}",
-                                onclick: move |_| { pictures.write().remove(i); }, "×" }
-                        }
-                    }
-                    if uploading() { span { class: "muted small", "Uploading…" } }
-                }
+                Attachments { pictures, uploading: uploading() }
             }
-            if let (Some(q), Some(Some(found))) = (picking(), replies.read().clone()) {
-                div { class: "saved-replies", id: "saved-replies",
-                    match found {
-                        Err(e) => rsx! { p { class: "muted small", "{e}" } },
-                        Ok(page) if page.items.is_empty() => rsx! {
-                            p { class: "muted small", "No saved reply starts with “{q}”. Add them in Settings." }
-                        },
-                        Ok(page) => rsx! {
-                            for r in page.items.clone() {
-                                button { key: "{r.id}", r#type: "button", class: "saved-reply", onclick: move |_| pick(r.id),
-                                    strong { "{r.name}" } " " span { class: "muted", "{r.body}" }
-                                }
-                            }
-                            if page.total > page.items.len() as u64 {
-                                p { class: "muted small", "Showing {page.items.len()} of {page.total}: type more of the name." }
-                            }
-                        },
-                    }
-                }
+            if let Some(query) = picking() {
+                SavedReplyPicker { query, contact_id, body, act }
             }
             div { class: "muted small", id: "composer-count",
                 "{chars} / {MAX_SMS_CHARS} characters"
                 if !pictures.read().is_empty() { " · {mms_label()}" } else if seg.count > 0 { " · {seg.label()}" }
+            }
+        }
+    }
+}
+
+/// The pictures uploaded for the text, each removable, and whether one is uploading.
+#[component]
+fn Attachments(mut pictures: Signal<Vec<(UploadView, String)>>, uploading: bool) -> Element {
+    rsx! {
+        div { class: "attachments", id: "composer-attachments",
+            for (i, (p, name)) in pictures.read().iter().enumerate() {
+                span { key: "{p.id}", class: "tag attachment", "{name} ({p.size_bytes / 1024} KB) "
+                    button { r#type: "button", class: "icon", title: "Remove {name}",
+                        onclick: move |_| { pictures.write().remove(i); }, "×" }
+                }
+            }
+            if uploading { span { class: "muted small", "Uploading…" } }
+        }
+    }
+}
+
+/// The saved replies whose name starts with what follows "/"; a pick fills the text in, its
+/// merge fields filled for the contact.
+#[component]
+fn SavedReplyPicker(
+    query: String,
+    contact_id: Uuid,
+    mut body: Signal<String>,
+    act: Act,
+) -> Element {
+    let replies = use_resource(use_reactive!(|query| list_saved_replies(query, None)));
+    let pick = move |id: Uuid| async move {
+        if let Some(text) = act.run(fill_saved_reply(id, contact_id)).await {
+            body.set(text);
+        }
+    };
+    let Some(found) = replies.read().clone() else {
+        return rsx! {};
+    };
+    rsx! {
+        div { class: "saved-replies", id: "saved-replies",
+            match found {
+                Err(e) => rsx! { p { class: "muted small", "{e}" } },
+                Ok(page) if page.items.is_empty() => rsx! {
+                    p { class: "muted small", "No saved reply starts with “{query}”. Add them in Settings." }
+                },
+                Ok(page) => rsx! {
+                    for r in page.items.clone() {
+                        button { key: "{r.id}", r#type: "button", class: "saved-reply", onclick: move |_| pick(r.id),
+                            strong { "{r.name}" } " " span { class: "muted", "{r.body}" }
+                        }
+                    }
+                    if page.total > page.items.len() as u64 {
+                        p { class: "muted small", "Showing {page.items.len()} of {page.total}: type more of the name." }
+                    }
+                },
             }
         }
     }

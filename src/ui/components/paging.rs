@@ -23,6 +23,16 @@ impl<T, C> Clone for Pages<T, C> {
 
 impl<T, C> Copy for Pages<T, C> {}
 
+/// The same pages (their signals), so that a component may take them as a prop.
+impl<T, C> PartialEq for Pages<T, C> {
+    fn eq(&self, other: &Self) -> bool {
+        self.later == other.later
+            && self.next == other.next
+            && self.loading == other.loading
+            && self.error == other.error
+    }
+}
+
 /// A list's later pages, empty to begin with.
 pub fn use_pages<T: 'static, C: 'static>() -> Pages<T, C> {
     Pages {

@@ -16,17 +16,9 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     let mut title = use_signal(|| plan.title.clone());
     let mut summary = use_signal(|| plan.summary.clone());
     let mut concept = use_signal(|| plan.action.message_concept().map(str::to_owned));
-    let mut from_number = use_signal(|| plan.action.from_number_id());
+    let from_number = use_signal(|| plan.action.from_number_id());
     let sends = plan.action.sends_messages();
-    // The organisation's numbers, read only while a campaign is being edited.
-    let numbers = use_resource(move || async move {
-        if editing() && sends {
-            crate::phone_numbers::api::list_phone_numbers().await.ok()
-        } else {
-            None
-        }
-    });
-    let mut include = use_signal(|| {
+    let include = use_signal(|| {
         plan.contacts
             .iter()
             .map(|c| (c.change.contact_id, c.change.include))
@@ -34,7 +26,6 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
     });
     let act = use_act();
     let awaiting = plan.status == PlanStatus::AwaitingApproval;
-    let auto_approved = plan.decision == Some(Decision::Proceed) && plan.approved_by_name.is_none();
     let status = plan.status.as_str().replace('_', " ");
 
     let approve = move |_| async move {
@@ -61,7 +52,6 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             on_changed.call(());
         }
     };
-    let groups = plan.exclusions_by_kind();
     rsx! {
         div { class: "plan-card card", "data-plan-id": "{plan.id}", "data-status": "{plan.status.as_str()}",
             div { class: "plan-head",
@@ -88,31 +78,7 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
                 }
             }
             if sends && plan.step_views.is_empty() {
-                if editing() {
-                    label { "Send from"
-                        select { class: "plan-from-number",
-                            onchange: move |e| from_number.set(e.value().parse().ok()),
-                            match numbers.read().clone().flatten() {
-                                None => rsx! { option { value: "{from_number().map(|n| n.to_string()).unwrap_or_default()}", "{plan.from_number.clone().unwrap_or_default()}" } },
-                                Some(list) => rsx! {
-                                    for n in list {
-                                        option { key: "{n.id}", value: "{n.id}", selected: from_number() == Some(n.id),
-                                            if n.friendly_name.is_empty() { "{n.number}" } else { "{n.number} · {n.friendly_name}" }
-                                        }
-                                    }
-                                },
-                            }
-                        }
-                    }
-                } else {
-                    div { class: "plan-from",
-                        strong { "From: " }
-                        match plan.from_number.clone() {
-                            Some(n) => rsx! { span { class: "mono", "{n}" } },
-                            None => rsx! { span { class: "muted", "the organisation's first number" } },
-                        }
-                    }
-                }
+                FromNumber { editing, shown: plan.from_number.clone(), from_number }
             }
             if let Some(a) = plan.audience.clone() {
                 crate::ui::components::PlanAudience { key: "{plan.updated_at}", plan_id: plan.id, audience: a, editable: awaiting, on_changed }
@@ -127,52 +93,8 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             if let Some(op) = plan.executed_ref {
                 crate::ui::components::OperationCard { operation_id: op }
             }
-            if !groups.is_empty() {
-                ul { class: "plan-exclusions",
-                    for (why, names) in groups {
-                        li { key: "{why}", strong { "{why}" } " ({names.len()}): {names.join(\", \")}" }
-                    }
-                }
-            }
-            if auto_approved {
-                div { class: "plan-auto-note", "Plan auto-approved → {status}. {plan.decision_reason.clone().unwrap_or_default()}" }
-            } else if let Some(r) = plan.decision_reason.clone() {
-                div { class: "plan-decision muted small", "{r}" }
-            }
-            if let Some(err) = plan.error.clone() {
-                div { class: "error-banner", "The plan failed: {err}" }
-            }
-            details { class: "plan-lists", hidden: !plan.step_views.is_empty() || plan.audience.is_some(),
-                summary { "Show every contact" }
-                ul {
-                    for c in plan.contacts.iter() {
-                        li { key: "{c.change.contact_id}", class: if c.change.include { "in" } else { "out" },
-                            if editing() {
-                                input {
-                                    r#type: "checkbox",
-                                    class: "plan-include",
-                                    "data-name": "{c.name}",
-                                    checked: include.read().iter().any(|(i, on)| *i == c.change.contact_id && *on),
-                                    onchange: {
-                                        let cid = c.change.contact_id;
-                                        move |e: FormEvent| {
-                                            let mut v = include.write();
-                                            if let Some(x) = v.iter_mut().find(|(i, _)| *i == cid) {
-                                                x.1 = e.checked();
-                                            }
-                                        }
-                                    },
-                                }
-                            }
-                            " {c.name}"
-                            span { class: "muted small", " · {c.change.reason}" }
-                            if !c.change.add_tags.is_empty() { span { class: "tag", "+{c.change.add_tags.join(\", +\")}" } }
-                            if c.opted_out { span { class: "badge keyword", "opted out" } }
-                            if c.no_marketing_consent && c.change.include { span { class: "badge keyword", "no marketing consent: left out" } }
-                        }
-                    }
-                }
-            }
+            PlanNotes { plan: plan.clone() }
+            ContactList { plan: plan.clone(), editing: editing(), include }
             ErrorBanner { message: act.error() }
             if awaiting {
                 div { class: "row plan-actions",
@@ -196,6 +118,114 @@ pub fn PlanCard(plan: PlanView, on_changed: EventHandler<()>) -> Element {
             }
             crate::ui::components::PlanStop { plan: plan.clone(), on_changed }
             div { class: "muted small", "Policy: {plan.approval_policy.label()} · created {short_time(plan.created_at)}" }
+        }
+    }
+}
+
+/// The number a campaign sends from: shown, or chosen from the organisation's numbers while
+/// the plan is edited (read only then).
+#[component]
+fn FromNumber(
+    editing: Signal<bool>,
+    shown: Option<String>,
+    mut from_number: Signal<Option<Uuid>>,
+) -> Element {
+    let numbers = use_resource(move || async move {
+        if editing() {
+            crate::phone_numbers::api::list_phone_numbers().await.ok()
+        } else {
+            None
+        }
+    });
+    rsx! {
+        if editing() {
+            label { "Send from"
+                select { class: "plan-from-number",
+                    onchange: move |e| from_number.set(e.value().parse().ok()),
+                    match numbers.read().clone().flatten() {
+                        None => rsx! { option { value: "{from_number().map(|n| n.to_string()).unwrap_or_default()}", "{shown.clone().unwrap_or_default()}" } },
+                        Some(list) => rsx! {
+                            for n in list {
+                                option { key: "{n.id}", value: "{n.id}", selected: from_number() == Some(n.id),
+                                    if n.friendly_name.is_empty() { "{n.number}" } else { "{n.number} · {n.friendly_name}" }
+                                }
+                            }
+                        },
+                    }
+                }
+            }
+        } else {
+            div { class: "plan-from",
+                strong { "From: " }
+                match shown.clone() {
+                    Some(n) => rsx! { span { class: "mono", "{n}" } },
+                    None => rsx! { span { class: "muted", "the organisation's first number" } },
+                }
+            }
+        }
+    }
+}
+
+/// Why contacts are left out, and what the policy decided.
+#[component]
+fn PlanNotes(plan: PlanView) -> Element {
+    let groups = plan.exclusions_by_kind();
+    let auto_approved = plan.decision == Some(Decision::Proceed) && plan.approved_by_name.is_none();
+    let status = plan.status.as_str().replace('_', " ");
+    rsx! {
+        if !groups.is_empty() {
+            ul { class: "plan-exclusions",
+                for (why, names) in groups {
+                    li { key: "{why}", strong { "{why}" } " ({names.len()}): {names.join(\", \")}" }
+                }
+            }
+        }
+        if auto_approved {
+            div { class: "plan-auto-note", "Plan auto-approved → {status}. {plan.decision_reason.clone().unwrap_or_default()}" }
+        } else if let Some(r) = plan.decision_reason.clone() {
+            div { class: "plan-decision muted small", "{r}" }
+        }
+        if let Some(err) = plan.error.clone() {
+            div { class: "error-banner", "The plan failed: {err}" }
+        }
+    }
+}
+
+/// Every contact of the plan, each with its reason, tags and why it is left out; while the plan
+/// is edited, a box to take each in or out.
+#[component]
+fn ContactList(plan: PlanView, editing: bool, mut include: Signal<Vec<(Uuid, bool)>>) -> Element {
+    rsx! {
+        details { class: "plan-lists", hidden: !plan.step_views.is_empty() || plan.audience.is_some(),
+            summary { "Show every contact" }
+            ul {
+                for c in plan.contacts.iter() {
+                    li { key: "{c.change.contact_id}", class: if c.change.include { "in" } else { "out" },
+                        if editing {
+                            input {
+                                r#type: "checkbox",
+                                class: "plan-include",
+                                "data-name": "{c.name}",
+                                checked: include.read().iter().any(|(i, on)| *i == c.change.contact_id && *on),
+                                onchange: {
+                                    let cid = c.change.contact_id;
+                                    move |e: FormEvent| {
+                                        let mut v = include.write();
+                                        if let Some(x) = v.iter_mut().find(|(i, _)| *i == cid) {
+                                            x.1 = e.checked();
+                                        }
+                                    }
+                                },
+                            }
+                        }
+                        " {c.name}"
+                        span { class: "muted small", " · {c.change.reason}" }
+                        if !c.change.add_tags.is_empty() { span { class: "tag", "+{c.change.add_tags.join(\", +\")}" } }
+                        if c.opted_out { span { class: "badge keyword", "opted out" } }
+                        if c.no_marketing_consent && c.change.include { span { class: "badge keyword", "no marketing consent: left out" } }
+                    }
+                }
+            }
         }
     }
 }

@@ -1,7 +1,9 @@
 //! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
 use crate::contacts::api::{import_contacts_csv, list_contacts};
 use crate::contacts::model::{ContactCursor, ContactFilter, ContactView, ImportReport};
-use crate::ui::components::{grouped, use_act, use_is_owner, ContactForm, ErrorBanner};
+use crate::ui::components::{
+    grouped, use_act, use_is_owner, use_pages, ContactForm, ErrorBanner, ShowMore,
+};
 use dioxus::prelude::*;
 
 #[component]
@@ -28,14 +30,11 @@ pub fn Contacts() -> Element {
         None => controls(),
     });
     // Pages after the first ("Show more"), and where the next one starts.
-    let mut later = use_signal(Vec::<ContactView>::new);
-    let mut next = use_signal(|| None::<ContactCursor>);
-    let mut loading = use_signal(|| false);
+    let pages = use_pages::<ContactView, ContactCursor>();
     // The rows carry the search they answer, so the table can say which one it shows.
     let mut contacts = use_resource(move || async move {
         let f = filter();
-        later.set(vec![]);
-        next.set(None);
+        pages.reset();
         let page = list_contacts(f.clone(), None).await;
         page.map(|p| (f.search.clone().unwrap_or_default(), p))
     });
@@ -79,9 +78,7 @@ pub fn Contacts() -> Element {
                         Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                         Some(Ok((_, page))) if page.items.is_empty() => rsx! { p { class: "muted", id: "contacts-count", "No contacts match." } },
                         Some(Ok((shown, page))) => {
-                            let mut rows = page.items.clone();
-                            rows.extend(later());
-                            let cursor = if later().is_empty() { page.next.clone() } else { next() };
+                            let (rows, cursor) = pages.join(page.items.clone(), page.next.clone());
                             let total = page.total;
                             let count = rows.len();
                             rsx! {
@@ -107,23 +104,15 @@ pub fn Contacts() -> Element {
                                     }
                                 }
                             }
+                            ErrorBanner { message: (pages.error)() }
                             if let Some(after) = cursor {
-                                button {
+                                ShowMore {
                                     id: "contacts-more",
-                                    class: "secondary show-more",
-                                    disabled: loading(),
+                                    loading: (pages.loading)(),
                                     onclick: move |_| {
                                         let after = after.clone();
-                                        loading.set(true);
-                                        spawn(async move {
-                                            if let Some(p) = act.run(list_contacts(filter(), Some(after))).await {
-                                                later.write().extend(p.items);
-                                                next.set(p.next);
-                                            }
-                                            loading.set(false);
-                                        });
+                                        pages.more(list_contacts(filter(), Some(after)), |p| (p.items, p.next));
                                     },
-                                    if loading() { "Loading…" } else { "Show more" }
                                 }
                             }
                             }

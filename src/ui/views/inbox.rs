@@ -2,11 +2,14 @@
 //! snoozed, closed, all) with their exact counts, unread markers and assignees, updated live. On
 //! a phone the views open as a sheet. With several numbers, a choice narrows every view to one.
 use crate::compliance::api::list_possible_opt_outs;
+use crate::compliance::model::OptOutReviewPage;
 use crate::inbox::api::inbox_counts;
 use crate::inbox::api::list_conversations;
 use crate::inbox::model::ConversationState;
 use crate::messaging::model::LiveTopic;
-use crate::messaging::model::{ConversationSummary, Direction, InboxCursor, InboxFilter};
+use crate::messaging::model::{
+    ConversationSummary, Direction, InboxCursor, InboxFilter, InboxPage,
+};
 use crate::phone_numbers::api::list_phone_numbers;
 use crate::ui::app::Route;
 use crate::ui::components::use_live;
@@ -43,8 +46,8 @@ pub fn Inbox() -> Element {
     let Pages {
         mut later,
         mut next,
-        loading,
         error: mut more_error,
+        ..
     } = pages;
     // A view chosen from the sidebar starts at its first page, as one chosen here does.
     use_effect(move || {
@@ -77,17 +80,7 @@ pub fn Inbox() -> Element {
         .clone()
         .and_then(Result::ok)
         .unwrap_or_default();
-    let count_of = move |f: InboxFilter| -> u64 {
-        match f {
-            InboxFilter::All => counted.all,
-            InboxFilter::Mine => counted.mine,
-            InboxFilter::Unassigned => counted.unassigned,
-            InboxFilter::Unread => counted.unread,
-            InboxFilter::Open => counted.open,
-            InboxFilter::Closed => counted.closed,
-            InboxFilter::Snoozed => counted.snoozed,
-        }
-    };
+    let count_of = move |f: InboxFilter| counted.of(f);
     let current_label = InboxFilter::ALL
         .iter()
         .find(|(f, _)| *f == filter())
@@ -110,24 +103,7 @@ pub fn Inbox() -> Element {
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Inbox" } }
-            if pending.total > 0 {
-                section { class: "card possible-opt-outs", id: "possible-opt-outs",
-                    h2 { "Possible opt-outs ({pending.total})" }
-                    p { class: "muted small", "Texts that may ask for no more messages. Automated texts to these people wait until someone decides." }
-                    if pending.total > pending.items.len() as u64 {
-                        p { class: "muted small", "Showing the oldest {pending.items.len()} of {pending.total}." }
-                    }
-                    ul { class: "plain-list",
-                        for r in pending.items.clone() {
-                            li { key: "{r.id}",
-                                Link { to: Route::Conversation { contact_id: r.contact_id }, class: "possible-opt-out-link",
-                                    strong { "{r.contact_name}" } ": " q { "{r.body}" }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            if pending.total > 0 { PossibleOptOuts { pending: pending.clone() } }
             input { id: "message-search", class: "search", r#type: "search", placeholder: "Search texts", "aria-label": "Search texts", value: "{search}", oninput: move |e| search.set(e.value()) }
             if !searching().is_empty() {
                 super::message_search::MessageSearch { query: searching }
@@ -159,75 +135,133 @@ pub fn Inbox() -> Element {
             match first {
                 None => rsx! { p { class: "muted", "Loading conversations…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                Some(Ok(page)) if page.items.is_empty() => rsx! {
-                    div { class: "empty",
-                        if filter() == InboxFilter::Unread {
-                            p { "Nothing unread." }
-                        } else if filter() != InboxFilter::All {
-                            p { "No {current_label.to_lowercase()} conversations." }
-                        } else {
-                            p { "No conversations yet." }
-                            p { class: "muted", "Text one of your numbers from the phone simulator, or open a contact and send the first message." }
-                        }
-                    }
-                },
-                Some(Ok(page)) => {
-                    // The first page is read again on every live event; later pages keep what
-                    // they showed, less the conversations that moved up into the first.
-                    let mut items = page.items.clone();
-                    let shown: std::collections::HashSet<_> = items.iter().map(|c| c.contact_id).collect();
-                    items.extend(later().into_iter().filter(|c| !shown.contains(&c.contact_id)));
-                    let cursor = if later().is_empty() { page.next.clone() } else { next() };
-                    let total = page.total;
-                    let count = items.len();
-                    rsx! {
-                        ul { class: "conversation-list", id: "conversation-list",
-                            for c in items {
-                                li { key: "{c.contact_id}",
-                                    Link {
-                                        to: Route::Conversation { contact_id: c.contact_id },
-                                        class: if c.unread > 0 { "conversation-item unread" } else { "conversation-item" },
-                                        div { class: "conv-top",
-                                            span { class: "conv-name", "{c.contact_name}" }
-                                            if c.unread > 0 { span { class: "unread-dot", title: "Unread", "{c.unread}" } }
-                                            span { class: "conv-time", "{short_time(c.last_at)}" }
-                                        }
-                                        if c.triage.state != ConversationState::Open || c.triage.assignee.is_some() {
-                                            div { class: "conv-triage",
-                                                match c.triage.state {
-                                                    ConversationState::Closed => rsx! { span { class: "badge state-closed", "Closed" } },
-                                                    ConversationState::Snoozed => rsx! { span { class: "badge state-snoozed", "Snoozed" } },
-                                                    ConversationState::Open => rsx! {},
-                                                }
-                                                if let Some(a) = c.triage.assignee.clone() { span { class: "assignee-name", "→ {a.name}" } }
-                                            }
-                                        }
-                                        div { class: "conv-preview",
-                                            if c.last_direction == Direction::Outbound { span { class: "muted", "You: " } }
-                                            if c.last_body.is_empty() && c.last_media_count > 0 { "Picture" } else { "{c.last_body}" }
-                                            if c.opted_out { span { class: "badge keyword", " opted out" } }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        p { class: "muted small list-count", id: "inbox-count",
-                            if cursor.is_some() { "Showing {grouped(count as u64)} of {grouped(total)} conversations." } else if total == 1 { "1 conversation." } else { "All {grouped(total)} conversations shown." }
-                        }
-                        ErrorBanner { message: more_error() }
-                        if let Some(after) = cursor {
-                            ShowMore {
-                                id: "inbox-more",
-                                loading: loading(),
-                                onclick: move |_| {
-                                    let after = after.clone();
-                                    pages.more(list_conversations(filter(), Some(after), number()), |p| (p.items, p.next));
-                                },
-                            }
+                Some(Ok(page)) if page.items.is_empty() => rsx! { EmptyInbox { filter: filter(), label: current_label } },
+                Some(Ok(page)) => rsx! { ConversationList { page, pages, filter: filter(), number: number() } },
+            }
+            }
+        }
+    }
+}
+
+/// Texts that may ask for no more messages, waiting for someone to decide.
+#[component]
+fn PossibleOptOuts(pending: OptOutReviewPage) -> Element {
+    rsx! {
+        section { class: "card possible-opt-outs", id: "possible-opt-outs",
+            h2 { "Possible opt-outs ({pending.total})" }
+            p { class: "muted small", "Texts that may ask for no more messages. Automated texts to these people wait until someone decides." }
+            if pending.total > pending.items.len() as u64 {
+                p { class: "muted small", "Showing the oldest {pending.items.len()} of {pending.total}." }
+            }
+            ul { class: "plain-list",
+                for r in pending.items {
+                    li { key: "{r.id}",
+                        Link { to: Route::Conversation { contact_id: r.contact_id }, class: "possible-opt-out-link",
+                            strong { "{r.contact_name}" } ": " q { "{r.body}" }
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+/// A view with no conversations in it.
+#[component]
+fn EmptyInbox(filter: InboxFilter, label: &'static str) -> Element {
+    rsx! {
+        div { class: "empty",
+            if filter == InboxFilter::Unread {
+                p { "Nothing unread." }
+            } else if filter != InboxFilter::All {
+                p { "No {label.to_lowercase()} conversations." }
+            } else {
+                p { "No conversations yet." }
+                p { class: "muted", "Text one of your numbers from the phone simulator, or open a contact and send the first message." }
+            }
+        }
+    }
+}
+
+/// One conversation in the list: who, when, unread, its state and assignee, and the last text.
+#[component]
+fn ConversationRow(c: ConversationSummary) -> Element {
+    rsx! {
+        li {
+            Link {
+                to: Route::Conversation { contact_id: c.contact_id },
+                class: if c.unread > 0 { "conversation-item unread" } else { "conversation-item" },
+                div { class: "conv-top",
+                    span { class: "conv-name", "{c.contact_name}" }
+                    if c.unread > 0 { span { class: "unread-dot", title: "Unread", "{c.unread}" } }
+                    span { class: "conv-time", "{short_time(c.last_at)}" }
+                }
+                if c.triage.state != ConversationState::Open || c.triage.assignee.is_some() {
+                    div { class: "conv-triage",
+                        match c.triage.state {
+                            ConversationState::Closed => rsx! { span { class: "badge state-closed", "Closed" } },
+                            ConversationState::Snoozed => rsx! { span { class: "badge state-snoozed", "Snoozed" } },
+                            ConversationState::Open => rsx! {},
+                        }
+                        if let Some(a) = c.triage.assignee.clone() { span { class: "assignee-name", "→ {a.name}" } }
+                    }
+                }
+                div { class: "conv-preview",
+                    if c.last_direction == Direction::Outbound { span { class: "muted", "You: " } }
+                    if c.last_body.is_empty() && c.last_media_count > 0 { "Picture" } else { "{c.last_body}" }
+                    if c.opted_out { span { class: "badge keyword", " opted out" } }
+                }
+            }
+        }
+    }
+}
+
+/// A view's conversations: the first page as read now, then the later pages "Show more" added.
+#[component]
+fn ConversationList(
+    page: InboxPage,
+    pages: Pages<ConversationSummary, InboxCursor>,
+    filter: InboxFilter,
+    number: Option<uuid::Uuid>,
+) -> Element {
+    let loading = pages.loading;
+    let more_error = pages.error;
+    let later = pages.later;
+    let next = pages.next;
+    // The first page is read again on every live event; later pages keep what
+    // they showed, less the conversations that moved up into the first.
+    let mut items = page.items.clone();
+    let shown: std::collections::HashSet<_> = items.iter().map(|c| c.contact_id).collect();
+    items.extend(
+        later()
+            .into_iter()
+            .filter(|c| !shown.contains(&c.contact_id)),
+    );
+    let cursor = if later().is_empty() {
+        page.next.clone()
+    } else {
+        next()
+    };
+    let total = page.total;
+    let count = items.len();
+    rsx! {
+        ul { class: "conversation-list", id: "conversation-list",
+            for c in items {
+                ConversationRow { key: "{c.contact_id}", c }
+            }
+        }
+        p { class: "muted small list-count", id: "inbox-count",
+            if cursor.is_some() { "Showing {grouped(count as u64)} of {grouped(total)} conversations." } else if total == 1 { "1 conversation." } else { "All {grouped(total)} conversations shown." }
+        }
+        ErrorBanner { message: more_error() }
+        if let Some(after) = cursor {
+            ShowMore {
+                id: "inbox-more",
+                loading: loading(),
+                onclick: move |_| {
+                    let after = after.clone();
+                    pages.more(list_conversations(filter, Some(after), number), |p| (p.items, p.next));
+                },
             }
         }
     }
