@@ -64,63 +64,18 @@ pub async fn create(
     concept: &str,
     from_number_id: Option<Uuid>,
 ) -> AppResult<Uuid> {
-    if let Some(existing) = operation::Entity::find()
-        .filter(operation::Column::PlanId.eq(p.plan_id))
-        .one(&state.db)
-        .await?
-    {
-        return Ok(existing.id);
+    if let Some(existing) = of_plan(state, p.plan_id).await? {
+        return Ok(existing);
     }
-    let number = match from_number_id {
-        Some(id) => crate::phone_numbers::service::find_in_org(&state.db, p.organization_id, id)
-            .await
-            .map_err(|_| {
-                AppError::validation("The plan's from-number is no longer the organisation's.")
-            })?,
-        None => crate::phone_numbers::service::list(state, p.organization_id)
-            .await?
-            .into_iter()
-            .next()
-            .ok_or_else(|| {
-                AppError::validation("The organisation has no phone number to send from.")
-            })?,
-    };
-    // A segment's audience may be tens of thousands: looked up a part at a time.
-    let mut people: HashMap<Uuid, contact::Model> = HashMap::with_capacity(included.len());
-    for part in included.chunks(1_000) {
-        people.extend(
-            contact::Entity::find()
-                .filter(contact::Column::OrganizationId.eq(p.organization_id))
-                .filter(contact::Column::Id.is_in(part.iter().copied()))
-                .all(&state.db)
-                .await?
-                .into_iter()
-                .map(|c| (c.id, c)),
-        );
-    }
+    let number = sending_number(state, p.organization_id, from_number_id).await?;
+    let people = people_of(state, p.organization_id, included).await?;
     let outs = opt_out::sms_opt_outs(&state.db, included).await?;
     let agent = crate::ai_agent::entity::ai_agent::Entity::find_by_id(p.agent_id)
         .one(&state.db)
         .await?;
     let now = state.clock.now();
     let op_id = Uuid::new_v4();
-    let mut seen = HashSet::new();
-    let mut rows: Vec<(usize, Uuid, Option<&'static str>)> = Vec::new();
-    for (position, contact_id) in included.iter().enumerate() {
-        // Another organisation's or a deleted contact never becomes an item.
-        if !people.contains_key(contact_id) {
-            continue;
-        }
-        rows.push((
-            position,
-            *contact_id,
-            skip_reason(
-                people.get(contact_id),
-                outs.contains_key(contact_id),
-                &mut seen,
-            ),
-        ));
-    }
+    let rows = item_rows(included, &people, &outs);
     let total = rows.len() as i32;
     let skipped = rows.iter().filter(|r| r.2.is_some()).count() as i32;
     let txn = crate::platform::db::begin_write(&state.db).await?;
@@ -156,53 +111,136 @@ pub async fn create(
         // Another instance made this plan's campaign first (one per plan: a unique index).
         Err(e) if crate::platform::db::is_unique_violation(&e) => {
             txn.rollback().await?;
-            return operation::Entity::find()
-                .filter(operation::Column::PlanId.eq(p.plan_id))
-                .one(&state.db)
+            return of_plan(state, p.plan_id)
                 .await?
-                .map(|o| o.id)
                 .ok_or_else(|| AppError::Internal("campaign race lost but none found".into()));
         }
         Err(e) => return Err(e.into()),
     }
-    let items = rows
+    let items: Vec<item::ActiveModel> = rows
         .into_iter()
-        .map(|(position, contact_id, reason)| item::ActiveModel {
-            id: Set(Uuid::new_v4()),
-            operation_id: Set(op_id),
-            organization_id: Set(p.organization_id),
-            contact_id: Set(contact_id),
-            position: Set(position as i32),
-            status: Set(if reason.is_some() {
-                ItemStatus::Skipped
-            } else {
-                ItemStatus::Pending
-            }),
-            skip_reason: Set(reason.map(str::to_owned)),
-            draft: Set(None),
-            edited: Set(false),
-            claimed_by: Set(None),
-            heartbeat_at: Set(None),
-            attempts: Set(0),
-            idempotency_key: Set(Uuid::new_v4()),
-            message_id: Set(None),
-            error: Set(None),
-            drafted_at: Set(None),
-            sent_at: Set(None),
-            created_at: Set(now),
-            updated_at: Set(now),
-            sent_by: Set(None),
-            replied_at: Set(None),
-            opted_out_at: Set(None),
-            clicked_at: Set(None),
-        });
+        .map(|row| new_item(op_id, p.organization_id, row, now))
+        .collect();
     // Many rows a statement, within both databases' limits on bound values.
-    let items: Vec<item::ActiveModel> = items.collect();
     for part in items.chunks(200) {
         item::Entity::insert_many(part.to_vec()).exec(&txn).await?;
     }
     txn.commit().await?;
     Ok(op_id)
+}
+
+/// The campaign already made for this plan, if any.
+async fn of_plan(state: &AppState, plan_id: Uuid) -> AppResult<Option<Uuid>> {
+    Ok(operation::Entity::find()
+        .filter(operation::Column::PlanId.eq(plan_id))
+        .one(&state.db)
+        .await?
+        .map(|o| o.id))
+}
+
+/// The number the campaign sends from: the one the plan names, still the organisation's, or
+/// the organisation's first.
+async fn sending_number(
+    state: &AppState,
+    org: Uuid,
+    from_number_id: Option<Uuid>,
+) -> AppResult<crate::phone_numbers::entity::Model> {
+    match from_number_id {
+        Some(id) => crate::phone_numbers::service::find_in_org(&state.db, org, id)
+            .await
+            .map_err(|_| {
+                AppError::validation("The plan's from-number is no longer the organisation's.")
+            }),
+        None => crate::phone_numbers::service::list(state, org)
+            .await?
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                AppError::validation("The organisation has no phone number to send from.")
+            }),
+    }
+}
+
+/// The organisation's contacts among `ids`. A segment's audience may be tens of thousands:
+/// looked up a part at a time.
+async fn people_of(
+    state: &AppState,
+    org: Uuid,
+    ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, contact::Model>> {
+    let mut people = HashMap::with_capacity(ids.len());
+    for part in ids.chunks(1_000) {
+        people.extend(
+            contact::Entity::find()
+                .filter(contact::Column::OrganizationId.eq(org))
+                .filter(contact::Column::Id.is_in(part.iter().copied()))
+                .all(&state.db)
+                .await?
+                .into_iter()
+                .map(|c| (c.id, c)),
+        );
+    }
+    Ok(people)
+}
+
+/// One campaign item to be: its position in the plan, its contact, and why it is skipped.
+type ItemRow = (usize, Uuid, Option<&'static str>);
+
+/// The items in the plan's order, each with its skip reason. Another organisation's or a
+/// deleted contact never becomes an item.
+fn item_rows(
+    included: &[Uuid],
+    people: &HashMap<Uuid, contact::Model>,
+    outs: &HashMap<Uuid, String>,
+) -> Vec<ItemRow> {
+    let mut seen = HashSet::new();
+    included
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| people.contains_key(id))
+        .map(|(position, id)| {
+            let reason = skip_reason(people.get(id), outs.contains_key(id), &mut seen);
+            (position, *id, reason)
+        })
+        .collect()
+}
+
+/// A new item's row: pending, or skipped with its reason.
+fn new_item(
+    op_id: Uuid,
+    org: Uuid,
+    (position, contact_id, reason): ItemRow,
+    now: chrono::DateTime<chrono::Utc>,
+) -> item::ActiveModel {
+    item::ActiveModel {
+        id: Set(Uuid::new_v4()),
+        operation_id: Set(op_id),
+        organization_id: Set(org),
+        contact_id: Set(contact_id),
+        position: Set(position as i32),
+        status: Set(if reason.is_some() {
+            ItemStatus::Skipped
+        } else {
+            ItemStatus::Pending
+        }),
+        skip_reason: Set(reason.map(str::to_owned)),
+        draft: Set(None),
+        edited: Set(false),
+        claimed_by: Set(None),
+        heartbeat_at: Set(None),
+        attempts: Set(0),
+        idempotency_key: Set(Uuid::new_v4()),
+        message_id: Set(None),
+        error: Set(None),
+        drafted_at: Set(None),
+        sent_at: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        sent_by: Set(None),
+        replied_at: Set(None),
+        opted_out_at: Set(None),
+        clicked_at: Set(None),
+    }
 }
 
 /// Items of an operation in order.
