@@ -5,8 +5,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// E.164 or a short code.
+/// E.164 or a short code. On the server it is a column's type too (a text column): a number
+/// read back is one Herald wrote, checked when it was made.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(sea_orm::DeriveValueType))]
 #[serde(try_from = "String", into = "String")]
 pub struct PhoneNumber(String);
 

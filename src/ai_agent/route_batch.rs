@@ -267,7 +267,7 @@ mod tests {
             number: crate::phone_numbers::entity::Model {
                 id: Uuid::nil(),
                 organization_id: Uuid::nil(),
-                number: "+14155550100".into(),
+                number: crate::phone::PhoneNumber::new("+14155550100").unwrap(),
                 friendly_name: String::new(),
                 provider_sid: None,
                 ai_agent_id: None,

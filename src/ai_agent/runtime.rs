@@ -252,7 +252,7 @@ async fn load(state: &AppState, thread_id: Uuid, start: &TurnStart) -> AppResult
         Some(r) => phone_number::Entity::find_by_id(r.phone_number_id)
             .one(&state.db)
             .await?
-            .map(|p| p.number),
+            .map(|p| p.number.into_string()),
         None => None,
     };
     let plan_mode_asked = payloads.iter().any(|p| {

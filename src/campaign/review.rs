@@ -75,7 +75,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
     let from = crate::phone_numbers::entity::Entity::find_by_id(op.phone_number_id)
         .one(&state.db)
         .await?
-        .map(|n| n.number)
+        .map(|n| n.number.into_string())
         .unwrap_or_default();
     // A campaign its stopped plan paused waits in review, marked by what it was doing.
     let status = match op.paused_from {

@@ -119,7 +119,7 @@ server_fn! {
             ("MessageSid", format!("SM{}", Uuid::new_v4().simple())),
             ("AccountSid", "ACsimulator".to_owned()),
             ("From", from.into_string()),
-            ("To", number.number.clone()),
+            ("To", number.number.to_string()),
             ("Body", text.body),
             ("NumMedia", "0".to_owned()),
         ]

@@ -163,7 +163,6 @@ async fn outbound_of(
         .await?
         .map(|n| n.number)
         .ok_or_else(|| AppError::not_found("Phone number"))?;
-    let from = PhoneNumber::new(from).map_err(|e| AppError::Internal(e.to_string()))?;
     // An MMS: the addresses its pictures are fetched from (fresh tokens are not needed: each
     // lasts PUBLIC_MEDIA_DAYS from the text, longer than any attempt).
     let media_urls = if row.media_count > 0 {

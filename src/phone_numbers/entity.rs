@@ -8,7 +8,7 @@ pub struct Model {
     pub id: Uuid,
     pub organization_id: Uuid,
     #[sea_orm(unique)]
-    pub number: String,
+    pub number: crate::phone::PhoneNumber,
     pub friendly_name: String,
     pub provider_sid: Option<String>,
     pub ai_agent_id: Option<Uuid>,

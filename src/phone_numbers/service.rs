@@ -14,7 +14,7 @@ use uuid::Uuid;
 pub fn to_view(p: phone_number::Model) -> PhoneNumberView {
     PhoneNumberView {
         id: p.id,
-        number: p.number,
+        number: p.number.into_string(),
         friendly_name: p.friendly_name,
         provider_sid: p.provider_sid,
         auto_assign: p.auto_assign,
@@ -114,7 +114,7 @@ pub async fn create(
     let m = phone_number::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(org_id),
-        number: Set(number.to_string()),
+        number: Set(number.clone()),
         friendly_name: Set(name),
         provider_sid: Set(sid),
         ai_agent_id: Set(None),
@@ -143,7 +143,7 @@ pub async fn update(
     let (number, name, sid) = clean(state, input)?;
     let sid = check_owned(state, org_id, &number, sid).await?;
     let mut am: phone_number::ActiveModel = existing.into();
-    am.number = Set(number.to_string());
+    am.number = Set(number.clone());
     am.friendly_name = Set(name);
     am.provider_sid = Set(sid);
     am.auto_assign = Set(input.auto_assign);

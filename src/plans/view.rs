@@ -194,7 +194,7 @@ impl Batch {
                 .all(&state.db)
                 .await?
                 .into_iter()
-                .map(|n| (n.id, (n.organization_id, n.number)))
+                .map(|n| (n.id, (n.organization_id, n.number.into_string())))
                 .collect(),
             audits,
             users: user::Entity::find()

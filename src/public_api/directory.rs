@@ -49,7 +49,7 @@ pub async fn numbers(
         .into_iter()
         .map(|n| PhoneNumber {
             id: n.id,
-            number: n.number,
+            number: n.number.into_string(),
             friendly_name: n.friendly_name,
         })
         .collect();

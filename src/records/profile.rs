@@ -109,7 +109,7 @@ async fn numbers<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<V
         .map(|r| {
             let p = names.get(&r.phone_number_id);
             NumberUse {
-                number: p.map(|p| p.number.clone()).unwrap_or_default(),
+                number: p.map(|p| p.number.to_string()).unwrap_or_default(),
                 friendly_name: p.map(|p| p.friendly_name.clone()).unwrap_or_default(),
                 texts: r.texts as u64,
                 last_at: r.last_at,

@@ -202,7 +202,7 @@ impl AgentTool for StartCampaign {
                 contacts: c.contacts.len(),
                 status: "simulated".into(),
             },
-            from: c.number.number,
+            from: c.number.number.into_string(),
             texts,
             left_out: ids.len() - texts,
             segments: texts * per,

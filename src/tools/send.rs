@@ -242,7 +242,7 @@ impl AgentTool for SendSms {
             },
             to_name: ok.contact.name,
             to: ok.contact.phone.unwrap_or_default(),
-            from: ok.number.number,
+            from: ok.number.number.into_string(),
             segments: seg.count.max(1),
             cost_usd: seg.count.max(1) as f64 * crate::campaign::segments::COST_PER_SEGMENT,
         }))
