@@ -129,8 +129,8 @@ pub async fn create(
     Ok(op_id)
 }
 
-/// The campaign already made for this plan, if any.
-async fn of_plan(state: &AppState, plan_id: Uuid) -> AppResult<Option<Uuid>> {
+/// The campaign made for this plan, if any (one per plan: a unique index).
+pub async fn of_plan(state: &AppState, plan_id: Uuid) -> AppResult<Option<Uuid>> {
     Ok(operation::Entity::find()
         .filter(operation::Column::PlanId.eq(plan_id))
         .one(&state.db)

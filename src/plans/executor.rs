@@ -218,16 +218,6 @@ enum Dispatched {
     Watching(Uuid),
 }
 
-/// The campaign a step plan started, if it did: the plan's card shows it.
-async fn started_campaign(state: &AppState, plan_id: Uuid) -> AppResult<Option<Uuid>> {
-    use crate::campaign::entity::operation;
-    Ok(operation::Entity::find()
-        .filter(operation::Column::PlanId.eq(plan_id))
-        .one(&state.db)
-        .await?
-        .map(|o| o.id))
-}
-
 /// One handler per action.
 async fn dispatch(
     state: &AppState,
@@ -243,7 +233,7 @@ async fn dispatch(
             StepsOutcome::Finished {
                 failed: 0,
                 blocked: 0,
-            } => match started_campaign(state, p.id).await? {
+            } => match crate::campaign::create::of_plan(state, p.id).await? {
                 Some(op) => Dispatched::Watching(op),
                 None => Dispatched::Done(None),
             },
