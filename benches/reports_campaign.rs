@@ -161,6 +161,7 @@ async fn insert_op<C: ConnectionTrait>(
         paused_reason: Set(None),
         alarm_from: Set(None),
         track_links: Set(false),
+        send_after: Set(None),
     })
     .exec(db)
     .await

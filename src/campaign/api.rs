@@ -1,5 +1,8 @@
 //! Server functions behind the operation card, the Operations page and the draft review sheet.
-use crate::campaign::model::{OperationView, OperationsPage, ReviewSheet};
+use crate::campaign::model::{
+    AudienceSummary, OperationView, OperationsPage, ReviewSheet, SampleText, WrittenAudience,
+    WrittenCampaign,
+};
 use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -111,5 +114,41 @@ server_fn! {
     pub async fn resume_operation(id: Uuid) -> Result<OperationView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::campaign::resume::resume(&state, &m, id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/campaigns/audience")]
+    /// Who a person's campaign would reach, exactly, who it leaves out and why, and the
+    /// campaigns within a day of `send_at_local` (at the business; None: now) that text some
+    /// of the same contacts.
+    pub async fn written_audience(
+        audience: WrittenAudience,
+        send_at_local: Option<chrono::NaiveDateTime>,
+    ) -> Result<AudienceSummary, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::campaign::written::summary(&state, &m, &audience, send_at_local).await
+    }
+}
+
+server_fn! {
+    #[post("/api/campaigns/preview")]
+    /// The first texts as they will go, filled in for the first contacts reached.
+    pub async fn written_preview(
+        audience: WrittenAudience,
+        body: String,
+    ) -> Result<Vec<SampleText>, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::campaign::written::samples(&state, &m, &audience, &body).await
+    }
+}
+
+server_fn! {
+    #[post("/api/campaigns/create")]
+    /// Creates a person's campaign, its texts filled in and awaiting review; answers its id
+    /// (the review sheet is `/operations/{id}`).
+    pub async fn create_written_campaign(campaign: WrittenCampaign) -> Result<Uuid, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::campaign::written::create(&state, &m, &campaign).await
     }
 }

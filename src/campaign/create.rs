@@ -80,29 +80,20 @@ pub async fn create(
     let skipped = rows.iter().filter(|r| r.2.is_some()).count() as i32;
     let txn = crate::platform::db::begin_write(&state.db).await?;
     let inserted = operation::ActiveModel {
-        id: Set(op_id),
-        organization_id: Set(p.organization_id),
-        agent_id: Set(p.agent_id),
         plan_id: Set(Some(p.plan_id)),
         thread_id: Set(p.thread_id),
         owner_user_id: Set(agent.as_ref().and_then(|a| a.user_id).or(p.created_by)),
-        phone_number_id: Set(number.id),
-        kind: Set("bulk_sms".into()),
-        message_concept: Set(concept.to_owned()),
         persona: Set(agent.map(|a| a.persona).unwrap_or_default()),
-        status: Set(crate::campaign::model::OperationStatus::Drafting),
         total: Set(total),
-        drafted: Set(0),
-        sent: Set(0),
-        failed: Set(0),
         skipped: Set(skipped),
-        error: Set(None),
-        created_at: Set(now),
-        updated_at: Set(now),
-        paused_from: Set(None),
-        paused_reason: Set(None),
-        alarm_from: Set(None),
-        track_links: Set(true),
+        ..operation_row(
+            op_id,
+            (p.organization_id, p.agent_id, number.id),
+            "bulk_sms",
+            concept,
+            crate::campaign::model::OperationStatus::Drafting,
+            now,
+        )
     }
     .insert(&txn)
     .await;
@@ -212,19 +203,82 @@ fn new_item(
     (position, contact_id, reason): ItemRow,
     now: chrono::DateTime<chrono::Utc>,
 ) -> item::ActiveModel {
+    let start = match reason {
+        Some(why) => ItemStart::Skipped(why.to_owned()),
+        None => ItemStart::Pending,
+    };
+    item_row(op_id, org, contact_id, position, start, now)
+}
+
+/// How an item begins: to be drafted, with its text already written, or skipped and why.
+pub enum ItemStart {
+    Pending,
+    Drafted(String),
+    Skipped(String),
+}
+
+/// A campaign's row with nothing counted yet, for `id` in `org` by `agent` from `number`; a
+/// caller sets what differs (`..operation_row(…)`).
+pub fn operation_row(
+    id: Uuid,
+    (org, agent, number): (Uuid, Uuid, Uuid),
+    kind: &str,
+    concept: &str,
+    status: crate::campaign::model::OperationStatus,
+    now: chrono::DateTime<chrono::Utc>,
+) -> operation::ActiveModel {
+    operation::ActiveModel {
+        id: Set(id),
+        organization_id: Set(org),
+        agent_id: Set(agent),
+        plan_id: Set(None),
+        thread_id: Set(None),
+        owner_user_id: Set(None),
+        phone_number_id: Set(number),
+        kind: Set(kind.to_owned()),
+        message_concept: Set(concept.to_owned()),
+        persona: Set(String::new()),
+        status: Set(status),
+        total: Set(0),
+        drafted: Set(0),
+        sent: Set(0),
+        failed: Set(0),
+        skipped: Set(0),
+        error: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        paused_from: Set(None),
+        paused_reason: Set(None),
+        alarm_from: Set(None),
+        track_links: Set(true),
+        send_after: Set(None),
+    }
+}
+
+/// One item's row at its start.
+pub fn item_row(
+    op_id: Uuid,
+    org: Uuid,
+    contact_id: Uuid,
+    position: usize,
+    start: ItemStart,
+    now: chrono::DateTime<chrono::Utc>,
+) -> item::ActiveModel {
+    let (status, draft, reason) = match start {
+        ItemStart::Pending => (ItemStatus::Pending, None, None),
+        ItemStart::Drafted(text) => (ItemStatus::Drafted, Some(text), None),
+        ItemStart::Skipped(why) => (ItemStatus::Skipped, None, Some(why)),
+    };
     item::ActiveModel {
         id: Set(Uuid::new_v4()),
         operation_id: Set(op_id),
         organization_id: Set(org),
         contact_id: Set(contact_id),
         position: Set(position as i32),
-        status: Set(if reason.is_some() {
-            ItemStatus::Skipped
-        } else {
-            ItemStatus::Pending
-        }),
-        skip_reason: Set(reason.map(str::to_owned)),
-        draft: Set(None),
+        status: Set(status),
+        skip_reason: Set(reason),
+        drafted_at: Set(draft.as_ref().map(|_| now)),
+        draft: Set(draft),
         edited: Set(false),
         claimed_by: Set(None),
         heartbeat_at: Set(None),
@@ -232,7 +286,6 @@ fn new_item(
         idempotency_key: Set(Uuid::new_v4()),
         message_id: Set(None),
         error: Set(None),
-        drafted_at: Set(None),
         sent_at: Set(None),
         created_at: Set(now),
         updated_at: Set(now),

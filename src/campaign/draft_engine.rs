@@ -442,7 +442,7 @@ async fn finish_drafting(state: &AppState, op: &operation::Model) -> AppResult<(
                         op.message_concept
                     ),
                     link: Some(format!("/operations/{}", op.id)),
-                    source_key: Some(format!("operation:{}:drafted", op.id)),
+                    source_key: Some(drafted_notice(op.id)),
                 },
             )
             .await?;
@@ -465,4 +465,10 @@ impl crate::platform::state::Services {
             .get_mut()
             .expect("the engine settings are put in by from_config")
     }
+}
+
+/// The key of a campaign's "Drafts are ready for review" notice: approving or cancelling the
+/// campaign marks it done (`review`).
+pub fn drafted_notice(operation_id: Uuid) -> String {
+    format!("operation:{operation_id}:drafted")
 }

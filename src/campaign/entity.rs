@@ -41,6 +41,8 @@ pub mod operation {
         pub alarm_from: Option<DateTimeUtc>,
         /// Its links go out as tracked short links (migration 50; on by default).
         pub track_links: bool,
+        /// Sending waits until then (migration 58): a campaign scheduled for a date and time.
+        pub send_after: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -26,6 +26,8 @@ pub mod funnel;
 #[cfg(feature = "server")]
 pub mod link_tracking;
 #[cfg(feature = "server")]
+pub mod overlap;
+#[cfg(feature = "server")]
 pub mod pictures;
 #[cfg(feature = "server")]
 pub mod profiles_page;
@@ -41,3 +43,5 @@ pub mod send_engine;
 pub mod sending_page;
 #[cfg(feature = "server")]
 pub mod webhook_events;
+#[cfg(feature = "server")]
+pub mod written;

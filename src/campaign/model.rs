@@ -82,6 +82,12 @@ pub struct OperationView {
     /// When it should finish, and what holds it back (while it is still to send).
     #[serde(default)]
     pub finish: Option<FinishEstimate>,
+    /// Sending waits until then (a campaign scheduled for a date and time).
+    #[serde(default)]
+    pub send_after: Option<DateTime<Utc>>,
+    /// A person's own words (New campaign), not a model's drafts: nothing regenerates them.
+    #[serde(default)]
+    pub written: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -133,6 +139,13 @@ pub struct ReviewSheet {
     /// The digest of all the drafts (not just this page): "Approve all" sends it back, so that
     /// what is approved is what was seen.
     pub digest: String,
+    /// Other campaigns within a day of this one that text some of the same contacts, in words
+    /// ("212 of these contacts are in 'Saturday opening', sending tomorrow 10:00").
+    #[serde(default)]
+    pub overlaps: Vec<String>,
+    /// When a scheduled campaign sends, in words at the business ("Sends tomorrow 10:00").
+    #[serde(default)]
+    pub schedule: Option<String>,
 }
 
 /// A page of the Operations list, newest first.
@@ -154,3 +167,57 @@ pub const SHEET_PAGE: usize = 100;
 /// Why a campaign its stopped plan paused waits, on its card.
 pub const STOPPED_BY_PLAN: &str =
     "Paused: its plan was stopped. Nothing is drafted or sent until an owner resumes it.";
+
+/// Whom a person's own campaign (the New campaign screen) goes to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WrittenAudience {
+    /// A saved segment, by id.
+    Segment { id: Uuid },
+    /// Everyone with this tag.
+    Tag { tag: String },
+    /// A filter (the Contacts page's, as it was when "Text these" was pressed).
+    Filter {
+        filter: crate::contacts::model::ContactFilter,
+    },
+}
+
+/// A campaign a person writes: to whom, the words (with merge fields), from which number, when.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WrittenCampaign {
+    pub audience: WrittenAudience,
+    pub body: String,
+    /// One of the organisation's numbers (None: its first).
+    #[serde(default)]
+    pub from_number_id: Option<Uuid>,
+    /// Not before this date and time at the business (its time zone; None: as soon as it is
+    /// approved). Each contact's quiet hours apply as well.
+    #[serde(default)]
+    pub send_at_local: Option<chrono::NaiveDateTime>,
+    /// Pictures every text carries (uploads of the organisation's).
+    #[serde(default)]
+    pub picture_ids: Vec<Uuid>,
+}
+
+/// Who a written campaign's audience reaches, counted exactly, and who is left out and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AudienceSummary {
+    /// The audience in words, to follow a count ("contacts in the segment 'Regulars'",
+    /// "contacts tagged vip").
+    pub label: String,
+    /// Contacts the audience names.
+    pub matched: u64,
+    /// Those who will be texted.
+    pub reachable: u64,
+    /// Those left out, by reason, the commonest first.
+    pub left_out: Vec<(String, u64)>,
+    /// Campaigns within a day that text some of the same contacts, in words.
+    pub overlaps: Vec<String>,
+}
+
+/// One filled-in text of the preview.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleText {
+    pub contact_name: String,
+    pub text: String,
+}

@@ -75,7 +75,7 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
     let from = crate::phone_numbers::entity::Entity::find_by_id(op.phone_number_id)
         .one(&state.db)
         .await?
-        .map(|n| n.number.into_string())
+        .map(|n| crate::phone_numbers::service::label(&n))
         .unwrap_or_default();
     // A campaign its stopped plan paused waits in review, marked by what it was doing.
     let status = match op.paused_from {
@@ -117,6 +117,8 @@ pub async fn view(state: &AppState, op: operation::Model) -> AppResult<Operation
             .then(|| crate::links::service::prefix(&state.config.public_url)),
         clicked: crate::links::service::clicked_contacts(&state.db, op.id).await? as i32,
         finish,
+        send_after: op.send_after,
+        written: op.kind == crate::campaign::written::KIND,
         created_at: op.created_at,
         updated_at: op.updated_at,
     })
@@ -175,6 +177,15 @@ pub async fn sheet_page(
         items.last().map_or(0, |i| i.position)
     });
     let views = item_views(&state.db, items).await?;
+    let overlaps = crate::campaign::overlap::of_operation(state, &op).await?;
+    let schedule = match op.send_after.filter(|at| *at > state.clock.now()) {
+        Some(at) => {
+            let zone = crate::messaging::quiet::org_zone(&state.db, op.organization_id).await?;
+            let words = crate::campaign::overlap::day_words(at, state.clock.now(), &zone);
+            Some(format!("Sends {words} ({zone}), once approved."))
+        }
+        None => None,
+    };
     let operation = view(state, op).await?;
     let drafts = crate::campaign::review_digest::drafts(&state.db, id).await?;
     let digest = crate::campaign::review_digest::sealed(
@@ -200,6 +211,8 @@ pub async fn sheet_page(
         cost,
         linked,
         digest,
+        overlaps,
+        schedule,
     })
 }
 
@@ -382,6 +395,11 @@ pub async fn regenerate_item(
     item_id: Uuid,
 ) -> AppResult<ReviewSheet> {
     let (op, it) = item_in_review(state, m, item_id).await?;
+    if op.kind == crate::campaign::written::KIND {
+        return Err(AppError::validation(
+            "These are a person's own words: edit the text; no model rewrites it.",
+        ));
+    }
     let org = crate::auth::entity::organization::Entity::find_by_id(op.organization_id)
         .one(&state.db)
         .await?
@@ -495,6 +513,9 @@ pub async fn approve_all(
         by_user_id: m.user_id,
     };
     crate::platform::events::publish(state, event).await?;
+    // What the "drafts are ready" notice asked is done.
+    let notice = crate::campaign::draft_engine::drafted_notice(id);
+    crate::notifications::service::resolve(state, op.organization_id, &notice).await?;
     sheet(state, m, id).await
 }
 
@@ -547,6 +568,8 @@ pub async fn cancel(state: &AppState, m: &Member, id: Uuid) -> AppResult<ReviewS
     crate::campaign::draft_engine::published(state, id).await?;
     let event = DomainEvent::CampaignEnded { operation_id: id };
     crate::platform::events::publish(state, event).await?;
+    let notice = crate::campaign::draft_engine::drafted_notice(id);
+    crate::notifications::service::resolve(state, op.organization_id, &notice).await?;
     sheet(state, m, id).await
 }
 

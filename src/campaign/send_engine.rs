@@ -180,6 +180,13 @@ async fn send_worker(state: &AppState, op_id: Uuid) -> AppResult<()> {
         if op.status != OperationStatus::Sending {
             return Ok(());
         }
+        // Scheduled for a date and time: nothing goes before it (then each contact's hours).
+        if let Some(at) = op.send_after.filter(|at| *at > clock.now()) {
+            let wait = (at - clock.now()).to_std().unwrap_or_default();
+            tracing::info!(?wait, "scheduled: waiting to send");
+            clock.sleep(wait.max(Duration::from_millis(1))).await;
+            continue;
+        }
         sync_items(state, op_id, state.engine().stale_after).await?;
         // The campaign's pictures, which every text carries (fixed once it is sending).
         let pictures = crate::campaign::pictures::of(&state.db, op_id).await?;

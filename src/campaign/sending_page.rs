@@ -11,7 +11,7 @@ use crate::campaign::delivery_alarm::{
 };
 use crate::error::AppError;
 use crate::platform::AppState;
-use crate::server_page::{document, error_page, status_of, Poster, Viewer};
+use crate::server_page::{error_page, main_html, signed_in_document, status_of, Poster, Viewer};
 use axum::extract::{Form, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -162,5 +162,6 @@ pub async fn page(
             }
         }
     };
-    (status, Html(document(state, "Sending", body))).into_response()
+    let html = signed_in_document(state, m, "Sending", "/settings", main_html(body)).await;
+    (status, Html(html)).into_response()
 }

@@ -131,6 +131,11 @@ async fn campaign_end_to_end(backend: Backend) {
     assert_eq!(status, StatusCode::CONFLICT, "{reply}");
     assert!(reply.to_string().contains("review again"), "{reply}");
     assert!(outbox.sent().is_empty());
+    assert_eq!(
+        drafted_notice_read(&app, &op).await,
+        Some(false),
+        "the owner is asked to review the drafts"
+    );
     let _: Value = app
         .ok_as(
             &c.org.client,
@@ -138,6 +143,11 @@ async fn campaign_end_to_end(backend: Backend) {
             app.approve_body(&c.org.client, &json!(op)).await,
         )
         .await;
+    assert_eq!(
+        drafted_notice_read(&app, &op).await,
+        Some(true),
+        "approved: what the notice asked is done"
+    );
     // Once approved, no draft changes.
     let (status, _) = app
         .call_as(
@@ -305,6 +315,11 @@ async fn cancel_and_scoping(backend: Backend) {
         .ok_as(&c.org.client, "/api/operations/cancel", json!({"id": op}))
         .await;
     assert_eq!(s["operation"]["status"], "cancelled");
+    assert_eq!(
+        drafted_notice_read(&app, &op).await,
+        Some(true),
+        "cancelled: nothing is left to review"
+    );
     assert!(s["items"]
         .as_array()
         .unwrap()
@@ -314,3 +329,18 @@ async fn cancel_and_scoping(backend: Backend) {
 }
 
 on_both_databases!(campaign_end_to_end, audience_skips, cancel_and_scoping);
+
+/// Whether the campaign's "Drafts are ready for review" notice was marked done (None: there is
+/// no such notice).
+async fn drafted_notice_read(app: &TestApp, op: &Value) -> Option<bool> {
+    use herald::notifications::entity as notification;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let id = op.as_str().unwrap().parse().unwrap();
+    let key = herald::campaign::draft_engine::drafted_notice(id);
+    notification::Entity::find()
+        .filter(notification::Column::SourceKey.eq(key))
+        .one(&app.state.db)
+        .await
+        .unwrap()
+        .map(|n| n.read_at.is_some())
+}

@@ -77,7 +77,7 @@ async fn a_dozen_phrasings_and_an_honest_no(backend: Backend) {
     }
     let help = ask_and_answer(&app, &c.org, "what can you do?", false).await;
     assert!(help.contains("offline model"), "{help}");
-    // Two plans, in other words than the demo's.
+    // Three plans, in other words than the demo's.
     ask_and_answer(
         &app,
         &c.org,
@@ -92,8 +92,16 @@ async fn a_dozen_phrasings_and_an_honest_no(backend: Backend) {
         true,
     )
     .await;
+    // A campaign to a tag, about something (issue 51 §1).
+    ask_and_answer(
+        &app,
+        &c.org,
+        "Text everyone tagged patient about our Saturday opening",
+        true,
+    )
+    .await;
     let made = plans(&app, &c.org).await;
-    assert_eq!(made.len(), 2);
+    assert_eq!(made.len(), 3);
     let titles: Vec<&str> = made.iter().map(|p| p["title"].as_str().unwrap()).collect();
     assert!(
         titles.contains(&"Tag 3 quiet contacts as \"dormant\""),
@@ -102,6 +110,25 @@ async fn a_dozen_phrasings_and_an_honest_no(backend: Backend) {
     assert!(
         titles.contains(&"Follow up with 2 quiet quote leads"),
         "{titles:?}"
+    );
+    assert!(
+        titles.contains(&"Text everyone tagged patient about our Saturday opening"),
+        "{titles:?}"
+    );
+    // Approved, it drafts each patient a note about it, greeting them by first name.
+    let tagged = made
+        .iter()
+        .find(|p| p["title"] == "Text everyone tagged patient about our Saturday opening")
+        .unwrap();
+    let op = approve_and_draft(&app, &c.org, &tagged["id"]).await;
+    let drafts = eventually(20, "the drafts", || async {
+        let s = sheet(&app, &c.org, &op).await;
+        (s["operation"]["status"] == "awaiting_approval").then_some(s)
+    })
+    .await;
+    assert_eq!(
+        drafts["items"][0]["draft"],
+        "Hi Grace, a quick note about our Saturday opening. Any questions, just reply to this text."
     );
     // Anything else: a plain answer, and no action.
     for odd in [
@@ -114,7 +141,7 @@ async fn a_dozen_phrasings_and_an_honest_no(backend: Backend) {
     }
     assert_eq!(
         plans(&app, &c.org).await.len(),
-        2,
+        3,
         "no plan from a request it did not understand"
     );
     let view: Value = app

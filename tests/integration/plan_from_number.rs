@@ -37,13 +37,14 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
     let assigned = campaign_plan(&app, &agent, &audience, "Assigned").await;
     assert_eq!(
         get(&app, &c.org, assigned.id).await["from_number"],
-        "+14155550101"
+        "Main (+14155550101)",
+        "by its label"
     );
     // With none assigned, the organisation's first.
     assign(&app, &c.org, agent.id, json!([])).await;
     let plan = campaign_plan(&app, &agent, &audience, "Default").await;
     let v = get(&app, &c.org, plan.id).await;
-    assert_eq!(v["from_number"], "+14155550100");
+    assert_eq!(v["from_number"], "Main (+14155550100)");
 
     // Another organisation's number is refused, and nothing changes.
     let bravo = app.new_org("Bravo").await;
@@ -62,7 +63,7 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
     );
     assert_eq!(
         get(&app, &c.org, plan.id).await["from_number"],
-        "+14155550100"
+        "Main (+14155550100)"
     );
 
     // A number on a tagging plan is refused too.
@@ -98,7 +99,7 @@ async fn campaigns_send_from_the_plans_number(backend: Backend) {
             json!({"id": plan.id, "edit": {"title": null, "summary": null, "from_number_id": second}}),
         )
         .await;
-    assert_eq!(edited["from_number"], "+14155550101");
+    assert_eq!(edited["from_number"], "Main (+14155550101)");
     let audit = edited["audit"].to_string();
     assert!(audit.contains(&second.to_string()), "{audit}");
     let _: Value = app

@@ -1,6 +1,6 @@
 //! The contacts page: search, create and edit, tags, opt-out status, and CSV import.
-use crate::contacts::api::{import_contacts_csv, list_contacts};
-use crate::contacts::model::{ContactCursor, ContactFilter, ContactView, ImportReport};
+use crate::contacts::api::list_contacts;
+use crate::contacts::model::{ContactCursor, ContactFilter, ContactView};
 use crate::ui::components::{
     grouped, use_act, use_is_owner, use_pages, ContactForm, ErrorBanner, ShowMore,
 };
@@ -49,21 +49,23 @@ pub fn Contacts() -> Element {
                 if is_owner {
                     a { id: "export-contacts", class: "button secondary", href: export_href(&filter()), download: "contacts.csv", "Export CSV" }
                 }
+                a { id: "import-open", class: "button secondary", href: "/contacts/import", "Import CSV" }
+                a { id: "text-these", class: "button secondary", href: text_these_href(segment().map(|s| s.id), &controls()), "Text these" }
                 button { id: "new-contact", class: "primary", onclick: move |_| {
                     editing.set(None);
                     show_form.set(true);
                 }, "New contact" }
             }
-            input { id: "contact-search", class: "search", hidden: segment().is_some(), placeholder: "Search by name, phone or tag", value: "{query}", oninput: move |e| query.set(e.value()) }
+            input { id: "contact-search", class: "search", "aria-label": "Search contacts", hidden: segment().is_some(), placeholder: "Search by name, phone or tag", value: "{query}", oninput: move |e| query.set(e.value()) }
             super::segment_bar::SegmentBar { filter: controls, segment }
             div { class: "inline-form contact-filters", id: "contact-filters", hidden: segment().is_some(),
-                input { id: "filter-tag", placeholder: "Tag", value: "{tag}", oninput: move |e| tag.set(e.value()) }
-                select { id: "filter-sms", onchange: move |e| sms.set(match e.value().as_str() { "out" => Some(true), "in" => Some(false), _ => None }),
+                input { id: "filter-tag", "aria-label": "Tag", placeholder: "Tag", value: "{tag}", oninput: move |e| tag.set(e.value()) }
+                select { id: "filter-sms", "aria-label": "SMS status", onchange: move |e| sms.set(match e.value().as_str() { "out" => Some(true), "in" => Some(false), _ => None }),
                     option { value: "", "Any SMS status" }
                     option { value: "in", "Subscribed" }
                     option { value: "out", "Opted out" }
                 }
-                select { id: "filter-quiet", onchange: move |e| quiet_days.set(e.value().parse().ok()),
+                select { id: "filter-quiet", "aria-label": "Last reply", onchange: move |e| quiet_days.set(e.value().parse().ok()),
                     option { value: "", "Any last reply" }
                     option { value: "7", "No reply in 7 days" }
                     option { value: "30", "No reply in 30 days" }
@@ -118,7 +120,6 @@ pub fn Contacts() -> Element {
                             }
                         },
                     }
-                    ImportPanel { on_imported: move |_| contacts.restart() }
                 }
                 if show_form() {
                         ContactForm {
@@ -138,55 +139,16 @@ pub fn Contacts() -> Element {
     }
 }
 
-/// CSV import: choose a file or paste rows; every row's error is listed and nothing is half-imported.
-#[component]
-fn ImportPanel(on_imported: EventHandler<()>) -> Element {
-    let mut text = use_signal(String::new);
-    let mut report = use_signal(|| None::<ImportReport>);
-    let act = use_act();
-    let run = move |_| async move {
-        if let Some(r) = act.run(import_contacts_csv(text())).await {
-            if r.errors.is_empty() {
-                text.set(String::new());
-                on_imported.call(());
-            }
-            report.set(Some(r));
-        }
-    };
-    rsx! {
-        details { class: "card import",
-            summary { "Import contacts from CSV" }
-            p { class: "muted small", "Columns: name, phone, email, tags, and consent (web_form, imported, verbal, texted_first or none), consent_at and consent_note. If any row has a problem, nothing is imported and each problem is listed." }
-            input { r#type: "file", accept: ".csv,text/csv", onchange: move |evt| async move {
-                if let Some(file) = evt.files().into_iter().next() {
-                    match file.read_string().await {
-                        Ok(s) => text.set(s),
-                        Err(e) => act.fail(format!("Could not read the file: {e}")),
-                    }
-                }
-            } }
-            textarea { id: "import-csv", rows: "5", placeholder: "name,phone,email,tags", value: "{text}", oninput: move |e| text.set(e.value()) }
-            button { id: "import-run", class: "secondary", onclick: run, disabled: text.read().trim().is_empty(), "Import" }
-            ErrorBanner { message: act.error() }
-            if let Some(r) = report() {
-                if r.errors.is_empty() {
-                    p { class: "ok", "Imported {r.imported} contacts." }
-                } else {
-                    div { class: "error-banner",
-                        p { "Nothing was imported. Fix these rows and try again:" }
-                        ul { for e in r.errors.iter() { li { "Line {e.line}: {e.message}" } } }
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// The CSV export of the contacts `f` matches (every page of them, not only those shown).
 fn export_href(f: &ContactFilter) -> String {
     let json = serde_json::to_string(f).unwrap_or_default();
-    let mut out = String::from("/api/contacts/export.csv?filter=");
-    for b in json.bytes() {
+    format!("/api/contacts/export.csv?filter={}", query_value(&json))
+}
+
+/// `s` as a query string's value (percent-encoded).
+fn query_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
                 out.push(b as char)
@@ -195,4 +157,17 @@ fn export_href(f: &ContactFilter) -> String {
         }
     }
     out
+}
+
+/// The New campaign screen for these contacts: the segment picked, or the filter as set (the
+/// JSON of a `campaign::model::WrittenAudience`, written by hand to keep the first load small).
+fn text_these_href(segment: Option<uuid::Uuid>, f: &ContactFilter) -> String {
+    let json = match segment {
+        Some(id) => format!(r#"{{"kind":"segment","id":"{id}"}}"#),
+        None => format!(
+            r#"{{"kind":"filter","filter":{}}}"#,
+            serde_json::to_string(f).unwrap_or_default()
+        ),
+    };
+    format!("/campaigns/new?audience={}", query_value(&json))
 }

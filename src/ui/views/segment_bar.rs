@@ -15,6 +15,7 @@ pub fn SegmentBar(
     let mut naming = use_signal(|| false);
     let mut name = use_signal(String::new);
     let mut error = use_signal(|| None::<String>);
+    let mut confirming = use_signal(|| false);
     let save = move |e: FormEvent| async move {
         e.prevent_default();
         match save_segment(name(), filter()).await {
@@ -29,6 +30,7 @@ pub fn SegmentBar(
         }
     };
     let delete = move |_| async move {
+        confirming.set(false);
         let Some(s) = segment() else { return };
         match delete_segment(s.id).await {
             Ok(()) => {
@@ -70,7 +72,16 @@ pub fn SegmentBar(
             }
             if let Some(s) = segment() {
                 span { class: "muted small segment-words", "{s.filter.describe()}" }
-                button { class: "secondary", id: "segment-delete", onclick: delete, "Delete segment" }
+                // It asks first; the contacts stay either way.
+                if confirming() {
+                    span { class: "confirm",
+                        "Delete the segment “{s.name}”? Its contacts stay. "
+                        button { class: "danger", id: "segment-delete-confirm", onclick: delete, "Delete segment" }
+                        button { class: "link-button", onclick: move |_| confirming.set(false), "Keep" }
+                    }
+                } else {
+                    button { class: "secondary", id: "segment-delete", onclick: move |_| confirming.set(true), "Delete segment" }
+                }
             } else if naming() {
                 form { class: "inline-form", id: "segment-form", onsubmit: save,
                     input { id: "segment-name", placeholder: "Segment name", maxlength: 80, value: "{name}", oninput: move |e| name.set(e.value()) }

@@ -105,6 +105,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                     Count { n: counts.plans_awaiting_approval + counts.steps_waiting, label: "plans awaiting approval and steps awaiting confirmation" }
                 }
                 Link { to: Route::Operations {}, class: "nav-link", id: "nav-operations", "Operations" }
+                a { href: "/campaigns/new", class: "nav-link nav-sub", id: "nav-new-campaign", "New campaign" }
                 a { href: "/reports", class: "nav-link", id: "nav-reports", "Reports" }
                 Link { to: Route::Notifications {}, class: "nav-link", id: "nav-notifications", "Notifications"
                     Count { n: counts.unread_notifications, label: "unread notifications" }

@@ -63,6 +63,7 @@ pub(super) fn say(text: impl Into<String>) -> Completion {
 pub const CAPABILITIES: &str =
     "I'm Herald's offline model (no API key), so I understand a few requests: \
 \"tag everyone who has not replied in 30 days as quiet\", \"follow up with quiet quote leads\", \
+\"text everyone tagged vip about our Saturday opening\", \
 \"find the quote leads who haven't replied in 14 days, tag them follow-up and text each a check-in\", \
 \"how many contacts do we have?\", \"who has opted out?\", \"who hasn't replied in 14 days?\", \
 \"which contacts are tagged vip?\" and \"tell me about Ada Lovelace\".";
@@ -87,6 +88,9 @@ pub(super) fn assistant_step(t: &Turn) -> Completion {
     match intent {
         Intent::TagQuiet { days, tag } => tag_step(t, days, &tag),
         Intent::FollowUpQuoteLeads => campaign_step(t),
+        Intent::TextTagged { tag, about } => {
+            super::campaign::tagged_campaign_step(t, &tag, &about)
+        }
         Intent::Steps(r) => super::steps::steps_step(t, &r),
         Intent::CountContacts => lookup(t, json!({}), |r| {
             format!("You have {} contacts.", r["count"])

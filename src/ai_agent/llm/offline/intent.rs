@@ -10,6 +10,11 @@ pub enum Intent {
     },
     /// A campaign following up with quiet quote leads (a plan).
     FollowUpQuoteLeads,
+    /// "text everyone tagged vip about our Saturday opening": a campaign to a tag (a plan).
+    TextTagged {
+        tag: String,
+        about: String,
+    },
     /// "find the X who …, tag them Y and text each a check-in / note each one": a step plan.
     Steps(StepRequest),
     CountContacts,
@@ -34,7 +39,10 @@ impl Intent {
     pub fn is_plan(&self) -> bool {
         matches!(
             self,
-            Intent::TagQuiet { .. } | Intent::FollowUpQuoteLeads | Intent::Steps(_)
+            Intent::TagQuiet { .. }
+                | Intent::FollowUpQuoteLeads
+                | Intent::TextTagged { .. }
+                | Intent::Steps(_)
         )
     }
 }
@@ -77,6 +85,53 @@ fn step_request(t: &str, w: &[String]) -> Option<StepRequest> {
         new_tag,
         text_each,
     })
+}
+
+/// Words that name a group of contacts ("all vip patients").
+const GROUPS: [&str; 8] = [
+    "contacts",
+    "patients",
+    "customers",
+    "clients",
+    "people",
+    "members",
+    "leads",
+    "guests",
+];
+
+/// "text everyone tagged vip about our Saturday opening", "message all vip patients about the
+/// new hours": the tag, and what the text is about (in the request's own case).
+fn text_tagged(text: &str, t: &str, w: &[String]) -> Option<(String, String)> {
+    let verb = w.iter().take(3).any(|x| {
+        ["text", "message", "sms", "send", "remind", "tell", "email"].contains(&x.as_str())
+    });
+    let (at, _) = t.match_indices(" about ").next()?;
+    if !verb {
+        return None;
+    }
+    // The original words where the lowercase ones are the same length (else the lowercase).
+    let source = if text.trim().len() == t.len() {
+        text.trim()
+    } else {
+        t
+    };
+    let about = source[at + " about ".len()..]
+        .trim()
+        .trim_end_matches(['.', '!', '?'])
+        .trim()
+        .to_owned();
+    if about.is_empty() {
+        return None;
+    }
+    let before: Vec<String> = words(&t[..at]);
+    let tag = tag_after(&before, &["tagged"]).or_else(|| {
+        before.windows(3).find_map(|p| {
+            (["all", "our", "the", "every"].contains(&p[0].as_str())
+                && GROUPS.contains(&p[2].as_str()))
+            .then(|| p[1].clone())
+        })
+    })?;
+    Some((tag.trim_matches('\'').to_owned(), about))
 }
 
 const QUIET_CUES: [&str; 14] = [
@@ -166,6 +221,9 @@ pub fn parse(text: &str) -> Intent {
     let quiet = QUIET_CUES.iter().any(|c| t.contains(c));
     if let Some(request) = step_request(&t, &w) {
         return Intent::Steps(request);
+    }
+    if let Some((tag, about)) = text_tagged(text, &t, &w) {
+        return Intent::TextTagged { tag, about };
     }
     let tag_verb = w
         .iter()
@@ -342,6 +400,27 @@ mod tests {
                     new_tag: "check-in".into(),
                     text_each: true,
                 }),
+            ),
+            (
+                "Text everyone tagged vip about our Saturday opening",
+                TextTagged {
+                    tag: "vip".into(),
+                    about: "our Saturday opening".into(),
+                },
+            ),
+            (
+                "message all vip patients about the new opening hours.",
+                TextTagged {
+                    tag: "vip".into(),
+                    about: "the new opening hours".into(),
+                },
+            ),
+            (
+                "please send a text to contacts tagged flu-jab about booking this year's jab",
+                TextTagged {
+                    tag: "flu-jab".into(),
+                    about: "booking this year's jab".into(),
+                },
             ),
             ("what can you do?", Help),
             ("write me a poem about teeth", Unknown),
