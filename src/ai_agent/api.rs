@@ -1,6 +1,7 @@
 //! Server functions behind the agents pages and the suggestions panel.
 use crate::ai_agent::model::{
-    AgentInput, AgentView, ModelInfo, OperatorView, SuggestionSet, ThreadEventView,
+    AgentInput, AgentView, ConversationWithDrafts, ModelInfo, OperatorView, SuggestionSet,
+    ThreadEventView,
 };
 use crate::error::AppError;
 use dioxus::prelude::*;
@@ -94,6 +95,24 @@ server_fn! {
     pub async fn get_suggestions(message_id: Uuid) -> Result<Vec<SuggestionSet>, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::ai_agent::suggestions::for_message(&state, m.organization_id, message_id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/conversations/open")]
+    /// A conversation's page (`inbox::page::conversation`, which marks its texts read) with the
+    /// suggested replies waiting on its inbound texts.
+    pub async fn open_conversation(contact_id: Uuid) -> Result<ConversationWithDrafts, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        let conversation = crate::inbox::page::conversation(&state, m.organization_id, contact_id).await?;
+        let inbound: Vec<Uuid> = conversation
+            .messages
+            .iter()
+            .filter(|m| m.direction == crate::messaging::model::Direction::Inbound)
+            .map(|m| m.id)
+            .collect();
+        let suggested = crate::ai_agent::suggestions::counts(&state, m.organization_id, &inbound).await?;
+        Ok(ConversationWithDrafts { conversation, suggested })
     }
 }
 

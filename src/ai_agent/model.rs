@@ -186,6 +186,22 @@ pub struct SuggestionSet {
     pub options: Vec<SuggestionOption>,
 }
 
+/// How many suggested replies wait on one inbound message (its newest set's options), for the
+/// "3 suggested replies" under its bubble.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuggestedCount {
+    pub message_id: Uuid,
+    pub replies: u32,
+}
+
+/// A conversation's page as it opens: its newest texts and how many suggested replies wait on
+/// each of its inbound ones (one call, so the page loads once).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConversationWithDrafts {
+    pub conversation: crate::inbox::model::ConversationView,
+    pub suggested: Vec<SuggestedCount>,
+}
+
 /// Which model answers, for the "offline model" label in the UI.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelInfo {

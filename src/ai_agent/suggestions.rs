@@ -4,7 +4,8 @@ use crate::ai_agent::entity::{
 };
 use crate::ai_agent::events::AiThreadEventPayload;
 use crate::ai_agent::model::{
-    SuggestionOption, SuggestionSet, ThreadCursor, ThreadEventView, ThreadPage, ThreadSummary,
+    SuggestedCount, SuggestionOption, SuggestionSet, ThreadCursor, ThreadEventView, ThreadPage,
+    ThreadSummary,
 };
 use crate::auth::session::Member;
 use crate::contacts::entity::contact;
@@ -55,6 +56,44 @@ pub async fn for_message(
             offline: state.model.is_offline(),
             options,
         });
+    }
+    Ok(out)
+}
+
+/// How many replies the newest suggestion set of each message offers, for messages of this
+/// organisation that have one: one query over the sets of a conversation's page.
+pub async fn counts(
+    state: &AppState,
+    org_id: Uuid,
+    message_ids: &[Uuid],
+) -> AppResult<Vec<SuggestedCount>> {
+    if message_ids.is_empty() {
+        return Ok(vec![]);
+    }
+    let rows: Vec<(Uuid, serde_json::Value)> = text_agent_suggestion::Entity::find()
+        .select_only()
+        .column(text_agent_suggestion::Column::MessageId)
+        .column(text_agent_suggestion::Column::Suggestions)
+        .filter(text_agent_suggestion::Column::OrganizationId.eq(org_id))
+        .filter(text_agent_suggestion::Column::MessageId.is_in(message_ids.iter().copied()))
+        .order_by_desc(text_agent_suggestion::Column::CreatedAt)
+        .into_tuple()
+        .all(&state.db)
+        .await?;
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<SuggestedCount> = Vec::new();
+    for (message_id, options) in rows {
+        // Newest first: the first set seen for a message is the one its panel shows.
+        if !seen.insert(message_id) {
+            continue;
+        }
+        let replies = options.as_array().map_or(0, |a| a.len()) as u32;
+        if replies > 0 {
+            out.push(SuggestedCount {
+                message_id,
+                replies,
+            });
+        }
     }
     Ok(out)
 }

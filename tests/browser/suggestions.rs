@@ -1,5 +1,6 @@
-//! In Chromium: a suggest-mode agent on the front desk; a text through the simulator; three
-//! suggestion cards on the message; "Use this reply"; sent from the number that was texted.
+//! In Chromium: a suggest-mode agent on the front desk; a text through the simulator; its drafts'
+//! notification opens the conversation with three suggestion cards in sight, the bubble saying
+//! "3 suggested replies"; "Use this reply"; sent from the number that was texted.
 use crate::harness::*;
 use crate::helpers::Backend;
 use fantoccini::Locator;
@@ -35,6 +36,25 @@ async fn suggest_mode_panel_on(backend: Backend, screen: Screen) {
         .await;
     b.shot(&format!("{tag}-10-agent")).await;
 
+    // The demo's Ada texted the front desk: the agent's drafts are announced, and the
+    // notification opens her conversation with them showing.
+    b.open(&format!("{}/notifications", server.base)).await;
+    b.wait_for_text(
+        ".notification[data-kind='drafts']",
+        "drafted 3 replies for Ada Lovelace",
+    )
+    .await;
+    b.wait_for_text(
+        ".notification[data-kind='drafts'] .notification-open",
+        "Pick a reply",
+    )
+    .await;
+    b.click(".notification[data-kind='drafts'] .notification-open")
+        .await;
+    b.wait_for_text(".message.inbound", "cleaning").await;
+    b.wait_for(".suggestion-card").await;
+    b.shot(&format!("{tag}-10b-drafts-from-notification")).await;
+
     // A new contact texts the front desk through the simulator.
     b.open(&format!("{}/simulator", server.base)).await;
     b.fill("#sim-from", "+14155552688").await;
@@ -56,8 +76,11 @@ async fn suggest_mode_panel_on(backend: Backend, screen: Screen) {
             break;
         }
     }
+    // In sight (issue 51 §2): the bubble says how many, and the newest text's drafts are open
+    // with nothing to tap first.
     b.wait_for_text(".message.inbound", "Thursday").await;
-    b.click(".message.inbound .bubble").await;
+    b.wait_for_text(".message.inbound .suggested-count", "3 suggested replies")
+        .await;
     b.wait_for(".suggestion-card").await;
     for _ in 0..100 {
         if b.client
@@ -78,6 +101,23 @@ async fn suggest_mode_panel_on(backend: Backend, screen: Screen) {
         .unwrap();
     assert_eq!(cards.len(), 3, "three suggestion cards");
     b.wait_for_text(".suggestions-head", "offline model").await;
+    // In sight: the history is scrolled to the newest, and no card sits under the composer.
+    let covered = "const h = document.getElementById('history').getBoundingClientRect();         const c = document.querySelector('.composer').getBoundingClientRect();         const last = [...document.querySelectorAll('.suggestion-card')].pop().getBoundingClientRect();         return [h.bottom <= c.top + 1, last.bottom <= h.bottom + 1 && last.top >= h.top - 1];";
+    let mut seen = serde_json::Value::Null;
+    for _ in 0..50 {
+        seen = b.client.execute(covered, vec![]).await.unwrap();
+        if seen == serde_json::json!([true, true]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        seen,
+        serde_json::json!([true, true]),
+        "the history ends above the composer, and the last suggestion is in view"
+    );
+    let page = b.client.source().await.unwrap();
+    assert!(!page.contains("% confident"), "no bare confidence figure");
     b.shot(&format!("{tag}-11-suggestions")).await;
     b.assert_fits_width("the suggestions panel").await;
     let first = cards[0]

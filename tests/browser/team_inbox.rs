@@ -23,6 +23,18 @@ async fn pick(b: &Browser, css: &str, label: &str) {
     panic!("{css} never offered {label}");
 }
 
+/// On a phone the state, snooze and assignee fold behind "⋯" (issue 51 §2): open it first.
+async fn show_controls(b: &Browser) {
+    let folded = "const t = document.getElementById('triage-toggle'); \
+        const c = document.getElementById('triage-controls'); \
+        return t && t.offsetParent !== null && !c.classList.contains('open');";
+    let v = b.client.execute(folded, vec![]).await.unwrap();
+    if v.as_bool() == Some(true) {
+        b.click("#triage-toggle").await;
+        b.wait_for("#triage-controls.open").await;
+    }
+}
+
 async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
     let Some((server, b)) = signed_in(backend, screen).await else {
         return;
@@ -53,6 +65,7 @@ async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
     // Assign Ada's conversation to me.
     open_conversation(&b, "Ada Lovelace").await;
     b.wait_for_text("#conversation-state", "Open").await;
+    show_controls(&b).await;
     pick(&b, "#assign-conversation", "Me (Dana Demo)").await;
     b.wait_for_text("#conversation-state", "Open").await;
     b.shot(&format!("{tag}-82-assigned")).await;
@@ -74,6 +87,7 @@ async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
 
     // Close it: it leaves Open and shows under Closed.
     open_conversation(&b, "Ada Lovelace").await;
+    show_controls(&b).await;
     b.click("#close-conversation").await;
     b.wait_for_text("#conversation-state", "Closed").await;
     b.open(&format!("{}/messaging", server.base)).await;
@@ -86,8 +100,10 @@ async fn assign_close_snooze_and_wake(backend: Backend, screen: Screen) {
 
     // Reopen and snooze it for an hour.
     open_conversation(&b, "Ada Lovelace").await;
+    show_controls(&b).await;
     b.click("#reopen-conversation").await;
     b.wait_for_text("#conversation-state", "Open").await;
+    show_controls(&b).await;
     pick(&b, "#snooze-conversation", "1 hour").await;
     b.wait_for_text("#conversation-state", "Snoozed until")
         .await;

@@ -96,6 +96,7 @@ pub fn Composer(
                 select {
                     id: "composer-from",
                     title: "Send from",
+                    "aria-label": "Send from",
                     onchange: move |e| from.set(e.value().parse().ok()),
                     for n in numbers.iter() {
                         option { value: "{n.id}", selected: Some(n.id) == from(), "{n.friendly_name} ({n.number})" }
@@ -117,7 +118,9 @@ pub fn Composer(
                     "Photo"
                     input { r#type: "file", id: "composer-attach", accept: "image/jpeg,image/png,image/gif", class: "attach-input", onchange: attach }
                 }
-                button { id: "composer-send", class: "primary", r#type: "submit", disabled: act.busy() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
+                // Pressing Send leaves the focus where it was: on a phone the tab bar, which
+                // steps aside while writing, does not come back under the finger mid-press.
+                button { id: "composer-send", class: "primary", r#type: "submit", onmousedown: |e| e.prevent_default(), disabled: act.busy() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
             }
             if !pictures.read().is_empty() || uploading() {
                 Attachments { pictures, uploading: uploading() }
@@ -176,7 +179,9 @@ fn SavedReplyPicker(
                 },
                 Ok(page) => rsx! {
                     for r in page.items.clone() {
-                        button { key: "{r.id}", r#type: "button", class: "saved-reply", onclick: move |_| pick(r.id),
+                        // The composer keeps its focus: the caret stays in the text to go on
+                        // writing, and on a phone the tab bar does not come back mid-reply.
+                        button { key: "{r.id}", r#type: "button", class: "saved-reply", onmousedown: |e| e.prevent_default(), onclick: move |_| pick(r.id),
                             strong { "{r.name}" } " " span { class: "muted", "{r.body}" }
                         }
                     }

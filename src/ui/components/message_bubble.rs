@@ -8,6 +8,10 @@ pub fn MessageBubble(
     message: MessageView,
     number_label: String,
     #[props(default)] selected: bool,
+    /// How many suggested replies wait on it (inbound only): said under the bubble, and a tap
+    /// there opens them as the bubble does.
+    #[props(default)]
+    suggested: u32,
     on_tap: Option<EventHandler<()>>,
 ) -> Element {
     let dir = match message.direction {
@@ -56,6 +60,17 @@ pub fn MessageBubble(
                 }
                 if let Some(k) = keyword {
                     span { class: "badge keyword", " {k}" }
+                }
+                if suggested > 0 {
+                    " · "
+                    button { class: "link-button suggested-count", r#type: "button", "aria-expanded": "{selected}",
+                        onclick: move |_| {
+                            if let Some(h) = on_tap {
+                                h.call(());
+                            }
+                        },
+                        if suggested == 1 { "1 suggested reply" } else { "{suggested} suggested replies" }
+                    }
                 }
                 if let Some(err) = &message.error {
                     span { class: "message-error", " · {err}" }

@@ -1,5 +1,6 @@
 //! A conversation's internal notes: the team's words beside the texts, never sent, shown apart
-//! (yellow, "Note"), newest first with Show more; `@name` in a new note tells that member.
+//! (yellow, "Note"), newest first with Show more; `@name` in a new note tells that member. They
+//! open when asked, beside the texts on a desktop and as a sheet over them on a phone.
 use crate::inbox::api::{add_note, list_notes};
 use crate::inbox::model::{NoteCursor, NoteView};
 use crate::ui::components::{short_time, ErrorBanner};
@@ -48,8 +49,8 @@ pub fn Notes(contact_id: Uuid) -> Element {
         next()
     };
     rsx! {
-        details { class: "notes", id: "notes", open: page.total > 0,
-            summary { "Internal notes ({page.total})" }
+        details { class: "notes", id: "notes",
+            summary { span { class: "notes-long", "Internal notes ({page.total})" } span { class: "notes-short", "Notes ({page.total})" } }
             ul { class: "plain-list", id: "note-list",
                 for n in items {
                     li { key: "{n.id}", class: "note",

@@ -46,7 +46,6 @@ pub fn SuggestionsPanel(
                                 div { class: "suggestion-card", key: "{i}",
                                     p { class: "suggestion-body", "{option.body}" }
                                     div { class: "suggestion-foot",
-                                        span { class: "confidence", "{(option.confidence * 100.0).round()}% confident" }
                                         button {
                                             class: "use-reply secondary",
                                             onclick: move |_| on_use.call(Prefill { body: option.body.clone(), phone_number_id, suggestion_id: set.id }),

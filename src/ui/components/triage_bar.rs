@@ -13,6 +13,8 @@ pub fn TriageBar(contact_id: Uuid, triage: Triage, on_changed: EventHandler<()>)
     let members = use_resource(|| async { list_members().await.unwrap_or_default() });
     let mine = try_use_context::<crate::auth::model::CurrentUser>().map(|u| u.user_id);
     let act = use_act();
+    // On a phone the controls fold behind one button (issue 51 §2); wider screens show them.
+    let mut expanded = use_signal(|| false);
     // A state change, an assignee, or (neither) the end of the AI's pause.
     let run = move |change: Option<StateChange>, assignee: Option<Option<Uuid>>| {
         spawn(async move {
@@ -52,6 +54,11 @@ pub fn TriageBar(contact_id: Uuid, triage: Triage, on_changed: EventHandler<()>)
     rsx! {
         div { class: "triage-bar", id: "triage-bar",
             span { class, id: "conversation-state", "{badge}" }
+            button { id: "triage-toggle", class: "secondary triage-toggle", r#type: "button",
+                "aria-expanded": "{expanded()}", "aria-controls": "triage-controls",
+                "aria-label": "Close, snooze or assign",
+                onclick: move |_| expanded.toggle(), "⋯" }
+            div { id: "triage-controls", class: if expanded() { "triage-controls open" } else { "triage-controls" },
             if triage.state == ConversationState::Open {
                 button { id: "close-conversation", class: "secondary", disabled: act.busy(),
                     onclick: move |_| run(Some(StateChange::Close), None), "Close" }
@@ -84,6 +91,7 @@ pub fn TriageBar(contact_id: Uuid, triage: Triage, on_changed: EventHandler<()>)
                         }
                     }
                 }
+            }
             }
             if let Some(until) = triage.ai_paused_until {
                 div { class: "ai-paused", id: "ai-paused",

@@ -1,7 +1,8 @@
 //! One conversation at `/messaging/{contact_id}`: the history, live; tap an inbound text for its
 //! suggested replies; texts an agent scheduled; the composer.
+use crate::ai_agent::api::open_conversation;
+use crate::ai_agent::model::ConversationWithDrafts;
 use crate::contacts::model::can_text;
-use crate::inbox::api::get_conversation;
 use crate::messaging::api::older_messages;
 use crate::messaging::model::LiveTopic;
 use crate::messaging::model::{Direction, MessageView};
@@ -9,6 +10,7 @@ use crate::ui::app::Route;
 use crate::ui::components::grouped;
 use crate::ui::components::use_attention;
 use crate::ui::components::use_live;
+use crate::ui::components::{keep_place_for_earlier, use_history_scroll};
 use crate::ui::components::{
     Composer, ErrorBanner, MessageBubble, PossibleOptOut, Prefill, ScheduledTexts,
     SuggestionsPanel, TriageBar,
@@ -24,7 +26,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
         // Re-load when an event for this contact arrives.
         let _ = live();
         async move {
-            let loaded = get_conversation(contact_id).await;
+            let loaded = open_conversation(contact_id).await;
             // Opening it read its texts: the inbox count goes down.
             if let (Ok(_), Some(a)) = (&loaded, attention) {
                 a.bump();
@@ -39,8 +41,24 @@ pub fn Conversation(contact_id: Uuid) -> Element {
     let mut earlier_next = use_signal(|| None::<i64>);
     let mut loading = use_signal(|| false);
     let mut earlier_error = use_signal(|| None::<String>);
-    let mut selected = use_signal(|| None::<Uuid>);
+    // Whose suggestions are open: Herald's choice (the newest text's, when it is an inbound one
+    // with drafts) unless the person chose since that text came: (the newest text then, the
+    // text whose suggestions they opened, or None when they closed them).
+    let mut chosen = use_signal(|| None::<(Option<Uuid>, Option<Uuid>)>);
     let prefill = use_signal(|| None::<Prefill>);
+    // It opens at the newest text and follows new ones (`history_scroll`).
+    let newest = use_memo(move || {
+        let c = conversation.read();
+        c.as_ref()?
+            .as_ref()
+            .ok()?
+            .conversation
+            .messages
+            .last()
+            .map(|m| m.id)
+    });
+    let mut sent = use_signal(|| false);
+    use_history_scroll(contact_id, newest, sent);
     let data = conversation.read().clone();
     match data {
         None => rsx! { div { class: "page", p { class: "muted", "Loading conversation…" } } },
@@ -51,13 +69,18 @@ pub fn Conversation(contact_id: Uuid) -> Element {
             }
         },
         // A merged contact's old link: go to the conversation it went into.
-        Some(Ok(conv)) if conv.contact.id != contact_id => {
+        Some(Ok(ConversationWithDrafts {
+            conversation: conv, ..
+        })) if conv.contact.id != contact_id => {
             navigator().replace(Route::Conversation {
                 contact_id: conv.contact.id,
             });
             rsx! { div { class: "page", p { class: "muted", "That contact was merged; opening their conversation…" } } }
         }
-        Some(Ok(conv)) => {
+        Some(Ok(ConversationWithDrafts {
+            conversation: conv,
+            suggested,
+        })) => {
             let page_start = conv.messages.first().and_then(|m| m.seq);
             // More than a page arrived since the older pages were read: they no longer join up.
             let joined = anchor().is_some() && anchor() == page_start;
@@ -65,6 +88,22 @@ pub fn Conversation(contact_id: Uuid) -> Element {
             let cursor = if joined { earlier_next() } else { conv.older };
             messages.extend(conv.messages.iter().cloned());
             let shown = messages.len();
+            let replies = move |id: Uuid| {
+                suggested
+                    .iter()
+                    .find(|c| c.message_id == id)
+                    .map_or(0, |c| c.replies)
+            };
+            let herald_opens = messages
+                .last()
+                .filter(|m| m.direction == Direction::Inbound && replies(m.id) > 0)
+                .map(|m| m.id);
+            // A new text leaves the choice to Herald again.
+            let now_newest = newest();
+            let open = match chosen() {
+                Some((at, choice)) if at == now_newest => choice,
+                _ => herald_opens,
+            };
             let total = conv.message_count;
             let label = |id: Uuid| {
                 conv.numbers
@@ -76,15 +115,17 @@ pub fn Conversation(contact_id: Uuid) -> Element {
             rsx! {
                 div { class: "page conversation-page",
                     header { class: "page-head",
-                        Link { to: Route::Inbox {}, class: "back", "← Inbox" }
+                        Link { to: Route::Inbox {}, class: "back", "aria-label": "Back to the inbox",
+                            span { class: "back-long", "← Inbox" } span { class: "back-short", "←" } }
                         h1 { id: "conversation-title",
                             Link { to: Route::ContactPage { contact_id }, title: "Open the contact page", "{conv.contact.name}" }
                         }
-                        span { class: "muted", "{conv.contact.phone.clone().unwrap_or_default()}" }
+                        span { class: "muted conv-phone", "{conv.contact.phone.clone().unwrap_or_default()}" }
                         if conv.contact.opted_out { span { class: "badge keyword", "Opted out" } }
-                    }
-                    if conv.message_count > 0 {
-                        TriageBar { contact_id, triage: conv.triage.clone(), on_changed: move |_| conversation.restart() }
+                        // In the heading's row on a phone, its controls behind one button.
+                        if conv.message_count > 0 {
+                            TriageBar { contact_id, triage: conv.triage.clone(), on_changed: move |_| conversation.restart() }
+                        }
                     }
                     if let Some(item) = conv.possible_opt_out.clone() {
                         PossibleOptOut { key: "{item.id}", item, on_decided: move |_| conversation.restart() }
@@ -98,8 +139,13 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                                 id: "earlier-messages",
                                 class: "secondary earlier",
                                 disabled: loading(),
+                                // The composer keeps its focus: on a phone the page would
+                                // otherwise move under the text being read as the tab bar
+                                // comes back.
+                                onmousedown: move |e| e.prevent_default(),
                                 onclick: move |_| {
                                     loading.set(true);
+                                    keep_place_for_earlier();
                                     spawn(async move {
                                         match older_messages(contact_id, before).await {
                                             Ok(p) => {
@@ -128,11 +174,12 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                                 MessageBubble {
                                     key: "{m.id}",
                                     number_label: label(m.phone_number_id),
-                                    selected: selected() == Some(m.id),
-                                    on_tap: move |_| selected.set(if selected() == Some(m.id) { None } else { Some(m.id) }),
+                                    selected: open == Some(m.id),
+                                    suggested: replies(m.id),
+                                    on_tap: move |_| chosen.set(Some((now_newest, if open == Some(m.id) { None } else { Some(m.id) }))),
                                     message: m.clone(),
                                 }
-                                if selected() == Some(m.id) {
+                                if open == Some(m.id) {
                                     SuggestionsPanel {
                                         key: "panel-{m.id}",
                                         message_id: m.id,
@@ -140,7 +187,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                                         on_use: move |p: Prefill| {
                                             let mut prefill = prefill;
                                             prefill.set(Some(p));
-                                            selected.set(None);
+                                            chosen.set(Some((now_newest, None)));
                                         },
                                     }
                                 }
@@ -161,7 +208,10 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                             numbers: conv.numbers.clone(),
                             default_number_id: conv.default_number_id,
                             opted_out: conv.contact.opted_out,
-                            on_sent: move |_| conversation.restart(),
+                            on_sent: move |_| {
+                                sent.set(true);
+                                conversation.restart();
+                            },
                             prefill,
                         }
                     }
