@@ -29,6 +29,16 @@ pub async fn list(state: &AppState, org_id: Uuid) -> AppResult<Vec<phone_number:
         .await?)
 }
 
+/// A number as people name it: "Front desk (+14155550100)", or the number alone when it has no
+/// name.
+pub fn label(n: &crate::phone_numbers::entity::Model) -> String {
+    let number = n.number.as_str();
+    match n.friendly_name.trim() {
+        "" => number.to_owned(),
+        name => format!("{name} ({number})"),
+    }
+}
+
 /// The organisation's number with this id, or NotFound (also for another organisation's id).
 pub async fn find_in_org<C: ConnectionTrait>(
     db: &C,

@@ -33,6 +33,8 @@ pub mod planning_tools;
 #[cfg(feature = "server")]
 pub mod replan;
 #[cfg(feature = "server")]
+pub mod result_words;
+#[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]
 pub mod stop;
@@ -40,3 +42,5 @@ pub mod stop;
 pub mod view;
 #[cfg(feature = "server")]
 pub mod webhook_events;
+#[cfg(feature = "server")]
+pub mod wont_send;

@@ -102,6 +102,11 @@ fn step_views(
                 resolved,
                 each: None,
                 readable: Vec::new(),
+                wont_send: None,
+                result_words: s
+                    .result
+                    .as_ref()
+                    .map(crate::plans::result_words::result_in_words),
             }
         })
         .collect()
@@ -118,6 +123,7 @@ struct Batch {
     revised: HashMap<Uuid, Uuid>,
     audiences: HashMap<Uuid, crate::plans::audience::model::AudienceView>,
     eaches: HashMap<(Uuid, String), crate::steps::model::EachView>,
+    wont_send: HashMap<(Uuid, String), String>,
     named: crate::steps::readable::Named,
     catalog: std::cell::OnceCell<crate::steps::validate::ToolCatalog>,
 }
@@ -194,7 +200,10 @@ impl Batch {
                 .all(&state.db)
                 .await?
                 .into_iter()
-                .map(|n| (n.id, (n.organization_id, n.number.into_string())))
+                .map(|n| {
+                    let label = crate::phone_numbers::service::label(&n);
+                    (n.id, (n.organization_id, label))
+                })
                 .collect(),
             audits,
             users: user::Entity::find()
@@ -207,6 +216,7 @@ impl Batch {
             revised: revisions_of(state, rows).await?,
             audiences: audiences_of(state, rows, decoded).await?,
             eaches: eaches_of(state, rows, decoded).await,
+            wont_send: crate::plans::wont_send::of(state, rows, decoded).await?,
             named: crate::steps::readable::Named::read(&state.db, &named_ids).await?,
             catalog: std::cell::OnceCell::new(),
         })
@@ -228,6 +238,7 @@ impl Batch {
         let mut step_views = step_views(state, &action, &self.catalog);
         for (i, v) in step_views.iter_mut().enumerate() {
             v.each = self.eaches.remove(&(p.id, v.id.clone()));
+            v.wont_send = self.wont_send.remove(&(p.id, v.id.clone()));
             v.readable = self
                 .named
                 .lines(p.organization_id, action.steps(), i, known);
@@ -326,6 +337,15 @@ fn estimated_cost(
             let body = s.arguments["body"].as_str().unwrap_or("");
             let per = crate::campaign::segments::segments(body).count.max(1);
             cost = CostEstimate::of(cost.texts + n - 1, cost.segments + per * (n - 1));
+        }
+        // A text that will not be sent costs nothing.
+        if v.wont_send.is_some() && s.tool == SEND_TOOL {
+            let body = s.arguments["body"].as_str().unwrap_or("");
+            let per = crate::campaign::segments::segments(body).count.max(1);
+            cost = CostEstimate::of(
+                cost.texts.saturating_sub(1),
+                cost.segments.saturating_sub(per),
+            );
         }
     }
     Some(cost)

@@ -14,7 +14,7 @@ use crate::reports::answers::{is_owner, num_cells, sections, Answers, HoursForm}
 use crate::reports::chart::{bars, Series};
 use crate::reports::exports;
 use crate::reports::figures::{read, Range, Report};
-use crate::server_page::{document, error_page, status_of, Poster, Viewer};
+use crate::server_page::{error_page, main_html, signed_in_document, status_of, Poster, Viewer};
 use axum::extract::{Form, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -221,18 +221,27 @@ async fn render(
     hours_refused: Option<(AppError, HoursForm)>,
 ) -> Response {
     let (state, m) = (state.clone(), m.clone());
+    // Each number by its label, as the rest of Herald names them ("Front desk (+1415…)").
     let numbers: Vec<(Uuid, String)> = match phone_number::Entity::find()
         .select_only()
         .column(phone_number::Column::Id)
+        .column(phone_number::Column::FriendlyName)
         .column(phone_number::Column::Number)
         .filter(phone_number::Column::OrganizationId.eq(m.organization_id))
+        .order_by_asc(phone_number::Column::FriendlyName)
         .order_by_asc(phone_number::Column::Number)
         .limit(NUMBERS_SHOWN + 1)
-        .into_tuple()
+        .into_tuple::<(Uuid, String, String)>()
         .all(&state.db)
         .await
     {
-        Ok(n) => n,
+        Ok(n) => n
+            .into_iter()
+            .map(|(id, label, number)| match label.trim() {
+                "" => (id, number),
+                label => (id, format!("{label} ({number})")),
+            })
+            .collect(),
         Err(e) => return error_page(&state, "Reports", ("/", "Home"), &e.into()),
     };
     let asked = range(&state, &m, q).await;
@@ -270,7 +279,8 @@ async fn render(
         &numbers,
         refused.map(|e| e.to_string()),
     );
-    (status, Html(document(&state, "Reports", body))).into_response()
+    let html = signed_in_document(&state, &m, "Reports", "/reports", main_html(body)).await;
+    (status, Html(html)).into_response()
 }
 
 fn page(
@@ -385,7 +395,7 @@ fn page(
                     p { class: "muted small",
                         if (camps.len() as u64) < *camps_total { "The newest {camps.len()} of {g(*camps_total as i64)} that began in these days; narrow the range for older ones." } else { "Replies and opt-outs count within 72 hours of each text." }
                     }
-                    div { class: "table-scroll",
+                    div { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Campaign funnels",
                         table { class: "table",
                             thead { tr { th { "Campaign" } th { class: "num", "Audience" } th { class: "num", "Drafted" } th { class: "num", "Approved" } th { class: "num", "Sent" } th { class: "num", "Delivered" } th { class: "num", "Clicked" } th { class: "num", "Replied" } th { class: "num", "Opted out" } } }
                             tbody {
@@ -406,7 +416,7 @@ fn page(
             }
             section { class: "card", id: "report-daily",
                 h2 { "Day by day" }
-                div { class: "table-scroll",
+                div { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Texts day by day",
                     table { class: "table",
                         thead { tr { th { "Day" } th { class: "num", "In" } th { class: "num", "Out" } th { class: "num", "Delivered" } th { class: "num", "Failed" } th { class: "num", "Cost" } } }
                         tbody {

@@ -267,6 +267,13 @@ pub struct StepView {
     /// Its arguments as a person reads them (the raw form is behind the card's "Details").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub readable: Vec<ArgLine>,
+    /// A text the send check would refuse at any hour, and why ("opted out"): shown on the card
+    /// and left out of the estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wont_send: Option<String>,
+    /// Once it has run: its result in words ("Found 2 contacts: Ada Lovelace, Alan Turing").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_words: Option<String>,
 }
 
 /// One argument as a person reads it: "To Dana Reyes, Lee Park and 3 others (5 contacts)",

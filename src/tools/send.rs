@@ -203,8 +203,31 @@ impl AgentTool for SendSms {
         true
     }
     async fn call(&self, ctx: &ToolCtx, key: &EffectKey, args: Value) -> Result<Value, ToolError> {
-        let (ok, number_id) = self.prepare(ctx, &args).await?;
+        let (ok, number_id, quiet) = self.prepare(ctx, &args).await?;
         hold_after_contact_text(ctx, key, &ok, number_id).await?;
+        // A plan's text in the recipient's quiet hours waits for the window, as a campaign's
+        // does: scheduled once under the step's key, sent through the same check when due.
+        if let Some((until, waits)) = quiet {
+            let body = disclosed(ctx, ok.contact.id, number_id, &ok.body).await?;
+            let row = crate::messaging::scheduled::schedule(
+                &ctx.state,
+                key.uuid(),
+                ctx.organization_id,
+                ok.contact.id,
+                number_id,
+                &body,
+                until,
+                ctx.plan_id,
+            )
+            .await?;
+            return Ok(to_json(&TextSent {
+                sent: false,
+                message_id: row.id,
+                status: "scheduled".into(),
+                from_number_id: number_id,
+                waits: Some(waits),
+            }));
+        }
         let origin = if ctx.state.model.is_offline() {
             "agent (offline model)"
         } else {
@@ -226,12 +249,13 @@ impl AgentTool for SendSms {
             message_id: sent.id,
             status: sent.status,
             from_number_id: number_id,
+            waits: None,
         }))
     }
     /// The text it would send: recipient, from-number, segments and cost, after the same
     /// checks a send makes (opt-out, quiet hours, the reply's containment), sending nothing.
     async fn simulate(&self, ctx: &ToolCtx, args: Value) -> Result<Value, ToolError> {
-        let (ok, number_id) = self.prepare(ctx, &args).await?;
+        let (ok, number_id, quiet) = self.prepare(ctx, &args).await?;
         let seg = crate::campaign::segments::segments(&ok.body);
         Ok(to_json(&TextPreview {
             text: TextSent {
@@ -239,6 +263,7 @@ impl AgentTool for SendSms {
                 message_id: Uuid::nil(),
                 status: "simulated".into(),
                 from_number_id: number_id,
+                waits: quiet.map(|(_, w)| w),
             },
             to_name: ok.contact.name,
             to: ok.contact.phone.unwrap_or_default(),
@@ -281,6 +306,13 @@ async fn disclosed(
     })
 }
 
+/// What a send checked: the text, its number, and for a plan's text in quiet hours when it may go.
+type Prepared = (
+    Sendable,
+    Uuid,
+    Option<(chrono::DateTime<chrono::Utc>, String)>,
+);
+
 /// A conversation the agent has not texted in for this long is disclosed to again.
 pub const DISCLOSE_AGAIN_AFTER_DAYS: i64 = 30;
 
@@ -288,7 +320,9 @@ impl SendSms {
     /// Everything a send checks before it records the text, shared by the send and its
     /// simulation: the arguments, the number, the reply's containment, the rules every text
     /// obeys and, for a text the business starts (not a reply), the recipient's quiet hours.
-    async fn prepare(&self, ctx: &ToolCtx, args: &Value) -> Result<(Sendable, Uuid), ToolError> {
+    /// A plan's step in the recipient's quiet hours is not refused: it answers when the window
+    /// opens and why, and the text waits for it.
+    async fn prepare(&self, ctx: &ToolCtx, args: &Value) -> Result<Prepared, ToolError> {
         let body = args
             .get("body")
             .and_then(Value::as_str)
@@ -321,17 +355,18 @@ impl SendSms {
             .await?;
         let ok =
             check_sendable(&ctx.state, ctx.organization_id, contact_id, number_id, body).await?;
+        let mut waits = None;
         if ctx.reply.is_none() {
             let zone = quiet::org_zone(&ctx.state.db, ctx.organization_id).await?;
             if let Some(until) = quiet::quiet_until(ctx.state.clock.now(), &ok.contact, &zone) {
-                return Err(ToolError::Refused(quiet::held_reason(
-                    until,
-                    &ok.contact,
-                    &zone,
-                )));
+                let reason = quiet::held_reason(until, &ok.contact, &zone);
+                if ctx.plan_id.is_none() {
+                    return Err(ToolError::Refused(reason));
+                }
+                waits = Some((until, format!("Waits: {reason}")));
             }
         }
-        Ok((ok, number_id))
+        Ok((ok, number_id, waits))
     }
 }
 

@@ -108,6 +108,12 @@ async fn step_plan_flow_on(backend: Backend, screen: Screen) {
         "contacts)",
     )
     .await;
+    // Boris opted out: his text says it will not be sent before anyone confirms it.
+    b.wait_for_text(
+        ".step-box[data-step='text_1'] .step-wont-send",
+        "Won't be sent: opted out",
+    )
+    .await;
     b.shot(&format!("{tag}-61-awaiting-confirmation")).await;
     b.click(".step-confirm-all").await;
     b.wait_for(".plan-card[data-status='failed']").await;
@@ -122,6 +128,21 @@ async fn step_plan_flow_on(backend: Backend, screen: Screen) {
     .await;
     b.wait_for(".step-box[data-step='note_3'][data-status='completed']")
         .await;
+    // Completed steps say what they did in words; the raw result stays behind Details.
+    let results = b
+        .client
+        .execute(
+            "return [...document.querySelectorAll('.step-result')].map(e => e.innerText)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let results: Vec<String> = serde_json::from_value(results).unwrap();
+    assert!(!results.is_empty());
+    assert!(
+        results.iter().all(|r| !r.contains('{') && !r.contains('"')),
+        "{results:?}"
+    );
     b.shot(&format!("{tag}-63-step-plan-ended")).await;
     b.assert_fits_width("the finished step plan").await;
     // The failure asked the agent for a revision: on the Plans page the two stand side by side,

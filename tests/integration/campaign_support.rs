@@ -260,3 +260,17 @@ pub async fn contact_ids(app: &TestApp, org: uuid::Uuid) -> Vec<uuid::Uuid> {
         .await
         .unwrap()
 }
+
+/// Yuki Tanaka, with written consent, in Tokyo: the test clock's 16:00 UTC is 01:00 there, so a
+/// text the business starts meets her quiet hours. Tagged `tags`.
+pub async fn yuki_in_tokyo(app: &TestApp, org: &Org, tags: &[&str]) -> uuid::Uuid {
+    let v: Value = app
+        .ok_as(
+            &org.client,
+            "/api/contacts/create",
+            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Yuki Tanaka",
+                "phone": "+14155552690", "email": "", "tags": tags, "time_zone": "Asia/Tokyo"}}),
+        )
+        .await;
+    v["id"].as_str().unwrap().parse().unwrap()
+}

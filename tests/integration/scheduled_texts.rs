@@ -126,15 +126,7 @@ async fn a_scheduled_text_waits_for_daytime_and_can_be_cancelled(backend: Backen
     };
     let c = crm(&app).await;
     // 16:00 UTC is 01:00 in Tokyo.
-    let v: Value = app
-        .ok_as(
-            &c.org.client,
-            "/api/contacts/create",
-            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Yuki Tanaka", "phone": "+14155552690", "email": "",
-                "tags": [], "time_zone": "Asia/Tokyo"}}),
-        )
-        .await;
-    let yuki: uuid::Uuid = v["id"].as_str().unwrap().parse().unwrap();
+    let yuki = yuki_in_tokyo(&app, &c.org, &[]).await;
     let number = app.add_number(&c.org, "+14155550111").await;
     let at = app.state.clock.now() + chrono::Duration::hours(2);
     let s = |who: uuid::Uuid| {

@@ -1,5 +1,5 @@
 //! The dry run of a step plan (issue 11 §4): reads run for real, each write goes through its
-//! simulator (the send's own checks: opt-out, quiet hours), the card gets each step's predicted
+//! simulator (the send's own checks: opt-out; quiet hours, which a plan's text waits out), the card gets each step's predicted
 //! effect and the totals, and nothing at all is written: the whole database is compared.
 use crate::campaign_support::*;
 use crate::helpers::*;
@@ -22,15 +22,7 @@ async fn a_dry_run_predicts_every_step_and_writes_nothing(backend: Backend) {
     };
     let c = crm(&app).await;
     // 16:00 UTC is 01:00 in Tokyo: a text to Yuki would be held by her quiet hours.
-    let v: Value = app
-        .ok_as(
-            &c.org.client,
-            "/api/contacts/create",
-            json!({"input": {"consent": {"source": "web_form", "note": "test"}, "name": "Yuki Tanaka", "phone": "+14155552690", "email": "",
-                "tags": ["quote"], "time_zone": "Asia/Tokyo"}}),
-        )
-        .await;
-    let yuki = v["id"].as_str().unwrap().to_owned();
+    let yuki = yuki_in_tokyo(&app, &c.org, &["quote"]).await.to_string();
     let plan = present(
         &app,
         c.org.org_id,
@@ -107,10 +99,12 @@ async fn a_dry_run_predicts_every_step_and_writes_nothing(backend: Backend) {
         "{boris}"
     );
     assert_eq!(predicted(&sim, "boris_note")["status"], "blocked");
+    // Quiet hours hold a plan's text for the window, as a campaign's: it would go then.
     let yuki_p = predicted(&sim, "yuki");
-    assert_eq!(yuki_p["status"], "failed");
+    assert_eq!(yuki_p["status"], "completed", "{yuki_p}");
+    let effect = yuki_p["effect"].as_str().unwrap();
     assert!(
-        yuki_p["error"].as_str().unwrap().contains("quiet hours"),
+        effect.starts_with("Would text Yuki") && effect.contains("quiet hours"),
         "{yuki_p}"
     );
     // References resolve through the simulation: the field's value carries the find's count.
@@ -118,11 +112,14 @@ async fn a_dry_run_predicts_every_step_and_writes_nothing(backend: Backend) {
     assert_eq!(stage["result"]["value"], format!("{found} leads"));
     assert_eq!(
         (sim["texts"].as_u64(), sim["segments"].as_u64()),
-        (Some(1), Some(1))
+        (Some(2), Some(2))
     );
-    assert_eq!(sim["refused"], 2);
+    assert_eq!(sim["refused"], 1);
     assert_eq!(sim["blocked"], 1);
-    assert_eq!(sim["writes"], 3, "tag, the text to Katherine, the field");
+    assert_eq!(
+        sim["writes"], 4,
+        "tag, the texts to Katherine and (in her window) Yuki, the field"
+    );
     // Nothing was written anywhere, and nothing was sent.
     assert_eq!(app.snapshot().await, before, "the dry run wrote nothing");
     assert_eq!(app.count("message").await, sent_before);

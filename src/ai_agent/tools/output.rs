@@ -170,6 +170,10 @@ pub struct TextSent {
     pub message_id: Uuid,
     pub status: String,
     pub from_number_id: Uuid,
+    /// A plan's text that met the recipient's quiet hours: scheduled for the window (its
+    /// `message_id` is the scheduled text's), and when it will go, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waits: Option<String>,
 }
 
 /// `send_sms`, simulated: the text it would send, shaped like `TextSent` (nothing was sent, so

@@ -99,11 +99,13 @@ fn predictions(
                 _ => out.blocked += 1,
             }
         }
-        let effect = (writes && s.status == StepStatus::Completed)
+        let effect = (s.status == StepStatus::Completed)
             .then(|| {
                 s.result.as_ref().map(|r| match r["line"].as_str() {
-                    Some(line) if each => line.to_owned(),
-                    _ => effect_of(&s.tool, r),
+                    Some(line) if each && writes => line.to_owned(),
+                    _ if writes => effect_of(&s.tool, r),
+                    // A read says what it found, in words.
+                    _ => format!("Reads: {}", crate::plans::result_words::result_in_words(r)),
                 })
             })
             .flatten();
@@ -141,12 +143,16 @@ fn effect_of(tool: &str, r: &Value) -> String {
     };
     match tool {
         SEND_TOOL => format!(
-            "Would text {} ({}) from {}: {} segment(s), ${:.4}",
+            "Would text {} ({}) from {}: {} segment(s), ${:.4}{}",
             r["to_name"].as_str().unwrap_or("?"),
             r["to"].as_str().unwrap_or("?"),
             r["from"].as_str().unwrap_or("?"),
             r["segments"].as_u64().unwrap_or(1),
-            r["cost_usd"].as_f64().unwrap_or(0.0)
+            r["cost_usd"].as_f64().unwrap_or(0.0),
+            r["waits"]
+                .as_str()
+                .map(|w| format!(". {w}"))
+                .unwrap_or_default()
         ),
         CAMPAIGN_TOOL => format!(
             "Would start a campaign from {}: {} text(s), {} left out (opted out), {} segment(s), ${:.4}; sending waits for the review sheet",

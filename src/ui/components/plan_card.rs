@@ -221,7 +221,8 @@ fn ContactList(plan: PlanView, editing: bool, mut include: Signal<Vec<(Uuid, boo
                         " {c.name}"
                         span { class: "muted small", " · {c.change.reason}" }
                         if !c.change.add_tags.is_empty() { span { class: "tag", "+{c.change.add_tags.join(\", +\")}" } }
-                        if c.opted_out { span { class: "badge keyword", "opted out" } }
+                        // Said once: the reason may already say it.
+                        if c.opted_out && !c.change.reason.to_lowercase().contains("opted out") { span { class: "badge keyword", "opted out" } }
                         if c.no_marketing_consent && c.change.include { span { class: "badge keyword", "no marketing consent: left out" } }
                     }
                 }

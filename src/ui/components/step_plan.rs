@@ -232,7 +232,11 @@ fn StepBox(
                 strong { "{step.intent}" }
                 span { class: "step-badges",
                     if view.mutates { span { class: "badge keyword", "writes" } }
-                    span { class: "badge step-status", "{status.label()}" }
+                    if let Some(why) = view.wont_send.clone() {
+                        span { class: "badge step-wont-send", "Won't be sent: {why}" }
+                    } else {
+                        span { class: "badge step-status", "{status.label()}" }
+                    }
                 }
             }
             if let Some(w) = step.when.clone() { div { class: "step-when small", "Only if {w}" } }
@@ -241,6 +245,7 @@ fn StepBox(
             details { class: "step-details small",
                 summary { class: "muted", "Details" }
                 div { class: "mono", "{step.tool}" }
+                if let Some(r) = step.result.as_ref() { div { class: "mono step-raw-result", "→ {r}" } }
                 ul { class: "step-args mono",
                     for (k , v) in args.as_object().cloned().unwrap_or_default() {
                         li { key: "{k}",
@@ -263,8 +268,8 @@ fn StepBox(
                     if let Some(c) = e.cost { div { class: "muted", "{c}" } }
                     if let Some(p) = e.progress { div { class: "step-progress", "{p}" } }
                 }
-            } else if let Some(r) = step.result.as_ref() {
-                div { class: "step-result mono small", "→ {brief(r)}" }
+            } else if step.result.is_some() {
+                div { class: "step-result small", "→ {view.result_words.clone().unwrap_or_default()}" }
             }
             if let Some(e) = step.error.clone() {
                 div { class: "step-error small", "{e}" }
