@@ -36,6 +36,11 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
+/// A count and its noun in agreement, grouped: (1, "row", "rows") → "1 row", 2500 → "2,500 rows".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n as u64), if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
@@ -57,6 +62,8 @@ mod tests {
         assert_eq!(super::grouped(1000), "1,000");
         assert_eq!(super::grouped(25_000), "25,000");
         assert_eq!(super::grouped(1_000_000), "1,000,000");
+        assert_eq!(super::count(1, "row", "rows"), "1 row");
+        assert_eq!(super::count(2500, "row", "rows"), "2,500 rows");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Tables behind contacts: the contact, and the suppression list of numbers that opted out.
+//! Tables behind contacts: the contact, the suppression list of numbers that opted out, custom
+//! fields with their types, and mapped imports under way.
 pub mod contact {
     use sea_orm::entity::prelude::*;
 
@@ -127,6 +128,61 @@ pub mod segment {
         pub name_key: String,
         pub filter: Json,
         pub created_by: Option<Uuid>,
+        pub created_at: DateTimeUtc,
+        pub updated_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// An organisation's custom field and its type (`import_map::FieldKind`), by name.
+pub mod contact_field {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "contact_field")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub organization_id: Uuid,
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub name: String,
+        pub kind: String,
+        pub created_at: DateTimeUtc,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+/// A mapped import, a chunk at a time (`import_job`).
+pub mod contact_import {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "contact_import")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub id: Uuid,
+        pub organization_id: Uuid,
+        pub created_by: Option<Uuid>,
+        pub fingerprint: String,
+        pub file_name: String,
+        pub mapping: Json,
+        #[sea_orm(column_type = "Text")]
+        pub header: String,
+        pub total_rows: i32,
+        pub rows_done: i32,
+        pub imported: i32,
+        pub refused: i32,
+        pub problems: Json,
+        #[sea_orm(column_type = "Text")]
+        pub refused_csv: String,
+        pub done: bool,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
     }

@@ -2,6 +2,11 @@
 //! modules (its page, merging duplicates, erasing) is `records`'.
 pub mod api;
 pub mod consent;
+// The import page is out of the first load (`ui::views::full_client`), and so are its types.
+#[cfg(not(feature = "first-load"))]
+pub mod import_api;
+#[cfg(not(feature = "first-load"))]
+pub mod import_map;
 pub mod model;
 pub mod profile_model;
 
@@ -14,9 +19,13 @@ pub mod entity;
 #[cfg(feature = "server")]
 pub mod export;
 #[cfg(feature = "server")]
+pub mod fields;
+#[cfg(feature = "server")]
 pub mod filter;
 #[cfg(feature = "server")]
 pub mod import;
+#[cfg(feature = "server")]
+pub mod import_job;
 #[cfg(feature = "server")]
 pub mod list;
 #[cfg(feature = "server")]

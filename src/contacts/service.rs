@@ -185,7 +185,16 @@ pub async fn insert_row<C: ConnectionTrait>(
     now: chrono::DateTime<Utc>,
 ) -> AppResult<contact::Model> {
     let phone = c.phone.clone();
-    let row = contact::ActiveModel {
+    let row = new_row(org_id, c, now)
+        .insert(db)
+        .await
+        .map_err(|e| duplicate_phone(e, &phone))?;
+    Ok(row)
+}
+
+/// A new contact's row, not yet written.
+pub fn new_row(org_id: Uuid, c: CleanContact, now: chrono::DateTime<Utc>) -> contact::ActiveModel {
+    contact::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(org_id),
         name: Set(c.name),
@@ -205,10 +214,41 @@ pub async fn insert_row<C: ConnectionTrait>(
         unreachable_reason: Set(None),
         unreachable_at: Set(None),
     }
-    .insert(db)
-    .await
-    .map_err(|e| duplicate_phone(e, &phone))?;
-    Ok(row)
+}
+
+/// Inserts new rows a few hundred to a statement (within every database's limit on bound
+/// values), leaving out any whose number the organisation has already; answers the
+/// `contact.created` event data and the ids of the rows that went in.
+pub async fn insert_many_new<C: ConnectionTrait>(
+    db: &C,
+    rows: Vec<contact::ActiveModel>,
+) -> AppResult<(Vec<serde_json::Value>, std::collections::HashSet<Uuid>)> {
+    let mut events = Vec::with_capacity(rows.len());
+    let mut inserted = std::collections::HashSet::with_capacity(rows.len());
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let batch: Vec<contact::ActiveModel> = rows.by_ref().take(500).collect();
+        let ids = match contact::Entity::insert_many(batch.clone())
+            .on_conflict_do_nothing_on([contact::Column::OrganizationId, contact::Column::Phone])
+            .exec_with_returning_keys(db)
+            .await?
+        {
+            sea_orm::TryInsertResult::Inserted(ids) => ids,
+            sea_orm::TryInsertResult::Conflicted | sea_orm::TryInsertResult::Empty => vec![],
+        };
+        inserted.extend(ids);
+        events.extend(
+            batch
+                .iter()
+                .filter(|r| inserted.contains(r.id.as_ref()))
+                .map(|r| {
+                    serde_json::json!({"id": r.id.as_ref(), "name": r.name.as_ref(),
+                "phone": r.phone.as_ref(), "email": r.email.as_ref(), "tags": r.tags.as_ref(),
+                "created_at": r.created_at.as_ref()})
+                }),
+        );
+    }
+    Ok((events, inserted))
 }
 
 pub async fn create(
@@ -216,7 +256,8 @@ pub async fn create(
     org_id: Uuid,
     input: &ContactInput,
 ) -> AppResult<ContactView> {
-    let c = clean(input, &state.config.default_region)?;
+    let mut c = clean(input, &state.config.default_region)?;
+    crate::contacts::fields::typed(&state.db, org_id, &mut c.custom_fields).await?;
     // The contact and its webhook event commit together.
     let txn = crate::platform::db::begin_write(&state.db).await?;
     let created = insert(&txn, org_id, c, state.clock.now()).await?;
@@ -232,7 +273,8 @@ pub async fn update(
     input: &ContactInput,
 ) -> AppResult<ContactView> {
     let existing = find_in_org(&state.db, org_id, id).await?;
-    let c = clean(input, &state.config.default_region)?;
+    let mut c = clean(input, &state.config.default_region)?;
+    crate::contacts::fields::typed(&state.db, org_id, &mut c.custom_fields).await?;
     let phone = c.phone.clone();
     let new_number = existing.phone != c.phone;
     let mut am: contact::ActiveModel = existing.into();

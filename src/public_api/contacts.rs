@@ -247,7 +247,7 @@ pub async fn delete(
 
 #[utoipa::path(post, path = "/contacts/import", tag = "contacts", operation_id = "importContacts",
     request_body(content = String, content_type = "text/csv",
-        description = "A header row (name, phone, email, tags, consent, consent_at, consent_note), then a contact a row."),
+        description = "A header row, then a contact a row. Headers are read as the import page reads them: name, phone, email, tags, consent, consent_at and consent_note, and an export's own (First Name and Last Name joined, Mobile Phone preferred to a phone, Birthdate as a date field); any other column becomes a custom field of its name."),
     security(("api_key" = ["contacts:write"])),
     responses((status = 200, body = ImportResult,
         description = "The contacts imported, or each row's problem (then none are)"),

@@ -1,5 +1,6 @@
 //! In Chromium, on a desktop (both databases) and a 390 px phone: the contact page (issue 28 §5).
-//! From the contacts list to Ada's page, a custom field added and kept, then a duplicate found,
+//! From the contacts list to Ada's page, a custom field added and kept (one typed but not added
+//! is saved with the rest; leaving with unsaved typing asks first), then a duplicate found,
 //! previewed and merged into her, with its number said to be dropped; then she is deleted from
 //! the server-rendered page her page links to.
 use crate::harness::*;
@@ -44,11 +45,48 @@ async fn the_contact_page(backend: Backend, screen: Screen) {
     b.fill("#field-new-value", "gold").await;
     b.click("#field-add").await;
     b.wait_for("#contact-fields [data-field='plan']").await;
+    // A second field typed but not added goes in with the save.
+    b.fill("#field-new-name", "referred by").await;
+    b.fill("#field-new-value", "Grace").await;
     b.click("#contact-save").await;
     b.wait_for("#contact-saved").await;
     b.open(&format!("{}{}", server.base, current_path(&b).await))
         .await;
     b.wait_for("#contact-fields [data-field='plan']").await;
+    b.wait_for("#contact-fields [data-field='referred by']")
+        .await;
+    // Typed and not saved: following a link asks first, and staying keeps what was typed.
+    b.fill("#contact-email", "ada@analytical.test").await;
+    b.client
+        .execute(
+            "setTimeout(() => document.querySelector('a[href=\"/contacts\"]').click(), 0)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let mut asked = None;
+    for _ in 0..50 {
+        if let Ok(text) = b.client.get_alert_text().await {
+            asked = Some(text);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let asked = asked.expect("leaving asks first");
+    assert!(asked.contains("without saving"), "{asked}");
+    b.client.dismiss_alert().await.unwrap();
+    b.wait_for("#contact-title").await;
+    let kept = b
+        .client
+        .execute(
+            "return document.querySelector('#contact-email').value",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(kept.as_str(), Some("ada@analytical.test"));
+    b.click("#contact-save").await;
+    b.wait_for("#contact-saved").await;
     b.shot(&format!("{tag}-96-contact-page")).await;
     b.assert_fits_width("the contact page").await;
 

@@ -23,6 +23,16 @@ fn input_from(c: &ContactView) -> ContactInput {
     }
 }
 
+/// While `dirty`, closing the tab or following a link asks before what was typed is lost (one
+/// listener each, installed once; a link's click is stopped before the router sees it). Written
+/// short: it is part of the first load.
+fn guard_leaving(dirty: bool) {
+    let js = "const w=window;if(!w.hg){w.hg=1;addEventListener('beforeunload',e=>{if(w.hd)e.preventDefault()});\
+document.addEventListener('click',e=>{const a=e.target.closest&&e.target.closest('a[href]');if(!a)return;\
+if(w.hd&&!a.download&&!confirm('Leave without saving the contact? What you typed will be lost.')){e.preventDefault();e.stopImmediatePropagation()}else w.hd=0},true)}w.hd=";
+    document::eval(&(js.to_owned() + if dirty { "1" } else { "0" }));
+}
+
 /// A field's value as the form shows it: text as it is, anything else as JSON.
 fn shown(v: &serde_json::Value) -> String {
     match v {
@@ -50,9 +60,23 @@ pub fn ContactForm(
     let mut clear_reason = use_signal(String::new);
     let mut new_field = use_signal(|| (String::new(), String::new()));
     let mut saved = use_signal(|| false);
+    // Typed and not saved: leaving the page (or following a link) asks first.
+    use_effect(move || {
+        guard_leaving(
+            !new_field.read().0.trim().is_empty()
+                || *form.read() != current.read().as_ref().map(input_from).unwrap_or_default(),
+        )
+    });
     let save = move |e: FormEvent| async move {
         e.prevent_default();
         saved.set(false);
+        // A field typed but not added goes in with the rest.
+        let (k, v) = new_field();
+        if !k.trim().is_empty() {
+            form.write()
+                .custom_fields
+                .insert(k.trim().to_owned(), v.into());
+        }
         let res = match current() {
             Some(c) => update_contact(c.id, form()).await,
             None => create_contact(form()).await,
@@ -60,6 +84,8 @@ pub fn ContactForm(
         match res {
             Ok(done) => {
                 error.set(None);
+                new_field.set((String::new(), String::new()));
+                form.set(input_from(&done));
                 current.set(Some(done.clone()));
                 saved.set(true);
                 on_saved.call(done);
@@ -158,7 +184,7 @@ pub fn ContactForm(
                 button { id: "contact-save", class: "primary", r#type: "submit", "Save" }
                 if saved() { span { class: "ok", id: "contact-saved", "Saved." } }
                 if let Some(close) = on_close {
-                    button { id: "contact-close", class: "secondary", r#type: "button", onclick: move |_| close.call(()), "Close" }
+                    button { id: "contact-close", class: "secondary", r#type: "button", onclick: move |_| { guard_leaving(false); close.call(()) }, "Close" }
                 }
             }
             if let Some(c) = current() {
