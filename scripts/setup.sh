@@ -3,8 +3,8 @@
 # the wasm target, wasm-bindgen-cli at the Cargo.lock version, esbuild and wasm-opt (from npm),
 # and, when asked with --test, Chromium, ChromeDriver, Xvfb, ImageMagick (desktop screenshots),
 # libfaketime (the pinned-clock runs), the desktop (webview) libraries, Prism (the Twilio
-# contract test), and schemathesis and openapi-spec-validator (pip; the public API's conformance
-# test). The web app is built by scripts/build_web.sh, without dx (see there why).
+# contract test), axe-core (the accessibility test), and schemathesis and openapi-spec-validator
+# (pip; the public API's conformance test). The web app is built by scripts/build_web.sh, without dx (see there why).
 # `--linker` installs only the linker (mold), so that a build can start while the rest installs.
 # Every step checks first, so a second run does nothing and takes a second.
 set -euo pipefail
@@ -76,6 +76,8 @@ npm_tools=()
   || npm_tools+=("esbuild@$ESBUILD_VERSION" "binaryen@$BINARYEN_VERSION")
 # A mock that validates requests against Twilio's OpenAPI description, for the contract test.
 ((want_test)) && [[ ! -x "$TOOLS/node/node_modules/.bin/prism" ]] && npm_tools+=("@stoplight/prism-cli@5.16.0")
+# Deque's accessibility rules, injected into pages by the browser tests (tests/browser/accessibility.rs).
+((want_test)) && [[ ! -f "$TOOLS/node/node_modules/axe-core/axe.min.js" ]] && npm_tools+=("axe-core@4.14.1")
 if ((${#npm_tools[@]})); then
   say "npm install ${npm_tools[*]} (in the background)"
   (TIMINGS=(); timed "npm: ${npm_tools[*]}" bash -c "cd '$TOOLS/node' && npm install --silent --no-audit --no-fund ${npm_tools[*]}"
@@ -84,11 +86,12 @@ if ((${#npm_tools[@]})); then
 fi
 
 # The public API's conformance test runs these against /v1 (tests/integration/api_conformance.rs),
-# at the versions it was written against (their checks change between releases).
-if ((want_test)) && ! python3 -c 'import schemathesis, openapi_spec_validator' 2>/dev/null; then
-  say "pip install schemathesis openapi-spec-validator (in the background)"
-  (TIMINGS=(); timed "pip: schemathesis, openapi-spec-validator" \
-      python3 -m pip install --quiet schemathesis==4.32.5 openapi-spec-validator==0.9.0
+# at the versions it was written against (their checks change between releases); the email tests
+# read what Herald sent from aiosmtpd, a local SMTP server (tests/integration/email.rs).
+if ((want_test)) && ! python3 -c 'import schemathesis, openapi_spec_validator, aiosmtpd' 2>/dev/null; then
+  say "pip install schemathesis openapi-spec-validator aiosmtpd (in the background)"
+  (TIMINGS=(); timed "pip: schemathesis, openapi-spec-validator, aiosmtpd" \
+      python3 -m pip install --quiet schemathesis==4.32.5 openapi-spec-validator==0.9.0 aiosmtpd==1.4.6
     printf '%s\n' "${TIMINGS[@]}" >"$TOOLS/.timings-pip") >>"$BG_LOG" 2>&1 &
   bg_pids+=($!)
 fi

@@ -1,5 +1,5 @@
 //! Server functions for a person's own account: their password, reset links and sessions.
-use crate::auth::model::SessionView;
+use crate::auth::model::{EmailPreference, SessionView};
 use crate::error::AppError;
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -36,5 +36,23 @@ server_fn! {
     pub async fn end_my_session(id: Uuid) -> Result<(), AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::auth::account::end_session(&state, &m, id).await
+    }
+}
+
+server_fn! {
+    #[get("/api/auth/email")]
+    /// The caller's email settings, and whether this server sends email.
+    pub async fn my_email_preference() -> Result<EmailPreference, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::auth::email_account::preference(&state, &m).await
+    }
+}
+
+server_fn! {
+    #[post("/api/auth/email/notifications")]
+    /// Emails the caller's notifications to them too (or stops).
+    pub async fn set_email_notifications(on: bool) -> Result<EmailPreference, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::auth::email_account::set_notifications(&state, &m, on).await
     }
 }

@@ -79,6 +79,8 @@ pub mod user {
         pub name: String,
         pub password_hash: String,
         pub created_at: DateTimeUtc,
+        /// Their notifications are emailed to them too (migration 59; their choice).
+        pub email_notifications: bool,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -153,6 +155,9 @@ pub mod invitation {
         pub accepted_at: Option<DateTimeUtc>,
         pub accepted_by: Option<Uuid>,
         pub revoked_at: Option<DateTimeUtc>,
+        /// Whom it was for, and where it was emailed (migration 59); none: a link to copy.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub email: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

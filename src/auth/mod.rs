@@ -7,6 +7,8 @@ pub mod model;
 #[cfg(feature = "server")]
 pub mod account;
 #[cfg(feature = "server")]
+pub mod email_account;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod owners;

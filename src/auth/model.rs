@@ -95,6 +95,16 @@ pub struct InvitationCreated {
     pub token: String,
     pub url: String,
     pub expires_at: chrono::DateTime<chrono::Utc>,
+    /// Whom it is for (when given).
+    #[serde(default)]
+    pub email: Option<String>,
+    /// The link went to them by email; false: copy it to them (email is not set up, or no
+    /// address was given).
+    #[serde(default)]
+    pub emailed: bool,
+    /// Whether this server sends email at all (`SMTP_URL`).
+    #[serde(default)]
+    pub email_set_up: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +118,9 @@ pub struct InvitationView {
     pub status: String,
     /// Who accepted it, once accepted.
     pub accepted_by: Option<String>,
+    /// Whom it was for.
+    #[serde(default)]
+    pub email: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -218,4 +231,13 @@ mod tests {
         assert!(validate_credentials("a@b", "longenough").is_err());
         assert!(validate_credentials("a@b.co", "short").is_err());
     }
+}
+
+/// A person's email settings (Your account): their address, whether their notifications are
+/// emailed to them too, and whether this server sends email at all (`SMTP_URL`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EmailPreference {
+    pub email: String,
+    pub notifications: bool,
+    pub email_set_up: bool,
 }

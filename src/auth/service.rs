@@ -57,6 +57,7 @@ pub(crate) async fn insert_user<C: ConnectionTrait>(
         name: Set(display.to_owned()),
         password_hash: Set(hash),
         created_at: Set(now),
+        email_notifications: Set(false),
     }
     .insert(db)
     .await
@@ -234,6 +235,7 @@ mod tests {
             name: "Ann".into(),
             password_hash: hash,
             created_at: Utc::now(),
+            email_notifications: false,
         }
     }
 

@@ -31,6 +31,7 @@ pub async fn notify(state: &AppState, n: Notice) -> AppResult<Uuid> {
         }
     }
     let id = Uuid::new_v4();
+    let copy = (n.title.clone(), n.body.clone(), n.link.clone());
     let res = notification::ActiveModel {
         id: Set(id),
         organization_id: Set(n.organization_id),
@@ -53,6 +54,7 @@ pub async fn notify(state: &AppState, n: Notice) -> AppResult<Uuid> {
                 n.organization_id,
                 crate::live_event::LiveEvent::NotificationCreated { user_id: n.user_id },
             );
+            email_copy(state, n.user_id, copy);
             Ok(id)
         }
         // A concurrent writer of the same notice won.
@@ -64,6 +66,38 @@ pub async fn notify(state: &AppState, n: Notice) -> AppResult<Uuid> {
         },
         Err(e) => Err(e.into()),
     }
+}
+
+/// Emails a copy of a new notice to its person, when they chose that and email is set up; in
+/// the background (a slow mail server holds up nothing), and a failure is only logged.
+fn email_copy(
+    state: &AppState,
+    user_id: Uuid,
+    (title, body, link): (String, String, Option<String>),
+) {
+    if state.mailer().is_none() {
+        return;
+    }
+    let bg = state.clone();
+    state.tasks.spawn(async move {
+        let Some(mailer) = bg.mailer() else { return };
+        let person = crate::auth::entity::user::Entity::find_by_id(user_id)
+            .one(&bg.db)
+            .await;
+        let Ok(Some(person)) = person else { return };
+        if !person.email_notifications {
+            return;
+        }
+        let open = link
+            .map(|l| format!("\n\n{}{l}", bg.config.public_url.trim_end_matches('/')))
+            .unwrap_or_default();
+        let text = format!(
+            "{body}{open}\n\nYou get these emails because you turned them on under Your account in Herald."
+        );
+        if let Err(e) = mailer.send(&person.email, &title, text).await {
+            tracing::warn!(error = %e, "a notification could not be emailed");
+        }
+    });
 }
 
 /// A notice that sums up what happened in a window (its `source_key` names the window): the
@@ -114,31 +148,42 @@ async fn by_key(state: &AppState, key: &str) -> AppResult<Option<Uuid>> {
         .map(|n| n.id))
 }
 
-/// Marks the notice with `source_key` read for whoever it was for: what it asked is done.
+/// Marks the notices of `source_key` read for whoever they were for: what they asked is done.
+/// A notice sent to each of several people carries the key and `/` and its person's id.
 pub async fn resolve(state: &AppState, organization_id: Uuid, source_key: &str) -> AppResult<()> {
-    let Some(n) = notification::Entity::find()
+    let keys = sea_orm::Condition::any()
+        .add(notification::Column::SourceKey.eq(source_key))
+        .add(notification::Column::SourceKey.starts_with(format!("{source_key}/")));
+    let open = notification::Entity::find()
         .filter(notification::Column::OrganizationId.eq(organization_id))
-        .filter(notification::Column::SourceKey.eq(source_key))
+        .filter(keys)
         .filter(notification::Column::ReadAt.is_null())
-        .one(&state.db)
-        .await?
-    else {
+        .all(&state.db)
+        .await?;
+    if open.is_empty() {
         return Ok(());
-    };
+    }
     notification::Entity::update_many()
         .col_expr(
             notification::Column::ReadAt,
             Expr::value(Some(state.clock.now())),
         )
-        .filter(notification::Column::Id.eq(n.id))
+        .filter(notification::Column::Id.is_in(open.iter().map(|n| n.id)))
         .exec(&state.db)
         .await?;
-    // The reader's counts and list change as when a notice arrives.
-    state.live.publish(
-        organization_id,
-        crate::live_event::LiveEvent::NotificationCreated { user_id: n.user_id },
-    );
+    // The readers' counts and lists change as when a notice arrives.
+    for n in open {
+        state.live.publish(
+            organization_id,
+            crate::live_event::LiveEvent::NotificationCreated { user_id: n.user_id },
+        );
+    }
     Ok(())
+}
+
+/// The key of the notice of `source_key` sent to one of several people.
+pub fn key_for(source_key: &str, user_id: Uuid) -> String {
+    format!("{source_key}/{user_id}")
 }
 
 /// Notifications on one page.

@@ -70,6 +70,8 @@ pub struct Config {
     pub shutdown_grace: std::time::Duration,
     /// `METRICS_TOKEN`: `/metrics` answers a request bearing it; unset, only loopback callers.
     pub metrics_token: Option<String>,
+    /// `SMTP_URL` and `SMTP_FROM`: email for invitations, resets and notifications (none: no email).
+    pub email: Option<super::email::EmailSettings>,
     /// `HERALD_SECRET_KEY`: seals organisations' provider credentials at rest.
     pub secret_key: Option<[u8; 32]>,
     /// Sign-in attempts allowed per email and per address each minute.
@@ -353,6 +355,7 @@ impl Config {
             seed_demo,
             sign_up,
             metrics_token: var("METRICS_TOKEN"),
+            email: super::email::EmailSettings::from_env(&mut p),
             shutdown_grace,
             secret_key: var("HERALD_SECRET_KEY").map(|k| key_from_setting(&k)),
             sign_ups_per_minute: p.number("SIGN_UPS_PER_MINUTE", 5, 1..=1_000_000),
@@ -414,6 +417,7 @@ impl Config {
             request_timeout: std::time::Duration::from_secs(60),
             limits: super::limits::Limits::default(),
             metrics_token: None,
+            email: None,
             shutdown_grace: std::time::Duration::from_secs(20),
             secret_key: None,
             sign_in_attempts_per_minute: 10,

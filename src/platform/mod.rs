@@ -10,6 +10,7 @@ pub mod client_address;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod email;
 pub mod events;
 pub mod exposure;
 pub mod faults;

@@ -24,6 +24,9 @@ pub struct Inner {
     pub metrics: Metrics,
     /// Background work (routing after a webhook) that tests and shutdown can wait for.
     pub tasks: TaskTracker,
+    /// The periodic loops (sweeper, rollup, deliveries, backups): each ends at `shutdown`, and
+    /// shutdown (or a test about to change the schema) waits here for a pass in flight.
+    pub loops: TaskTracker,
     /// Where background work runs: routing, agent turns, plans and campaign engines.
     pub work: crate::platform::work::WorkRuntime,
     /// Names this process in leases: `host-pid-random`.
@@ -104,6 +107,7 @@ impl AppState {
             live: LiveHub::new(instance_id.clone()),
             metrics: Metrics::new(),
             tasks: TaskTracker::new(),
+            loops: TaskTracker::new(),
             work,
             instance_id,
             faults: Default::default(),

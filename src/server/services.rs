@@ -28,6 +28,9 @@ impl Services {
         let media = crate::media::store::MediaStore::from_config(&config.media)
             .map_err(|e| e.to_string())?;
         parts.insert(Arc::new(media));
+        if let Some(email) = &config.email {
+            parts.insert(crate::platform::email::Mailer::new(email).map_err(|e| e.to_string())?);
+        }
         parts.insert(Arc::new(crate::auth::rate_limit::Limiters {
             sign_in: crate::auth::rate_limit::SignInLimiter::new(
                 config.sign_in_attempts_per_minute,

@@ -47,9 +47,12 @@ server_fn! {
 server_fn! {
     #[post("/api/invitations/create")]
     /// An invitation link with this role (owners only); the link is shown once.
-    pub async fn create_invitation(role: Role) -> Result<InvitationCreated, AppError> {
+    pub async fn create_invitation(
+        role: Role,
+        email: Option<String>,
+    ) -> Result<InvitationCreated, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        crate::team::invitations::create(&state, &m, role).await
+        crate::team::invitations::create(&state, &m, role, email.as_deref()).await
     }
 }
 

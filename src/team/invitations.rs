@@ -31,9 +31,28 @@ pub fn invitation_url(state: &AppState, token: &str) -> String {
     )
 }
 
+/// An invitation as `role`, for `email` when given: the link is emailed there when email is set
+/// up (`SMTP_URL`), and shown to copy either way.
 #[tracing::instrument(skip(state))]
-pub async fn create(state: &AppState, owner: &Member, role: Role) -> AppResult<InvitationCreated> {
+pub async fn create(
+    state: &AppState,
+    owner: &Member,
+    role: Role,
+    email: Option<&str>,
+) -> AppResult<InvitationCreated> {
     owner.require_owner()?;
+    let email = match email.map(str::trim).filter(|e| !e.is_empty()) {
+        Some(e) => {
+            let e = normalize_email(e);
+            if e.parse::<lettre::Address>().is_err() {
+                return Err(AppError::validation(format!(
+                    "{e} is not an email address."
+                )));
+            }
+            Some(e)
+        }
+        None => None,
+    };
     let now = state.clock.now();
     let open = invitation::Entity::find()
         .filter(invitation::Column::OrganizationId.eq(owner.organization_id))
@@ -64,6 +83,7 @@ pub async fn create(state: &AppState, owner: &Member, role: Role) -> AppResult<I
         accepted_at: Set(None),
         accepted_by: Set(None),
         revoked_at: Set(None),
+        email: Set(email.clone()),
     }
     .insert(&txn)
     .await?;
@@ -83,12 +103,61 @@ pub async fn create(state: &AppState, owner: &Member, role: Role) -> AppResult<I
     )
     .await?;
     txn.commit().await?;
+    let url = invitation_url(state, &token);
+    let emailed = match (&email, state.mailer()) {
+        (Some(to), Some(mailer)) => send_invitation(state, mailer, owner, to, &url, role).await,
+        _ => false,
+    };
     Ok(InvitationCreated {
         id,
-        url: invitation_url(state, &token),
+        url,
         token,
         expires_at,
+        email,
+        emailed,
+        email_set_up: state.mailer().is_some(),
     })
+}
+
+/// Emails the link; a mail server that refuses is logged and the link is shown to copy instead.
+async fn send_invitation(
+    state: &AppState,
+    mailer: &crate::platform::email::Mailer,
+    owner: &Member,
+    to: &str,
+    url: &str,
+    role: Role,
+) -> bool {
+    let org = organization::Entity::find_by_id(owner.organization_id)
+        .one(&state.db)
+        .await
+        .ok()
+        .flatten()
+        .map(|o| o.name)
+        .unwrap_or_default();
+    let inviter = user::Entity::find_by_id(owner.user_id)
+        .one(&state.db)
+        .await
+        .ok()
+        .flatten()
+        .map(|u| u.name)
+        .unwrap_or_default();
+    let body =
+        format!(
+        "{inviter} invited you to join {org} on Herald as {}.\n\nOpen this link to choose your \
+         name and password (it works once, for {INVITATION_DAYS} days):\n\n{url}\n",
+        if role == Role::Owner { "an owner" } else { "a member" }
+    );
+    match mailer
+        .send(to, &format!("Join {org} on Herald"), body)
+        .await
+    {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "the invitation could not be emailed");
+            false
+        }
+    }
 }
 
 /// The organisation's invitations, newest first (at most `LISTED`), with the exact total.
@@ -129,6 +198,7 @@ pub async fn list(state: &AppState, owner: &Member) -> AppResult<(Vec<Invitation
             expires_at: r.expires_at,
             status: status(&r, now).to_owned(),
             accepted_by: r.accepted_by.and_then(|u| names.get(&u).cloned()),
+            email: r.email,
         })
         .collect();
     Ok((views, total))

@@ -5,6 +5,8 @@
 pub mod api;
 
 #[cfg(feature = "server")]
+pub mod forgot_page;
+#[cfg(feature = "server")]
 pub mod invitations;
 #[cfg(feature = "server")]
 pub mod members;

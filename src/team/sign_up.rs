@@ -98,6 +98,7 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
     let user_id = insert_user(txn, name, &normalize_email(email), hash, now).await?;
     insert_membership(txn, user_id, org_id, Role::Owner, now).await?;
     crate::ai_agent::service::clone_platform_agents_for_member(txn, user_id, org_id, now).await?;
+    crate::saved_replies::service::insert_starters(txn, org_id, user_id, now).await?;
     Ok((org_id, user_id))
 }
 

@@ -2,13 +2,16 @@
 //! server renders, `audit_log::page`.)
 use crate::ui::app::Route;
 use crate::api_keys::api::{end_all_my_sessions, my_api_keys};
-use crate::auth::account_api::{change_password, end_my_session, my_sessions};
+use crate::auth::account_api::{
+    change_password, end_my_session, my_email_preference, my_sessions, set_email_notifications,
+};
 use crate::ui::components::{use_act, ErrorBanner};
 use dioxus::prelude::*;
 
 #[component]
 pub fn Account() -> Element {
     let mut sessions = use_resource(my_sessions);
+    let mut email = use_resource(my_email_preference);
     let keys = use_resource(my_api_keys);
     let mut revoke_keys = use_signal(|| true);
     let mut current = use_signal(String::new);
@@ -38,6 +41,24 @@ pub fn Account() -> Element {
     rsx! {
         div { class: "page",
             header { class: "page-head", h1 { "Your account" } }
+            if let Some(Ok(pref)) = email.read().clone() {
+                section { class: "card", id: "email-settings",
+                    h2 { "Email" }
+                    if pref.email_set_up {
+                        label { class: "check",
+                            input { r#type: "checkbox", id: "email-notifications", checked: pref.notifications,
+                                onchange: move |e| async move {
+                                    if act.run(set_email_notifications(e.checked())).await.is_some() {
+                                        email.restart();
+                                    }
+                                } }
+                            " Email my notifications to {pref.email} too"
+                        }
+                    } else {
+                        p { class: "muted", id: "email-not-set-up", "Email is not set up on this server (SMTP_URL): notifications show in Herald only." }
+                    }
+                }
+            }
             form { class: "card inline-form", id: "password-form", onsubmit: change,
                 h2 { "Change your password" }
                 ErrorBanner { message: act.error() }

@@ -64,6 +64,7 @@ pub fn SignIn() -> Element {
                     input { id: "signin-password", r#type: "password", autocomplete: "current-password", value: "{password}", oninput: move |e| password.set(e.value()) }
                 }
                 button { id: "signin-submit", class: "primary", r#type: "submit", disabled: busy(), "Sign in" }
+                p { class: "muted", a { href: "/forgot", id: "signin-forgot", "Forgot your password?" } }
                 if can_sign_up {
                     p { class: "muted", "New to Herald? " Link { to: Route::SignUp {}, "Create an organisation" } }
                 } else {

@@ -59,7 +59,7 @@ pub fn Notifications() -> Element {
                                                     }
                                                 }
                                             },
-                                            {open_label(&n.kind)}
+                                            {open_label(&n.kind, n.link.as_deref().unwrap_or_default())}
                                         }
                                     }
                                     if !n.read {
@@ -88,11 +88,46 @@ pub fn Notifications() -> Element {
     }
 }
 
-/// What following a notification's link does, in words.
-fn open_label(kind: &str) -> &'static str {
+/// What following a notification's link does, in words: by what it asks where that is special,
+/// else by where the link goes.
+pub(crate) fn open_label(kind: &str, link: &str) -> &'static str {
     match kind {
-        "plan_awaiting" => "Review the plan",
-        "drafts" => "Pick a reply",
-        _ => "Open the conversation",
+        "plan_awaiting" => return "Review the plan",
+        "plan_steps_waiting" => return "Confirm the steps",
+        "drafts" if link.starts_with("/messaging/") => return "Pick a reply",
+        "drafts" => return "Pick replies in the inbox",
+        "lessons_waiting" => return "Review the lessons",
+        _ => {}
+    }
+    let path = link.split(['?', '#']).next().unwrap_or_default();
+    match path.trim_end_matches('/').split('/').nth(1).unwrap_or_default() {
+        "messaging" if path.len() > "/messaging/".len() => "Open the conversation",
+        "messaging" => "Open the inbox",
+        "operations" => "Review the campaign",
+        "plans" => "Open the plan",
+        "agents" => "Open the agent",
+        "threads" => "Open the thread",
+        "numbers" => "Open phone numbers",
+        "account" => "Open your account",
+        "settings" => "Open the settings",
+        "contacts" => "Open the contact",
+        _ => "Open",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::open_label;
+
+    #[test]
+    fn a_link_says_where_it_goes() {
+        let id = "0b7c3a9e-1111-4222-8333-944455556666";
+        assert_eq!(open_label("operation", &format!("/operations/{id}")), "Review the campaign");
+        assert_eq!(open_label("number", "/settings/sending"), "Open the settings");
+        assert_eq!(open_label("security", "/account"), "Open your account");
+        assert_eq!(open_label("note_mention", &format!("/messaging/{id}")), "Open the conversation");
+        assert_eq!(open_label("drafts", "/messaging"), "Pick replies in the inbox");
+        assert_eq!(open_label("drafts", &format!("/messaging/{id}")), "Pick a reply");
+        assert_eq!(open_label("plan_awaiting", &format!("/plans/{id}")), "Review the plan");
     }
 }

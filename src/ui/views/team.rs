@@ -132,12 +132,15 @@ fn MemberRow(
 fn Invitations() -> Element {
     let mut invitations = use_resource(list_invitations);
     let mut role = use_signal(|| Role::Member);
+    let mut email = use_signal(String::new);
     let mut created = use_signal(|| None::<InvitationCreated>);
     let mut copied = use_signal(|| false);
     let act = use_act();
     let create = move |e: FormEvent| async move {
         e.prevent_default();
-        if let Some(c) = act.run(create_invitation(role())).await {
+        let to = Some(email()).filter(|e| !e.trim().is_empty());
+        if let Some(c) = act.run(create_invitation(role(), to)).await {
+            email.set(String::new());
             created.set(Some(c));
             copied.set(false);
             invitations.restart();
@@ -149,13 +152,21 @@ fn Invitations() -> Element {
             h2 { "Invite someone" }
             p { class: "muted", "An invitation is a link for one person, valid for 7 days. They choose their own password." }
             ErrorBanner { message: act.error() }
-            select { id: "invite-role", onchange: move |e| role.set(Role::parse(&e.value()).unwrap_or(Role::Member)),
+            input { id: "invite-email", r#type: "email", "aria-label": "Their email (optional)", placeholder: "Their email (optional)", value: "{email}", oninput: move |e| email.set(e.value()) }
+            select { id: "invite-role", "aria-label": "Role", onchange: move |e| role.set(Role::parse(&e.value()).unwrap_or(Role::Member)),
                 option { value: "member", selected: role() == Role::Member, "Member" }
                 option { value: "owner", selected: role() == Role::Owner, "Owner" }
             }
             button { class: "primary", r#type: "submit", id: "invite-create", "Create invitation link" }
             if let Some(c) = created() {
                 div { class: "notice invite-link", id: "invite-link",
+                    if c.emailed {
+                        p { id: "invite-emailed", "Emailed to {c.email.clone().unwrap_or_default()}. You can also copy the link:" }
+                    } else if !c.email_set_up {
+                        p { class: "muted small", id: "invite-no-email", "Email is not set up on this server (SMTP_URL), so copy the link to them." }
+                    } else if c.email.is_some() {
+                        p { class: "muted small", id: "invite-not-emailed", "The email could not be sent; copy the link to them." }
+                    }
                     p { {format!("Send this link to the person you invite. It is shown only now, and works once, until {} UTC.", crate::ui::components::day_time_utc(c.expires_at).trim_end_matches(" UTC"))} }
                     input { readonly: true, id: "invite-url", value: "{c.url}", onfocus: move |_| { document::eval("document.getElementById('invite-url').select()"); } }
                     button { r#type: "button", id: "invite-copy", onclick: move |_| {
@@ -182,6 +193,7 @@ fn Invitations() -> Element {
                             for i in rows {
                                 tr { key: "{i.id}", class: "invitation-{i.status}",
                                     td { class: "cell-title", "{i.role.as_str()}" }
+                                    td { "data-label": "For", class: "invitation-email", "{whom(&i.email)}" }
                                     td { "data-label": "By", "{i.invited_by}" }
                                     td { "data-label": "Status",
                                         "{i.status}"
@@ -204,4 +216,11 @@ fn Invitations() -> Element {
             }
         }
     }
+}
+
+/// Whom an invitation was for.
+fn whom(email: &Option<String>) -> String {
+    email
+        .clone()
+        .unwrap_or_else(|| "anyone with the link".into())
 }
