@@ -7,7 +7,7 @@
 use crate::audit::model::AuditCursor;
 use crate::audit_log::read::page;
 use crate::platform::AppState;
-use crate::server_page::{document, error_page, Viewer};
+use crate::server_page::{error_page, main_html, signed_in_document, Viewer};
 use axum::extract::{Query, State};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -76,5 +76,6 @@ async fn show(
             }
         }
     };
-    Html(document(&state, "Audit log", body)).into_response()
+    Html(signed_in_document(&state, &m, "Audit log", "/team", main_html(body)).await)
+        .into_response()
 }

@@ -35,7 +35,9 @@ async fn page(
     } else {
         (None, Vec::new())
     };
-    let html = render(state, owner, keys.as_ref(), &hooks, &notice);
+    let body = crate::server_page::main_html(render(owner, keys.as_ref(), &hooks, &notice));
+    let html =
+        crate::server_page::signed_in_document(state, m, "Developers", "/settings", body).await;
     (status, Html(html)).into_response()
 }
 

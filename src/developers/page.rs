@@ -21,17 +21,14 @@ pub struct Notice {
     pub webhook_error: Option<String>,
 }
 
+/// The page's `main`; `handlers` puts it in the app's navigation.
 pub fn render(
-    state: &crate::platform::AppState,
     owner: bool,
     keys: Option<&ApiKeyPage>,
     hooks: &[Subscription],
     notice: &Notice,
-) -> String {
-    crate::server_page::document(
-        state,
-        "Developers",
-        rsx! {
+) -> Element {
+    rsx! {
             main { class: "page developers",
                 p { a { href: "/settings", "← Settings" } }
                 header { class: "page-head", h1 { "Developers" } }
@@ -102,8 +99,7 @@ pub fn render(
                     {webhooks(hooks, notice)}
                 }
             }
-        },
-    )
+    }
 }
 
 fn webhooks(hooks: &[Subscription], notice: &Notice) -> Element {

@@ -4,7 +4,7 @@
 #![allow(clippy::result_large_err)]
 use crate::messaging::timeline::timeline;
 use crate::platform::AppState;
-use crate::server_page::{document, error_page, Viewer};
+use crate::server_page::{error_page, main_html, signed_in_document, Viewer};
 use axum::extract::{Path, State};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -59,5 +59,13 @@ async fn show(State(state): State<AppState>, Viewer(m): Viewer, Path(id): Path<U
             }
         }
     };
-    Html(document(&state, "A text's timeline", body)).into_response()
+    let html = signed_in_document(
+        &state,
+        &m,
+        "A text's timeline",
+        "/messaging",
+        main_html(body),
+    )
+    .await;
+    Html(html).into_response()
 }

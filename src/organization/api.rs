@@ -20,3 +20,13 @@ server_fn! {
         crate::organization::service::update(&state, &m, &settings).await
     }
 }
+
+server_fn! {
+    #[get("/api/time_zones")]
+    /// The time zones an organisation may be in, for the settings' list: the IANA database's
+    /// places ("America/Los_Angeles") and UTC, sorted.
+    pub async fn time_zones() -> Result<Vec<String>, AppError> {
+        crate::auth::session::require_member().await?;
+        Ok(crate::organization::service::time_zones())
+    }
+}

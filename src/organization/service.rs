@@ -62,3 +62,43 @@ pub async fn rules_of<C: ConnectionTrait>(db: &C, org: Uuid) -> AppResult<Option
         .await?;
     Ok(rules.flatten().filter(|r| !r.trim().is_empty()))
 }
+
+/// The IANA places (an area and a city, not the old aliases such as `US/Pacific` or `Etc/GMT+8`)
+/// and UTC, sorted: the list the settings page offers.
+pub fn time_zones() -> Vec<String> {
+    const AREAS: [&str; 9] = [
+        "Africa/",
+        "America/",
+        "Antarctica/",
+        "Asia/",
+        "Atlantic/",
+        "Australia/",
+        "Europe/",
+        "Indian/",
+        "Pacific/",
+    ];
+    let mut zones: Vec<String> = chrono_tz::TZ_VARIANTS
+        .iter()
+        .map(|z| z.name().to_owned())
+        .filter(|n| AREAS.iter().any(|a| n.starts_with(a)))
+        .collect();
+    zones.push("UTC".into());
+    zones.sort();
+    zones
+}
+
+#[cfg(test)]
+mod zone_tests {
+    #[test]
+    fn the_list_holds_places_not_aliases() {
+        let zones = super::time_zones();
+        assert!(zones.iter().any(|z| z == "America/Los_Angeles"));
+        assert!(zones.iter().any(|z| z == "Europe/London"));
+        assert!(zones.iter().any(|z| z == "UTC"));
+        assert!(!zones
+            .iter()
+            .any(|z| z.starts_with("US/") || z.starts_with("Etc/")));
+        assert!(zones.windows(2).all(|w| w[0] <= w[1]));
+        assert!(zones.len() > 300, "{}", zones.len());
+    }
+}

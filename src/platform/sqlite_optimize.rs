@@ -48,7 +48,7 @@ pub async fn start(state: &AppState) {
         Err(e) => tracing::warn!(error = %e, "PRAGMA optimize failed; will try again in an hour"),
     }
     let bg = state.clone();
-    tokio::spawn(async move {
+    state.loops.spawn(async move {
         loop {
             tokio::select! {
                 _ = bg.shutdown.cancelled() => return,

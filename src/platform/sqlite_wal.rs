@@ -114,7 +114,7 @@ pub fn start_checkpointer(state: &AppState) {
         return;
     }
     let bg = state.clone();
-    tokio::spawn(async move {
+    state.loops.spawn(async move {
         let mut conn = None;
         loop {
             tokio::select! {

@@ -134,7 +134,7 @@ pub fn sections(a: &Answers, query: &str) -> Element {
             if a.agents.is_empty() {
                 p { class: "muted", "No agent suggested, replied or escalated in these days." }
             } else {
-                div { class: "table-scroll",
+                div { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Agents",
                     table { class: "table",
                         thead { tr { th { "Agent" } th { class: "num", "Suggestions offered" } th { class: "num", "Used as written" } th { class: "num", "Edited" } th { class: "num", "Not used" } th { class: "num", "Autonomous replies" } th { class: "num", "Escalations" } th { class: "num", "Handoffs" } } }
                         tbody {

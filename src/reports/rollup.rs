@@ -348,7 +348,7 @@ pub async fn catch_up(state: &AppState, max_passes: usize) -> AppResult<usize> {
 /// a backlog takes at most half the writer's time, and the rest of the app writes in between.
 pub fn start(state: &AppState) {
     let bg = state.clone();
-    tokio::spawn(async move {
+    state.loops.spawn(async move {
         loop {
             for _ in 0..BACKGROUND_PASSES {
                 let began = std::time::Instant::now();

@@ -239,3 +239,68 @@ pub async fn short_link_domains(state: &AppState, org: Uuid) -> AppResult<Vec<St
         .filter(|d| !d.is_empty())
         .collect())
 }
+
+/// The saved replies a new organisation starts with (issue 51 §6): the answers a front desk
+/// gives every day, each with merge fields that fill from the contact, editable like any other.
+pub const STARTERS: [(&str, &str); 5] = [
+    (
+        "Thanks",
+        "Thanks, {{contact.first_name|there}}! We've got your message and will reply shortly. — {{org.name}}",
+    ),
+    (
+        "Confirm appointment",
+        "Hi {{contact.first_name|there}}, you're all set. Reply here if you need to change the time.",
+    ),
+    (
+        "Running late",
+        "Hi {{contact.first_name|there}}, thanks for letting us know. We'll hold your spot for 15 minutes.",
+    ),
+    (
+        "Opening hours",
+        "Hi {{contact.first_name|there}}, we're open Monday to Friday, 9 to 5. Text us any time and we'll reply when we're in.",
+    ),
+    (
+        "Call me",
+        "Hi {{contact.first_name|there}}, this is {{me.name}} at {{org.name}}. When is a good time to call you?",
+    ),
+];
+
+/// Writes the starter replies for a new organisation, in the caller's transaction.
+pub async fn insert_starters<C: ConnectionTrait>(
+    txn: &C,
+    org_id: Uuid,
+    owner_id: Uuid,
+    now: chrono::DateTime<chrono::Utc>,
+) -> AppResult<()> {
+    let rows = STARTERS
+        .iter()
+        .map(|(name, body)| saved_reply::ActiveModel {
+            id: Set(Uuid::new_v4()),
+            organization_id: Set(org_id),
+            name: Set((*name).to_owned()),
+            name_key: Set(key(name)),
+            body: Set((*body).to_owned()),
+            created_by: Set(Some(owner_id)),
+            created_at: Set(now),
+            updated_at: Set(now),
+            links_by_owner: Set(true),
+        });
+    saved_reply::Entity::insert_many(rows).exec(txn).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod starter_tests {
+    use crate::saved_replies::model::SavedReplyInput;
+
+    #[test]
+    fn every_starter_is_a_saved_reply_the_form_would_take() {
+        for (name, body) in super::STARTERS {
+            let input = SavedReplyInput {
+                name: name.into(),
+                body: body.into(),
+            };
+            super::clean(&input).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}

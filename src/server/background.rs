@@ -101,7 +101,7 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
 /// Sweeps every `runtime.sweep_every` until the server shuts down.
 pub fn start_sweeper(state: &AppState) {
     let bg = state.clone();
-    tokio::spawn(async move {
+    state.loops.spawn(async move {
         let mut archived_at = std::time::Instant::now();
         loop {
             tokio::select! {

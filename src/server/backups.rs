@@ -145,7 +145,7 @@ pub fn start(state: &AppState) {
         s.enabled = true;
         s.next_due = Some(due);
     });
-    tokio::spawn(async move {
+    state.loops.spawn(async move {
         loop {
             let wait = (due - bg.clock.now()).to_std().unwrap_or_default();
             tokio::select! {

@@ -217,6 +217,8 @@ async fn drain(state: &AppState, server: tokio::task::JoinHandle<()>, signal: &s
     let finished = tokio::time::timeout(grace, async {
         let _ = server.await;
         crate::platform::state::wait_for_background(&state.tasks).await;
+        state.loops.close();
+        state.loops.wait().await;
     })
     .await;
     match finished {

@@ -14,6 +14,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 use dioxus::prelude::Element;
 use std::sync::OnceLock;
 
+mod shell;
+pub use shell::{main_html, signed_in_document, MainHtml};
+
 /// The built app's stylesheet (`assets/main-dxh….css` in the public folder), when there is one.
 fn stylesheet(public: Option<&std::path::Path>) -> Option<String> {
     static FOUND: OnceLock<Option<String>> = OnceLock::new();

@@ -29,7 +29,7 @@ const MAX_WAIT: Duration = Duration::from_secs(3600);
 /// so a slow receiver holds only its own place, never everyone else's next round.
 pub fn start(state: &AppState) {
     let bg = state.clone();
-    tokio::spawn(async move {
+    state.loops.spawn(async move {
         let places = Arc::new(Semaphore::new(IN_FLIGHT));
         let ended = Arc::new(Notify::new());
         loop {
@@ -58,7 +58,7 @@ pub fn start(state: &AppState) {
                     return;
                 };
                 let (state, ended) = (bg.clone(), ended.clone());
-                tokio::spawn(async move {
+                bg.loops.spawn(async move {
                     attempt(&state, id).await;
                     drop(place);
                     ended.notify_one();

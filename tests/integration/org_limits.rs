@@ -13,7 +13,8 @@ fn small() -> herald::platform::limits::Limits {
         api_rate_per_second: 1,
         api_burst: 4,
         api_keys: 3,
-        saved_replies: 2,
+        // A new organisation's five starters count: two more fit.
+        saved_replies: 7,
         open_invitations: 2,
         upload_bytes: 100_000,
     }
@@ -95,7 +96,7 @@ async fn an_organisation_stays_within_its_limits(backend: Backend) {
             assert!(reply["message"]
                 .as_str()
                 .unwrap()
-                .contains("at most 2 saved replies"));
+                .contains("at most 7 saved replies"));
         }
     }
     for i in 0..3 {

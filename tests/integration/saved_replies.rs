@@ -4,6 +4,7 @@
 //! deleted by their creator or an owner only.
 use crate::helpers::*;
 use crate::on_both_databases;
+use herald::saved_replies::service::STARTERS;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -176,7 +177,22 @@ async fn saved_replies_fill_in_for_the_contact_and_page_exactly(backend: Backend
     let all: Value = app
         .ok_as(&dana.client, "/api/saved_replies", list("", Value::Null))
         .await;
-    assert_eq!(all["total"], 27, "Birthday, Hours and 25 promos");
+    assert_eq!(
+        all["total"],
+        27 + STARTERS.len(),
+        "a new organisation's starters, Birthday, Hours and 25 promos"
+    );
+    let thanks: Value = app
+        .ok_as(
+            &dana.client,
+            "/api/saved_replies",
+            list("thanks", Value::Null),
+        )
+        .await;
+    assert_eq!(
+        thanks["items"][0]["name"], "Thanks",
+        "a starter, ready to use"
+    );
     let odd: Value = app
         .ok_as(&dana.client, "/api/saved_replies", list("%", Value::Null))
         .await;
@@ -211,5 +227,5 @@ async fn saved_replies_fill_in_for_the_contact_and_page_exactly(backend: Backend
     let all: Value = app
         .ok_as(&dana.client, "/api/saved_replies", list("", Value::Null))
         .await;
-    assert_eq!(all["total"], 25);
+    assert_eq!(all["total"], 25 + STARTERS.len());
 }

@@ -235,7 +235,7 @@ pub async fn review_all(state: &AppState) -> AppResult<usize> {
 /// Runs `review_all` every `every` until shutdown.
 pub fn start_reviews(state: &AppState, every: std::time::Duration) {
     let bg = state.clone();
-    tokio::spawn(async move {
+    state.loops.spawn(async move {
         loop {
             tokio::select! {
                 _ = bg.shutdown.cancelled() => return,

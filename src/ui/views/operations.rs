@@ -7,7 +7,7 @@ use crate::campaign::api::{
 use crate::campaign::model::{ItemStatus, ItemView, OperationStatus, ReviewSheet};
 use crate::campaign::segments::{mms_label, segments, COST_PER_MMS, COST_PER_SEGMENT};
 use crate::ui::components::use_live;
-use crate::ui::components::{upload_picture, use_act, use_is_owner, ErrorBanner, OperationCard};
+use crate::ui::components::{upload_picture, use_act, use_is_owner, ConfirmButton, ErrorBanner, OperationCard};
 use crate::error::AppError;
 use crate::links::model as links;
 use crate::media::model::{UploadView, MAX_PER_TEXT, MAX_SEND_BYTES};
@@ -28,11 +28,13 @@ pub fn Operations() -> Element {
     let current = ops.read().clone();
     rsx! {
         div { class: "page",
-            header { class: "page-head", h1 { "Operations" } }
+            header { class: "page-head", h1 { "Operations" }
+                Link { to: crate::ui::app::Route::NewCampaign { audience: String::new() }, class: "button primary", id: "operations-new-campaign", "New campaign" }
+            }
             match current {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
-                Some(Ok(page)) if page.items.is_empty() => rsx! { p { class: "muted", "No campaigns yet. Ask your assistant to plan one." } },
+                Some(Ok(page)) if page.items.is_empty() => rsx! { p { class: "muted", "No campaigns yet. Write one with New campaign, or ask your assistant to plan one." } },
                 Some(Ok(page)) => rsx! {
                     for o in page.items.iter().cloned() {
                         div { key: "{o.id}", class: "card",
@@ -83,6 +85,8 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(s)) => {
                     let reviewing = s.operation.status == OperationStatus::AwaitingApproval;
+                    let written = s.operation.written;
+                    let words = if written { "Your words" } else { "Concept" };
                     let digest = s.digest.clone();
                     let active = matches!(s.operation.status, OperationStatus::Drafting | OperationStatus::AwaitingApproval | OperationStatus::Sending);
                     // The cost of everything drafted for sending, counted by the server over
@@ -96,7 +100,13 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                     let rate = if mms { format!("${COST_PER_MMS} an MMS") } else { format!("${COST_PER_SEGMENT} a segment") };
                     rsx! {
                         OperationCard { operation_id }
-                        p { class: "muted", id: "campaign-cost", "Concept: {s.operation.message_concept} · estimated cost ${cost:.4} at {rate}" }
+                        p { class: "muted", id: "campaign-cost", "{words}: {s.operation.message_concept} · estimated cost ${cost:.4} at {rate}" }
+                        if let Some(when) = s.schedule.clone() {
+                            p { id: "campaign-schedule", "{when}" }
+                        }
+                        for o in s.overlaps.iter() {
+                            p { class: "warning overlap", key: "{o}", "{o}" }
+                        }
                         CampaignPictures { operation_id, pictures: s.operation.pictures.clone(), reviewing, on_done: answered }
                         if linked {
                             label { class: "row muted", id: "track-links",
@@ -116,12 +126,14 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
                                 p { class: "muted", id: "approve-owner-only", "An organisation owner approves a campaign before it is sent." }
                             }
                             if active {
-                                button { id: "cancel-operation", class: "danger", onclick: move |_| async move { answered(cancel_operation(operation_id).await) }, "Cancel" }
+                                ConfirmButton { id: "cancel-operation", class: "danger", label: "Cancel campaign",
+                                    question: "Cancel this campaign? Texts not yet sent will not be sent.",
+                                    onconfirm: move |_| { spawn(async move { answered(cancel_operation(operation_id).await) }); } }
                             }
                         }
                         div { class: "draft-sheet", id: "draft-sheet",
                             for it in s.items {
-                                DraftRow { key: "{it.id}", item: it, reviewing, mms, prefix: prefix.clone(), on_done: answered }
+                                DraftRow { key: "{it.id}", item: it, reviewing, written, mms, prefix: prefix.clone(), on_done: answered }
                             }
                         }
                         if paged {
@@ -146,6 +158,8 @@ pub fn OperationReview(operation_id: Uuid) -> Element {
 fn DraftRow(
     item: ItemView,
     reviewing: bool,
+    /// A person's own words: edited, never regenerated.
+    written: bool,
     /// The campaign carries a picture: each text is one MMS.
     mms: bool,
     /// Links go out shortened under this: segments are counted on the text as sent.
@@ -198,7 +212,9 @@ fn DraftRow(
                         }, "Save" }
                     } else {
                         button { class: "secondary draft-edit", onclick: move |_| editing.set(true), "Edit" }
-                        button { class: "secondary draft-regenerate", onclick: move |_| async move { on_done.call(regenerate_draft(id).await) }, "Regenerate" }
+                        if !written {
+                            button { class: "secondary draft-regenerate", onclick: move |_| async move { on_done.call(regenerate_draft(id).await) }, "Regenerate" }
+                        }
                         button { class: "danger draft-skip", onclick: move |_| async move { on_done.call(skip_draft(id).await) }, "Skip" }
                     }
                 }

@@ -2,7 +2,7 @@
 //! and inserted from the composer with `/`. Paged in name order.
 use crate::saved_replies::api::{delete_saved_reply, list_saved_replies, save_saved_reply};
 use crate::saved_replies::model::{SavedReplyInput, SavedReplyView};
-use crate::ui::components::ErrorBanner;
+use crate::ui::components::{ConfirmButton, ErrorBanner};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -70,7 +70,8 @@ pub fn SavedRepliesCard() -> Element {
                                         editing.set(Some(r.id));
                                         form.set(SavedReplyInput { name: r.name.clone(), body: r.body.clone() });
                                     }, "Edit" }
-                                    button { class: "link-button", r#type: "button", onclick: move |_| remove(r.id), "Delete" }
+                                    ConfirmButton { id: "delete-saved-reply-{r.id}", class: "link-button", label: "Delete",
+                                        question: "Delete “{r.name}”?", onconfirm: move |_| { spawn(remove(r.id)); } }
                                 }
                             }
                         }

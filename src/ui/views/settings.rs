@@ -4,7 +4,7 @@
 use crate::compliance::api::{compliance_settings, update_compliance_settings};
 use crate::compliance::model::{ComplianceSettingsView, MAX_WORDING_CHARS};
 use crate::ui::components::{use_is_owner, ErrorBanner};
-use crate::organization::api::{org_settings, update_org_settings};
+use crate::organization::api::{org_settings, time_zones, update_org_settings};
 use crate::organization::model::{
     OrgSettings, AI_PAUSE_HOURS_MAX, MAX_NAME_CHARS, MAX_RULES_CHARS,
 };
@@ -48,6 +48,7 @@ fn SettingsForm(settings: OrgSettings) -> Element {
     let reload_me = use_context::<crate::ui::views::shell::ReloadMe>();
     let mut form = use_signal(|| settings.clone());
     let mut error = use_signal(|| None::<String>);
+    let time_zone_list = use_resource(time_zones);
     let mut saved = use_signal(|| false);
     let save = move |e: FormEvent| async move {
         e.prevent_default();
@@ -64,6 +65,7 @@ fn SettingsForm(settings: OrgSettings) -> Element {
         }
     };
     let rules_len = form.read().rules.trim().chars().count();
+    let zones = time_zone_list.read().clone().and_then(Result::ok).unwrap_or_default();
     rsx! {
         form { class: "card settings-form", id: "settings-form", onsubmit: save,
             if !is_owner {
@@ -75,8 +77,16 @@ fn SettingsForm(settings: OrgSettings) -> Element {
                     value: "{form.read().name}", oninput: move |e| form.write().name = e.value() }
             }
             label { "Time zone"
-                input { id: "settings-time-zone", placeholder: "America/Los_Angeles", disabled: !is_owner,
-                    value: "{form.read().time_zone}", oninput: move |e| form.write().time_zone = e.value() }
+                select { id: "settings-time-zone", disabled: !is_owner,
+                    onchange: move |e| form.write().time_zone = e.value(),
+                    // The saved zone stays offered while the list loads, or were it not in it.
+                    if !zones.contains(&form.read().time_zone) {
+                        option { value: "{form.read().time_zone}", selected: true, "{form.read().time_zone}" }
+                    }
+                    for z in zones.iter() {
+                        option { key: "{z}", value: "{z}", selected: *z == form.read().time_zone, "{z}" }
+                    }
+                }
             }
             label { "Organisation rules"
                 textarea { id: "settings-rules", rows: "6", maxlength: MAX_RULES_CHARS as i64, disabled: !is_owner,
