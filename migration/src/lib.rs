@@ -58,6 +58,9 @@ pub mod m20261129_000054_campaign_funnels;
 pub mod m20261129_000055_contact_by_id_in_org;
 mod m20261129_000056_plan_step;
 mod m20261206_000057_organisation_limits;
+mod m20261207_000058_campaign_send_after;
+mod m20261207_000059_email;
+mod m20261207_000060_contact_import;
 mod platform_agent;
 
 pub struct Migrator;
@@ -123,6 +126,9 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000055_contact_by_id_in_org::Migration),
             Box::new(m20261129_000056_plan_step::Migration),
             Box::new(m20261206_000057_organisation_limits::Migration),
+            Box::new(m20261207_000058_campaign_send_after::Migration),
+            Box::new(m20261207_000059_email::Migration),
+            Box::new(m20261207_000060_contact_import::Migration),
         ]
     }
 }

@@ -25,12 +25,17 @@ pub fn build_router(state: AppState) -> Router {
         .merge(crate::messaging::timeline_page::routes(state.clone()))
         .merge(crate::contacts::reachability::routes(state.clone()))
         .merge(crate::audit_log::page::routes(state.clone()))
+        .merge(crate::team::forgot_page::routes(state.clone()))
         .merge(crate::links::redirect::routes(state.clone()))
         .merge(crate::reports::page::routes(state.clone()))
         .merge(ops)
         .route(
             crate::contacts::export::EXPORT_PATH,
             get(crate::contacts::export::export),
+        )
+        .route(
+            crate::contacts::import_job::REFUSED_PATH,
+            get(crate::contacts::import_job::refused_csv),
         )
         .route(
             crate::media::serve::MEDIA_PATH,

@@ -23,6 +23,8 @@ pub enum Route {
         Conversation { contact_id: Uuid },
         #[route("/contacts")]
         Contacts {},
+        #[route("/contacts/import")]
+        ContactImport {},
         #[route("/contacts/:contact_id")]
         ContactPage { contact_id: Uuid },
         #[route("/numbers")]
@@ -53,6 +55,8 @@ pub enum Route {
         Operations {},
         #[route("/operations/:operation_id")]
         OperationReview { operation_id: Uuid },
+        #[route("/campaigns/new?:audience")]
+        NewCampaign { audience: String },
 }
 
 impl Route {
@@ -66,12 +70,14 @@ impl Route {
                 | Route::Agents {}
                 | Route::AgentDetail { .. }
                 | Route::ContactPage { .. }
+                | Route::ContactImport {}
                 | Route::Join { .. }
                 | Route::Reset { .. }
                 | Route::Notifications {}
                 | Route::PhoneNumbers {}
                 | Route::Operations {}
                 | Route::OperationReview { .. }
+                | Route::NewCampaign { .. }
                 | Route::Plans {}
                 | Route::PlanDetail { .. }
                 | Route::Settings {}
@@ -146,6 +152,10 @@ mod tests {
             Route::PlanDetail { plan_id: id },
             Route::Operations {},
             Route::OperationReview { operation_id: id },
+            Route::ContactImport {},
+            Route::NewCampaign {
+                audience: r#"{"kind":"tag","tag":"vip co"}"#.into(),
+            },
         ]
     }
 

@@ -42,9 +42,33 @@ impl WebServer {
     }
 }
 
+/// The demo organisation's id and its first number's, for seeding into it.
+pub async fn demo_org_and_number(db: &sea_orm::DatabaseConnection) -> (uuid::Uuid, uuid::Uuid) {
+    use herald::auth::entity::organization;
+    use herald::phone_numbers::entity as phone_number;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let org = organization::Entity::find().one(db).await.unwrap().unwrap();
+    let number = phone_number::Entity::find()
+        .filter(phone_number::Column::OrganizationId.eq(org.id))
+        .one(db)
+        .await
+        .unwrap()
+        .unwrap();
+    (org.id, number.id)
+}
+
 pub async fn start_web_server(backend: Backend) -> Option<WebServer> {
+    start_web_server_with(backend, &[]).await
+}
+
+/// The demo's web server with these settings in its environment as well (`SMTP_URL`, say).
+pub async fn start_web_server_with(
+    backend: Backend,
+    settings: &[(&str, String)],
+) -> Option<WebServer> {
     let (url, guard) = fresh_database(backend).await?;
-    let (base, proc) = start_web_server_at(&url, true, &format!("{backend:?}")).await;
+    let dir = std::env::var("HERALD_WEB_DIR").expect("HERALD_WEB_DIR names the web build");
+    let (base, proc) = start_server_with(&dir, &url, true, &format!("{backend:?}"), settings).await;
     Some(WebServer {
         base,
         db_url: url,
@@ -62,6 +86,17 @@ pub async fn start_web_server_at(url: &str, seed: bool, log_name: &str) -> (Stri
 
 /// The server of the web build in `dir` on `url`.
 pub async fn start_server_in(dir: &str, url: &str, seed: bool, log_name: &str) -> (String, Proc) {
+    start_server_with(dir, url, seed, log_name, &[]).await
+}
+
+/// The same, with these settings in its environment as well.
+pub async fn start_server_with(
+    dir: &str,
+    url: &str,
+    seed: bool,
+    log_name: &str,
+    settings: &[(&str, String)],
+) -> (String, Proc) {
     let port = free_port();
     let log =
         std::fs::File::create(screenshot_dir().join(format!("server-{log_name}.log"))).unwrap();
@@ -89,6 +124,7 @@ pub async fn start_server_in(dir: &str, url: &str, seed: bool, log_name: &str) -
             "HERALD_TEST_CLOCK_OFFSET_SECS",
             daytime_offset_secs().to_string(),
         )
+        .envs(settings.iter().map(|(k, v)| (*k, v.as_str())))
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()

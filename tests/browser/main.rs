@@ -3,17 +3,25 @@
 #[path = "../integration/helpers.rs"]
 #[allow(dead_code)]
 mod helpers;
+#[path = "../integration/smtp.rs"]
+mod smtp;
 
+mod accessibility;
+mod asks_first;
 mod campaign;
+mod contact_import;
 mod contact_page;
+mod conversation_view;
 mod desktop;
 mod developers;
+mod email;
 mod first_load;
 mod full_client;
 mod harness;
 mod learning;
 mod live_tabs;
 mod messaging;
+mod new_campaign;
 mod notes;
 mod notifications;
 mod opt_outs;

@@ -6,10 +6,7 @@
 use crate::harness::*;
 use crate::helpers::{test_daytime, Backend};
 use fantoccini::Locator;
-use herald::auth::entity::organization;
-use herald::phone_numbers::entity as phone_number;
 use herald::server::seed_scale::{seed, ScaleSpec};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use std::time::{Duration, Instant};
 
 const SEEDED: usize = 10_000;
@@ -49,17 +46,7 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
     };
     let tag = format!("{}{backend:?}", screen.tag()).to_lowercase();
     let db = server.db().await;
-    let org = organization::Entity::find()
-        .one(&db)
-        .await
-        .unwrap()
-        .unwrap();
-    let number = phone_number::Entity::find()
-        .filter(phone_number::Column::OrganizationId.eq(org.id))
-        .one(&db)
-        .await
-        .unwrap()
-        .unwrap();
+    let (org_id, number_id) = demo_org_and_number(&db).await;
     let spec = ScaleSpec {
         contacts: SEEDED,
         messages_each: 2,
@@ -67,7 +54,7 @@ async fn a_large_inbox_pages(backend: Backend, screen: Screen) {
         unread_every: 5,
         vip_every: 10,
     };
-    seed(&db, org.id, number.id, &spec).await.unwrap();
+    seed(&db, org_id, number_id, &spec).await.unwrap();
 
     timed_open(
         &b,

@@ -25,6 +25,8 @@ pub struct Alpha {
     pub saved_reply: Value,
     /// An API key.
     pub api_key: Value,
+    /// A contact import that stopped part way.
+    pub import: Value,
     /// A possible opt-out waiting for a person.
     pub review: Value,
     /// The member's user id, an owner's invitation and the owner's session.
@@ -192,6 +194,13 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
             json!({"name": "Alpha key", "scopes": ["contacts:read"], "rate_per_second": null, "burst": null}),
         )
         .await;
+    let import: Value = app
+        .ok_as(
+            &a.client,
+            "/api/contacts/import/start",
+            json!({"file_name": "alpha-export.csv", "header": "name,phone", "mapping": [{"to": "name"}, {"to": "phone"}], "total_rows": 2, "fingerprint": "alpha"}),
+        )
+        .await;
     let alpha = Alpha {
         member_user: id("member", &me["user_id"]),
         invitation: id("invitation", &invitation["id"]),
@@ -211,6 +220,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         segment: id("segment", &segment["id"]),
         saved_reply: id("saved reply", &saved_reply["id"]),
         api_key: id("api key", &api_key["key"]["id"]),
+        import: id("import", &import["id"]),
         alan,
         secrets: vec![],
     };
@@ -222,6 +232,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "Boris",
         "Alan Turing",
         "Alpha key",
+        "alpha-export.csv",
         "+14155550100",
         "+14155552674",
         "thanks for the quote",

@@ -86,6 +86,14 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         row("/api/members", Value::Null, Own, Member),
         // The organisation's settings: read by anyone in it, changed by its owner.
         row("/api/organization", Value::Null, Own, Member),
+        row("/api/time_zones", Value::Null, Own, Member),
+        row("/api/auth/email", Value::Null, Own, Member),
+        row(
+            "/api/auth/email/notifications",
+            json!({"on": false}),
+            Own,
+            Member,
+        ),
         row(
             "/api/organization/update",
             json!({"settings": {"name": "Renamed", "time_zone": "UTC", "rules": "Be brief."}}),
@@ -234,6 +242,25 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Owner,
         ),
+        // A person's own campaign, to a segment of A's.
+        row(
+            "/api/campaigns/audience",
+            json!({"audience": {"kind": "segment", "id": a.segment}, "send_at": null}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/campaigns/preview",
+            json!({"audience": {"kind": "segment", "id": a.segment}, "body": "Hi {{contact.first_name|there}}"}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/campaigns/create",
+            json!({"campaign": {"audience": {"kind": "segment", "id": a.segment}, "body": "Hi {{contact.first_name|there}}, from the table"}}),
+            NotFound,
+            Member,
+        ),
         // Segments.
         row("/api/segments", json!({}), Own, Member),
         row(
@@ -298,6 +325,25 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Own,
             Member,
         ),
+        row(
+            "/api/contacts/import/preview",
+            json!({"text": "name,phone\nPreviewed,+14155552692\n", "first_row": 2, "mapping": null}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/contacts/import/start",
+            json!({"file_name": "own.csv", "header": "name,phone", "mapping": [{"to": "name"}, {"to": "phone"}], "total_rows": 1, "fingerprint": "own"}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/contacts/import/rows",
+            json!({"id": a.import, "first_row": 2, "rows": "Imported Two,+14155552693"}),
+            NotFound,
+            Member,
+        ),
+        row("/api/contacts/import/unfinished", json!({}), Own, Member),
         // Conversations and texts.
         row(
             "/api/conversations",
@@ -314,6 +360,12 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         ),
         row(
             "/api/conversations/get",
+            json!({"contact_id": a.alan}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/conversations/open",
             json!({"contact_id": a.alan}),
             NotFound,
             Member,

@@ -184,6 +184,8 @@ pub struct Options {
     pub request_timeout: Option<std::time::Duration>,
     /// Limits per organisation, when a test needs them small.
     pub limits: Option<herald::platform::limits::Limits>,
+    /// `SMTP_URL` and `SMTP_FROM` (none: no email).
+    pub email: Option<herald::platform::email::EmailSettings>,
 }
 
 impl Default for Options {
@@ -216,6 +218,7 @@ impl Default for Options {
             setup_token: None,
             request_timeout: None,
             limits: None,
+            email: None,
         }
     }
 }
@@ -265,6 +268,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
         config.limits = l;
     }
     config.metrics_token = opts.metrics_token;
+    config.email = opts.email;
     config.secret_key = opts
         .secret_key
         .map(|k| herald::provider_accounts::crypto::key_from_setting(&k));
@@ -585,6 +589,15 @@ impl TestApp {
             .post_webhook(&sms_params(sid, from, to, body), None)
             .await;
         assert!(res.status().is_success(), "{}", res.status());
+        self.settle().await;
+    }
+
+    /// Stops this server and its periodic loops, and waits for a pass in flight to end: a
+    /// test about to change the schema under the database would otherwise race the rollup.
+    pub async fn stop(&self) {
+        self.state.shutdown.cancel();
+        self.state.loops.close();
+        self.state.loops.wait().await;
         self.settle().await;
     }
 

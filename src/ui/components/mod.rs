@@ -1,7 +1,9 @@
 //! Shared pieces of UI used across pages.
 mod act;
 mod composer;
+mod confirm;
 mod contact_form;
+mod history_scroll;
 mod lessons;
 mod live;
 mod message_bubble;
@@ -19,7 +21,9 @@ mod triage_bar;
 
 pub use act::{upload_picture, use_act, Act};
 pub use composer::Composer;
+pub use confirm::ConfirmButton;
 pub use contact_form::ContactForm;
+pub use history_scroll::{keep_place_for_earlier, use_history_scroll};
 pub use lessons::LessonsCard;
 pub use live::{use_attention, use_live, use_page_tick, AttentionTick, PageTick};
 pub use message_bubble::MessageBubble;

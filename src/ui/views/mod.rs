@@ -24,8 +24,10 @@ full_client::seldom_opened! {
     agent_thread: AgentThread { thread_id: uuid::Uuid };
     agents: Agents {}, AgentDetail { agent_id: uuid::Uuid };
     contact: ContactPage { contact_id: uuid::Uuid };
+    contact_import: ContactImport {};
     join: Join { token: String }, Reset { token: String };
     notifications: Notifications {};
+    new_campaign: NewCampaign { audience: String };
     numbers: PhoneNumbers {};
     operations: Operations {}, OperationReview { operation_id: uuid::Uuid };
     plans: Plans {}, PlanDetail { plan_id: uuid::Uuid };
@@ -34,6 +36,8 @@ full_client::seldom_opened! {
     simulator: Simulator {};
     team: Team {};
 }
+#[cfg(not(feature = "first-load"))]
+mod contact_import_map;
 #[cfg(not(feature = "first-load"))]
 pub(crate) mod provider;
 #[cfg(not(feature = "first-load"))]
