@@ -14,6 +14,7 @@ pub mod contacts;
 pub mod error;
 pub mod format;
 pub mod inbox;
+pub mod knowledge;
 pub mod links;
 pub mod live_event;
 pub mod media;

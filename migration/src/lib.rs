@@ -61,6 +61,7 @@ mod m20261206_000057_organisation_limits;
 mod m20261207_000058_campaign_send_after;
 mod m20261207_000059_email;
 mod m20261207_000060_contact_import;
+mod m20261207_000061_knowledge;
 mod platform_agent;
 
 pub struct Migrator;
@@ -129,6 +130,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000058_campaign_send_after::Migration),
             Box::new(m20261207_000059_email::Migration),
             Box::new(m20261207_000060_contact_import::Migration),
+            Box::new(m20261207_000061_knowledge::Migration),
         ]
     }
 }

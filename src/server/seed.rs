@@ -56,6 +56,8 @@ pub async fn seed_demo_if_empty(state: &AppState) -> AppResult<Option<Uuid>> {
     {
         crate::ai_agent::service::assign_numbers(state, &owner, agent.id, &number_ids[..1]).await?;
     }
+    // What the clinic tells its agents: hours, address, prices and the questions patients ask.
+    crate::knowledge::demo::seed(state, &owner).await?;
     // The reminders line has no AI agent: the legacy suggester answers it.
     let suggester = crate::ai_agent::text_agents::create(
         state,

@@ -9,12 +9,13 @@ use dioxus::prelude::*;
 use sea_orm::EntityTrait;
 
 /// The sidebar's pages: (address, id, words).
-const PAGES: [(&str, &str, &str); 13] = [
+const PAGES: [(&str, &str, &str); 14] = [
     ("/messaging", "nav-inbox", "Inbox"),
     ("/assistant", "nav-assistant", "Assistant"),
     ("/contacts", "nav-contacts", "Contacts"),
     ("/numbers", "nav-numbers", "Phone numbers"),
     ("/agents", "nav-agents", "Agents"),
+    ("/knowledge", "nav-knowledge", "Knowledge"),
     ("/plans", "nav-plans", "Plans"),
     ("/operations", "nav-operations", "Operations"),
     ("/campaigns/new", "nav-new-campaign", "New campaign"),

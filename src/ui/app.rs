@@ -57,6 +57,8 @@ pub enum Route {
         OperationReview { operation_id: Uuid },
         #[route("/campaigns/new?:audience")]
         NewCampaign { audience: String },
+        #[route("/knowledge")]
+        Knowledge {},
 }
 
 impl Route {
@@ -78,6 +80,7 @@ impl Route {
                 | Route::Operations {}
                 | Route::OperationReview { .. }
                 | Route::NewCampaign { .. }
+                | Route::Knowledge {}
                 | Route::Plans {}
                 | Route::PlanDetail { .. }
                 | Route::Settings {}
@@ -153,6 +156,7 @@ mod tests {
             Route::Operations {},
             Route::OperationReview { operation_id: id },
             Route::ContactImport {},
+            Route::Knowledge {},
             Route::NewCampaign {
                 audience: r#"{"kind":"tag","tag":"vip co"}"#.into(),
             },

@@ -49,10 +49,17 @@ async fn insert_a_saved_reply_and_send_it(backend: Backend, screen: Screen) {
     // The caret stays in the composer, to go on writing (and a phone's tab bar stays away).
     let focused = b
         .client
-        .execute("return document.activeElement && document.activeElement.id;", vec![])
+        .execute(
+            "return document.activeElement && document.activeElement.id;",
+            vec![],
+        )
         .await
         .unwrap();
-    assert_eq!(focused, serde_json::json!("composer-body"), "the composer keeps the focus");
+    assert_eq!(
+        focused,
+        serde_json::json!("composer-body"),
+        "the composer keeps the focus"
+    );
     b.wait_for_text("#composer-count", "1 segment").await;
     b.shot(&format!("{tag}-92-filled")).await;
     b.assert_fits_width("the composer with a saved reply").await;

@@ -23,6 +23,8 @@ pub struct Alpha {
     pub segment: Value,
     /// A saved reply.
     pub saved_reply: Value,
+    /// An FAQ entry of A's knowledge.
+    pub knowledge: Value,
     /// An API key.
     pub api_key: Value,
     /// A contact import that stopped part way.
@@ -187,6 +189,13 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
             json!({"id": null, "input": {"name": "Alpha reply", "body": "Alpha saved words, {{contact.first_name|there}}"}}),
         )
         .await;
+    let knowledge: Value = app
+        .ok_as(
+            &a.client,
+            "/api/knowledge/faq",
+            json!({"id": null, "input": {"question": "What does whitening cost?", "answer": "Alpha whitening is $350", "alternatives": []}}),
+        )
+        .await;
     let api_key: Value = app
         .ok_as(
             &a.client,
@@ -219,6 +228,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         scheduled: json!(scheduled),
         segment: id("segment", &segment["id"]),
         saved_reply: id("saved reply", &saved_reply["id"]),
+        knowledge: id("knowledge", &knowledge["id"]),
         api_key: id("api key", &api_key["key"]["id"]),
         import: id("import", &import["id"]),
         alan,
@@ -243,6 +253,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "Alpha suggester",
         "Alpha segment",
         "Alpha saved words",
+        "Alpha whitening",
         "Alpha: wrong number",
     ]
     .map(String::from)
@@ -260,6 +271,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         &alpha.lesson,
         &alpha.suggester,
         &alpha.review,
+        &alpha.knowledge,
         &alpha.member_user,
         &alpha.invitation,
         &alpha.session,

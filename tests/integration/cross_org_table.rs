@@ -228,6 +228,43 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             NotFound,
             Owner,
         ),
+        // Knowledge.
+        row(
+            "/api/knowledge",
+            json!({"kind": null, "after": null}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/knowledge/faq",
+            json!({"id": null, "input": {"question": "Beta question?", "answer": "Beta answer"}}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/knowledge/faq",
+            json!({"id": a.knowledge, "input": {"question": "Renamed?", "answer": "Changed"}}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/knowledge/fact",
+            json!({"id": null, "input": {"label": "Beta hours", "value": "9 to 5"}}),
+            Own,
+            Member,
+        ),
+        row(
+            "/api/knowledge/delete",
+            json!({"id": a.knowledge}),
+            NotFound,
+            Owner,
+        ),
+        row(
+            "/api/knowledge/try",
+            json!({"question": "how much is whitening?"}),
+            Own,
+            Member,
+        ),
         // API keys: an owner's, of their own organisation only.
         row("/api/api_keys", json!({"before": null}), Own, Owner),
         row(

@@ -68,6 +68,7 @@ mod for_each;
 mod hardening;
 mod inbound_throughput;
 mod inbox_scale;
+mod knowledge;
 mod learning_loop;
 mod load_isolation;
 mod malformed_arguments;

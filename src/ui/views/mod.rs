@@ -26,6 +26,7 @@ full_client::seldom_opened! {
     contact: ContactPage { contact_id: uuid::Uuid };
     contact_import: ContactImport {};
     join: Join { token: String }, Reset { token: String };
+    knowledge: Knowledge {};
     notifications: Notifications {};
     new_campaign: NewCampaign { audience: String };
     numbers: PhoneNumbers {};

@@ -101,6 +101,7 @@ fn SignedIn(me: CurrentUser) -> Element {
                     Link { to: Route::Simulator {}, class: "nav-link", id: "nav-simulator", "Phone simulator" }
                 }
                 Link { to: Route::Agents {}, class: "nav-link", id: "nav-agents", "Agents" }
+                a { href: "/knowledge", class: "nav-link nav-sub", id: "nav-knowledge", "Knowledge" }
                 Link { to: Route::Plans {}, class: "nav-link", id: "nav-plans", "Plans"
                     Count { n: counts.plans_awaiting_approval + counts.steps_waiting, label: "plans awaiting approval and steps awaiting confirmation" }
                 }

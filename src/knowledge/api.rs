@@ -1,0 +1,62 @@
+//! Server functions for the Knowledge page: list the sources, add or change an FAQ entry or a
+//! fact, delete a source, and try a question. All scoped to the caller's organisation.
+use crate::error::AppError;
+use crate::knowledge::model::{FactInput, FaqInput, SourceKind, SourcePage, SourceView, TryResult};
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+server_fn! {
+    #[post("/api/knowledge")]
+    /// One page of the organisation's sources of `kind` (all when None), newest first.
+    pub async fn list_knowledge(
+        kind: Option<SourceKind>,
+        after: Option<String>,
+    ) -> Result<SourcePage, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::service::list(&state.db, m.organization_id, kind, after).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/faq")]
+    /// Adds an FAQ entry, or changes the one with `id`.
+    pub async fn save_faq(id: Option<Uuid>, input: FaqInput) -> Result<SourceView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::service::save_faq(&state, &m, id, &input).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/fact")]
+    /// Adds a fact, or changes the one with `id`.
+    pub async fn save_fact(id: Option<Uuid>, input: FactInput) -> Result<SourceView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::service::save_fact(&state, &m, id, &input).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/delete")]
+    /// Deletes a source and its passages.
+    pub async fn delete_knowledge(id: Uuid) -> Result<(), AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::service::delete(&state, &m, id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/try")]
+    /// The passages a question finds, best first, with their scores: texting no one.
+    pub async fn try_question(question: String) -> Result<TryResult, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        let hits = crate::knowledge::retrieve::search(
+            &state.db,
+            m.organization_id,
+            &question,
+            None,
+            crate::knowledge::model::HITS_MAX,
+        )
+        .await?;
+        Ok(TryResult { hits })
+    }
+}

@@ -1,0 +1,60 @@
+//! The demo clinic's knowledge (issue 52 §3): the facts and FAQ entries Bright Smile Dental
+//! starts with, so the first run answers "how much is whitening?" from the business's own words.
+use crate::auth::session::Member;
+use crate::error::AppResult;
+use crate::knowledge::model::{FactInput, FaqInput};
+use crate::knowledge::service;
+use crate::platform::AppState;
+
+/// Facts: a label and its value.
+pub const FACTS: &[(&str, &str)] = &[
+    ("Weekday hours", "Monday to Friday, 8am to 6pm"),
+    ("Saturday hours", "Saturday, 9am to 1pm"),
+    ("Sunday hours", "Closed on Sundays"),
+    (
+        "Address",
+        "12 Harbour Street, Springfield, near the library",
+    ),
+    ("Phone", "(415) 555-0100"),
+    ("Booking link", "https://brightsmile.example/book"),
+    (
+        "Parking",
+        "Free parking behind the building; enter from Elm Lane",
+    ),
+];
+
+/// FAQ entries: a question, its answer, and other ways of asking.
+pub const FAQS: &[(&str, &str, &[&str])] = &[
+    ("How much does teeth whitening cost?", "In-office whitening is $350 and take-home trays are $180.", &["What is the price of whitening?"]),
+    ("How much is a cleaning?", "A cleaning and check-up is $120 without insurance.", &["What does a check-up cost?"]),
+    ("Do you take insurance?", "We accept Delta Dental, Cigna, Aetna and MetLife, and we file the claim for you.", &["Is my insurance accepted?"]),
+    ("Do you see children?", "Yes, we see children from age 2; a child's first visit is free.", &["Can I bring my kids?"]),
+    ("Do you handle emergencies?", "Call us at (415) 555-0100: we keep same-day slots for dental emergencies and pain.", &["I have a toothache, can you see me today?"]),
+    ("How do I book an appointment?", "Book online at https://brightsmile.example/book or reply with a day and time that suits you.", &["Can I make an appointment?"]),
+    ("What is your cancellation policy?", "Please give us 24 hours' notice to cancel or move a visit; late cancellations are charged $40.", &["Can I reschedule my visit?"]),
+    ("Do you offer payment plans?", "Yes: treatments over $500 can be paid over 6 months with no interest.", &["Can I pay in installments?"]),
+    ("How much is a crown?", "A porcelain crown is $1,100, including the temporary crown.", &[]),
+    ("Do you do Invisalign?", "Yes, Invisalign clear aligners start at $3,900 after a free consultation.", &["Do you offer clear aligners or braces?"]),
+    ("Is there a fee for new patients?", "A new patient exam with X-rays is $95.", &["What does a first visit cost?"]),
+    ("Which languages do you speak?", "Our team speaks English, Spanish and Mandarin.", &["Do you speak Spanish?"]),
+];
+
+/// Adds the demo clinic's facts and FAQ entries, as its owner.
+pub async fn seed(state: &AppState, owner: &Member) -> AppResult<()> {
+    for (label, value) in FACTS {
+        let input = FactInput {
+            label: (*label).into(),
+            value: (*value).into(),
+        };
+        service::save_fact(state, owner, None, &input).await?;
+    }
+    for (question, answer, alternatives) in FAQS {
+        let input = FaqInput {
+            question: (*question).into(),
+            answer: (*answer).into(),
+            alternatives: alternatives.iter().map(|a| (*a).to_owned()).collect(),
+        };
+        service::save_faq(state, owner, None, &input).await?;
+    }
+    Ok(())
+}

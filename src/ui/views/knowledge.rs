@@ -1,0 +1,223 @@
+//! The Knowledge page (issue 52 §4): what the business tells its agents. Try a question and see
+//! the passages it finds with their scores; the facts (hours, address, prices) as a table; the
+//! FAQ entries, each with its other ways of asking. Added, changed and deleted here.
+use crate::knowledge::api::{delete_knowledge, list_knowledge, save_fact, save_faq, try_question};
+use crate::knowledge::model::{FactInput, FaqInput, SourceKind, SourceView, TryResult};
+use crate::ui::components::{ConfirmButton, ErrorBanner};
+use dioxus::prelude::*;
+use uuid::Uuid;
+
+#[component]
+pub fn Knowledge() -> Element {
+    rsx! {
+        div { class: "page knowledge-page",
+            header { class: "page-head", h1 { "Knowledge" } }
+            p { class: "muted",
+                "What your agents know about the business. They answer from these words, and say they will check with the team when these do not answer."
+            }
+            TryQuestion {}
+            Sources { kind: SourceKind::Fact }
+            Sources { kind: SourceKind::Faq }
+        }
+    }
+}
+
+/// "Try a question": the passages a question finds, best first, texting no one.
+#[component]
+fn TryQuestion() -> Element {
+    let mut question = use_signal(String::new);
+    let mut result = use_signal(|| None::<TryResult>);
+    let mut error = use_signal(|| None::<String>);
+    let ask = move |e: FormEvent| async move {
+        e.prevent_default();
+        match try_question(question()).await {
+            Ok(r) => {
+                result.set(Some(r));
+                error.set(None);
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    rsx! {
+        section { class: "card", id: "try-question-card",
+            h2 { "Try a question" }
+            form { class: "try-form", onsubmit: ask,
+                input { id: "try-question", "aria-label": "A question a customer might text", placeholder: "How much is whitening?", value: "{question}", oninput: move |e| question.set(e.value()) }
+                button { id: "try-ask", class: "primary", r#type: "submit", "Ask" }
+            }
+            ErrorBanner { message: error() }
+            if let Some(r) = result() {
+                if r.hits.is_empty() {
+                    p { id: "try-none", class: "muted", "Nothing in the knowledge matches. An agent would say it will check with the team." }
+                } else {
+                    if !r.hits[0].answers() {
+                        p { id: "try-none", class: "muted", "Nothing here answers it clearly. An agent would say it will check with the team." }
+                    }
+                    ol { class: "plain-list", id: "try-hits",
+                        for h in r.hits.clone() {
+                            li { key: "{h.passage_id}", class: "try-hit", "data-answers": "{h.answers()}",
+                                span { class: "badge", "{h.source_kind.label()}" } " "
+                                strong { class: "try-source", "{h.source_title}" } " "
+                                span { class: "muted small try-score", "{(h.score * 100.0).round()}% of the question" }
+                                if h.answers() { " " span { class: "badge ok", "Answers it" } }
+                                p { class: "try-text", "{h.answer.clone().unwrap_or(h.text.clone())}" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+const ASKED_SEP: &str = " · ";
+
+/// A source's state in words: "ready · 1 passage · added by Dana", or why it failed.
+fn meta(s: &SourceView) -> String {
+    let mut words = s.status.to_string();
+    if let Some(e) = &s.error {
+        words.push_str(&format!(": {e}"));
+    }
+    words.push_str(&format!(" · {}", crate::format::count(s.passages as usize, "passage", "passages")));
+    if let Some(by) = &s.added_by {
+        words.push_str(&format!(" · added by {by}"));
+    }
+    words
+}
+
+/// A fact or an FAQ entry being written: its id when changing one.
+#[derive(Clone, Default, PartialEq)]
+struct Draft {
+    id: Option<Uuid>,
+    title: String,
+    body: String,
+    alternatives: String,
+}
+
+impl Draft {
+    fn of(s: &SourceView) -> Draft {
+        Draft {
+            id: Some(s.id),
+            title: s.title.clone(),
+            body: s.body.clone(),
+            alternatives: s.alternatives.join("\n"),
+        }
+    }
+}
+
+/// The sources of one kind, a page at a time, and the form that adds or changes one.
+#[component]
+fn Sources(kind: SourceKind) -> Element {
+    let mut first = use_resource(move || list_knowledge(Some(kind), None));
+    let mut later = use_signal(Vec::<SourceView>::new);
+    let mut next = use_signal(|| None::<String>);
+    let mut draft = use_signal(Draft::default);
+    let mut error = use_signal(|| None::<String>);
+    let mut reload = move || {
+        later.set(vec![]);
+        next.set(None);
+        first.restart();
+    };
+    let save = move |e: FormEvent| async move {
+        e.prevent_default();
+        let d = draft();
+        let saved = match kind {
+            SourceKind::Faq => {
+                let input = FaqInput {
+                    question: d.title,
+                    answer: d.body,
+                    alternatives: d.alternatives.lines().map(str::to_owned).collect(),
+                };
+                save_faq(d.id, input).await
+            }
+            _ => save_fact(d.id, FactInput { label: d.title, value: d.body }).await,
+        };
+        match saved {
+            Ok(_) => {
+                draft.set(Draft::default());
+                error.set(None);
+                reload();
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let remove = move |id: Uuid| async move {
+        match delete_knowledge(id).await {
+            Ok(()) => reload(),
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let more = move |after: String| async move {
+        match list_knowledge(Some(kind), Some(after)).await {
+            Ok(p) => {
+                later.write().extend(p.items);
+                next.set(p.next);
+            }
+            Err(err) => error.set(Some(err.to_string())),
+        }
+    };
+    let (slug, heading, title_label, body_label) = match kind {
+        SourceKind::Faq => ("faq", "Questions and answers", "Question", "Answer"),
+        _ => ("fact", "Facts", "Label (e.g. Saturday hours)", "Value (e.g. 9am to 1pm)"),
+    };
+    rsx! {
+        section { class: "card knowledge-sources", id: "{slug}-card",
+            h2 { "{heading}" }
+            ErrorBanner { message: error() }
+            match first.read().clone() {
+                None => rsx! { p { class: "muted", "Loading…" } },
+                Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
+                Some(Ok(page)) => {
+                    let mut items = page.items.clone();
+                    items.extend(later());
+                    let cursor = if later().is_empty() { page.next.clone() } else { next() };
+                    rsx! {
+                        ul { class: "plain-list", id: "{slug}-list",
+                            for s in items.clone() {
+                                li { key: "{s.id}", class: "knowledge-row", "data-status": "{s.status}",
+                                    div { class: "knowledge-words",
+                                        strong { "{s.title}" }
+                                        span { class: "knowledge-body", " {s.body}" }
+                                        if !s.alternatives.is_empty() {
+                                            span { class: "muted small", " Also asked: {s.alternatives.join(ASKED_SEP)}" }
+                                        }
+                                    }
+                                    div { class: "muted small knowledge-meta", "{meta(&s)}" }
+                                    div { class: "row-actions",
+                                        button { class: "link-button", r#type: "button", onclick: move |_| draft.set(Draft::of(&s)), "Edit" }
+                                        ConfirmButton { id: "delete-knowledge-{s.id}", class: "link-button", label: "Delete",
+                                            question: "Delete “{s.title}”?", onconfirm: move |_| { spawn(remove(s.id)); } }
+                                    }
+                                }
+                            }
+                        }
+                        p { class: "muted small",
+                            if page.total == 0 { "None yet." } else { "{items.len()} of {page.total} shown." }
+                        }
+                        if let Some(after) = cursor {
+                            button { class: "secondary show-more", r#type: "button", onclick: move |_| more(after.clone()), "Show more" }
+                        }
+                    }
+                }
+            }
+            form { class: "knowledge-form", onsubmit: save,
+                label { r#for: "{slug}-title", "{title_label}" }
+                input { id: "{slug}-title", value: "{draft.read().title}", oninput: move |e| draft.write().title = e.value() }
+                label { r#for: "{slug}-body", "{body_label}" }
+                textarea { id: "{slug}-body", rows: "2", value: "{draft.read().body}", oninput: move |e| draft.write().body = e.value() }
+                if kind == SourceKind::Faq {
+                    label { r#for: "faq-alternatives", "Other ways of asking (one a line)" }
+                    textarea { id: "faq-alternatives", rows: "2", value: "{draft.read().alternatives}", oninput: move |e| draft.write().alternatives = e.value() }
+                }
+                div { class: "form-actions",
+                    button { id: "{slug}-save", class: "primary", r#type: "submit",
+                        if draft.read().id.is_some() { "Save changes" } else if kind == SourceKind::Faq { "Add question" } else { "Add fact" }
+                    }
+                    if draft.read().id.is_some() {
+                        button { class: "secondary", r#type: "button", onclick: move |_| draft.set(Draft::default()), "Cancel" }
+                    }
+                }
+            }
+        }
+    }
+}
