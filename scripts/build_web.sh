@@ -113,19 +113,23 @@ FULL_JS=$CLIENT_JS
 esbuild "$ROOT/assets/main.css" --outfile="$STAGE/main.css" --log-level=warning --minify
 CSS_NAME="main-dxh$(hash_of "$STAGE/main.css").css"
 mv "$STAGE/main.css" "$PUB/assets/$CSS_NAME"
+# The seldom-opened pages' rules: linked by the full client's template only.
+esbuild "$ROOT/assets/full.css" --outfile="$STAGE/full.css" --log-level=warning --minify
+FULL_CSS_NAME="full-dxh$(hash_of "$STAGE/full.css").css"
+mv "$STAGE/full.css" "$PUB/assets/$FULL_CSS_NAME"
 
 # The page templates the server renders into (dioxus-server splits them at id="main"): the title,
 # the stylesheet and a preload of the module in the head, the module at the end of the body.
 template() {
-  local js=$1 out=$2
-  local head="<link rel=\"stylesheet\" href=\"/assets/$CSS_NAME\"><link rel=\"modulepreload\" href=\"/assets/$js\">"
+  local js=$1 out=$2 extra=${3:-}
+  local head="<link rel=\"stylesheet\" href=\"/assets/$CSS_NAME\">$extra<link rel=\"modulepreload\" href=\"/assets/$js\">"
   local body="<script type=\"module\" async src=\"/assets/$js\"></script>"
   sed -e "s|{app_title}|Herald|" -e "s|</head>|$head</head>|" -e "s|</body>|$body</body>|" \
     "$ROOT/index.html" >"$out"
   grep -q "$js" "$out" || { echo "build_web: index.html has no </body>" >&2; exit 1; }
 }
 template "$FIRST_JS" "$PUB/index.html"
-template "$FULL_JS" "$PUB/index-full.html"
+template "$FULL_JS" "$PUB/index-full.html" "<link rel=\"stylesheet\" href=\"/assets/$FULL_CSS_NAME\">"
 
 # Brotli at its best (quality 11) beside each hashed asset; the server adds gzip at start-up.
 node -e '

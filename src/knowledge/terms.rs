@@ -142,6 +142,7 @@ const CONCEPTS: &[&[&str]] = &[
     &["cancel", "reschedul", "move"],
     &["week", "weekday"],
     &["new", "first"],
+    &["spanish", "español", "espanol"],
 ];
 
 /// One word's term: its stem folded to its concept, or None for a common word.

@@ -20,6 +20,9 @@ const MAX_PAGE_BYTES: usize = 16 << 20;
 pub struct Clients {
     first_load: String,
     full: String,
+    /// The stylesheets only the full client's template links (the seldom pages' rules), as
+    /// their `<link>` tags.
+    full_css: String,
 }
 
 impl Clients {
@@ -28,17 +31,41 @@ impl Clients {
     pub fn read(public: &Path) -> Option<Self> {
         let first = std::fs::read_to_string(public.join("index.html")).ok()?;
         let full = std::fs::read_to_string(public.join(FULL_TEMPLATE)).ok()?;
+        let first_sheets = stylesheets(&first);
         let clients = Self {
             first_load: script(&first)?,
             full: script(&full)?,
+            full_css: stylesheets(&full)
+                .into_iter()
+                .filter(|s| !first_sheets.contains(s))
+                .map(|href| format!("<link rel=\"stylesheet\" href=\"{href}\">"))
+                .collect(),
         };
         (clients.first_load != clients.full).then_some(clients)
     }
 
-    /// `page` loading the full client: its preload and its script name the full client's file.
+    /// `page` loading the full client: its preload and its script name the full client's file,
+    /// and its head links the full client's own stylesheets.
     pub fn swap(&self, page: &str) -> String {
-        page.replace(&self.first_load, &self.full)
+        let page = page.replace(&self.first_load, &self.full);
+        match page.find("</head>") {
+            Some(at) if !self.full_css.is_empty() && !page.contains(&self.full_css) => {
+                format!("{}{}{}", &page[..at], self.full_css, &page[at..])
+            }
+            _ => page,
+        }
     }
+}
+
+/// The addresses of the stylesheets a page template links, in order.
+fn stylesheets(page: &str) -> Vec<String> {
+    page.match_indices("<link rel=\"stylesheet\" href=\"")
+        .filter_map(|(at, tag)| {
+            let start = at + tag.len();
+            let end = page[start..].find('"')? + start;
+            Some(page[start..end].to_owned())
+        })
+        .collect()
 }
 
 /// The address of the module script a page template loads.
@@ -98,13 +125,19 @@ mod tests {
         assert_eq!(Clients::read(&dir), None, "one client: nothing to swap");
         std::fs::write(
             dir.join(FULL_TEMPLATE),
-            FIRST.replace("herald-dxh01", "herald-full-dxh02"),
+            FIRST.replace("herald-dxh01", "herald-full-dxh02").replace(
+                "<head>",
+                r#"<head><link rel="stylesheet" href="/assets/full-dxh03.css">"#,
+            ),
         )
         .unwrap();
         let clients = Clients::read(&dir).unwrap();
         let page = clients.swap(FIRST);
         assert!(!page.contains("herald-dxh01"), "{page}");
         assert_eq!(page.matches("/assets/herald-full-dxh02.js").count(), 2);
+        // The seldom pages' stylesheet comes with the full client, once.
+        assert_eq!(page.matches("/assets/full-dxh03.css").count(), 1, "{page}");
+        assert_eq!(clients.swap(&page), page, "swapped twice, the same");
         std::fs::remove_dir_all(&dir).unwrap();
 
         assert!(wants_full_client("/settings"));

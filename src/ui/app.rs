@@ -91,12 +91,15 @@ impl Route {
     }
 }
 
-/// The desktop and mobile apps load the stylesheet from the source tree. The web build links its
+/// The desktop and mobile apps load the stylesheets (the seldom pages' too) from the source tree. The web build links its
 /// minified, hashed copy from index.html (scripts/build_web.sh), so neither the server nor the
 /// wasm client carries an asset record for it.
 #[cfg(not(any(feature = "web", feature = "server")))]
 fn stylesheet() -> Element {
-    rsx! { document::Stylesheet { href: asset!("/assets/main.css") } }
+    rsx! {
+        document::Stylesheet { href: asset!("/assets/main.css") }
+        document::Stylesheet { href: asset!("/assets/full.css") }
+    }
 }
 
 #[cfg(any(feature = "web", feature = "server"))]

@@ -93,6 +93,7 @@ async fn every_page_passes_axe(backend: Backend, screen: Screen) {
         format!("/messaging/{}", ids.contact),
         "/contacts".into(),
         "/contacts/import".into(),
+        "/knowledge".into(),
         format!("/contacts/{}", ids.contact),
         "/numbers".into(),
         "/simulator".into(),

@@ -18,6 +18,7 @@ mod email;
 mod first_load;
 mod full_client;
 mod harness;
+mod knowledge;
 mod learning;
 mod live_tabs;
 mod messaging;
