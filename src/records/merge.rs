@@ -23,6 +23,7 @@ use crate::contacts::opt_out::{self, Because, OptOutSource};
 use crate::contacts::profile_model::MergeReport;
 use crate::contacts::service::find_in_org;
 use crate::error::{AppError, AppResult};
+use crate::format::count;
 use crate::inbox::notes::entity as note;
 use crate::live_event::LiveEvent;
 use crate::messaging::entity as message;
@@ -233,11 +234,15 @@ fn source_of(out: &crate::contacts::entity::suppression::Model) -> OptOutSource 
 /// The audit entry's detail: what moved and what consent was kept.
 fn audit_detail(r: &MergeReport) -> String {
     format!(
-        "{} texts, {} notes, {} scheduled texts, {} campaign items; consent kept: {}{}",
-        r.messages,
-        r.notes,
-        r.scheduled_texts,
-        r.campaign_items,
+        "{}, {}, {}, {}; consent kept: {}{}",
+        count(r.messages as usize, "text", "texts"),
+        count(r.notes as usize, "note", "notes"),
+        count(
+            r.scheduled_texts as usize,
+            "scheduled text",
+            "scheduled texts"
+        ),
+        count(r.campaign_items as usize, "campaign item", "campaign items"),
         r.consent_label,
         if r.opted_out { "; opted out" } else { "" }
     )

@@ -66,6 +66,7 @@ mod email;
 mod engines;
 mod for_each;
 mod hardening;
+mod import_crash;
 mod inbound_throughput;
 mod inbox_scale;
 mod knowledge;

@@ -2,7 +2,6 @@
 //! rendered, what its texts would cost, and once it has items, its progress from SQL.
 use super::items::{audience_contacts, contact_item, progress};
 use crate::error::AppResult;
-use crate::format::grouped;
 use crate::plans::entity::plan;
 use crate::platform::AppState;
 use crate::steps::each::{item_arguments, source_of, Source};
@@ -84,9 +83,9 @@ pub async fn each_view(
             .unwrap_or(1);
         let cost = (n * per) as f64 * crate::campaign::segments::COST_PER_SEGMENT;
         view.cost = Some(format!(
-            "About {} texts × {per} segment{} · about ${cost:.2}",
-            grouped(n),
-            if per == 1 { "" } else { "s" }
+            "About {} × {} · about ${cost:.2}",
+            crate::format::count(n as usize, "text", "texts"),
+            crate::format::count(per as usize, "segment", "segments")
         ));
     }
     Ok(view)

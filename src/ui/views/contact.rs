@@ -188,7 +188,7 @@ fn MergeCard(keep: ContactView, on_merged: EventHandler<()>) -> Element {
             }
             if let Some((dup, r)) = chosen() {
                 div { class: "merge-preview-box", id: "merge-report",
-                    p { "Merging {dup.name} into {keep.name} moves {r.messages} texts, {r.notes} notes, {r.scheduled_texts} scheduled texts, {r.campaign_items} campaign items and {r.threads_moved + r.threads_archived} agent threads, then removes the duplicate." }
+                    p { "Merging {dup.name} into {keep.name} moves {moves(&r)}, then removes the duplicate." }
                     ul {
                         if !r.tags_added.is_empty() { li { "Tags added: {r.tags_added.join(\", \")}" } }
                         li { "Consent kept (the stricter): {r.consent_label}" }
@@ -200,4 +200,17 @@ fn MergeCard(keep: ContactView, on_merged: EventHandler<()>) -> Element {
             }
         }
     }
+}
+
+/// What a merge moves, each count with its noun in agreement.
+fn moves(r: &crate::contacts::profile_model::MergeReport) -> String {
+    use crate::format::count;
+    format!(
+        "{}, {}, {}, {} and {}",
+        count(r.messages as usize, "text", "texts"),
+        count(r.notes as usize, "note", "notes"),
+        count(r.scheduled_texts as usize, "scheduled text", "scheduled texts"),
+        count(r.campaign_items as usize, "campaign item", "campaign items"),
+        count((r.threads_moved + r.threads_archived) as usize, "agent thread", "agent threads"),
+    )
 }

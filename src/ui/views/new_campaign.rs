@@ -114,6 +114,7 @@ pub fn NewCampaign(audience: String) -> Element {
         Some(Some(Ok(s))) => s.reachable,
         _ => 0,
     };
+    let for_texts = crate::format::count(reachable as usize, "text", "texts");
     let mms = !pictures().is_empty();
     let each = if mms {
         crate::campaign::segments::COST_PER_MMS
@@ -210,7 +211,7 @@ pub fn NewCampaign(audience: String) -> Element {
                 p { class: "muted small", id: "campaign-length",
                     "{body().chars().count()} characters · "
                     if mms { "1 MMS each" } else { "{seg.label()}" }
-                    " · about ${total_cost:.2} for {grouped(reachable)} texts"
+                    " · about ${total_cost:.2} for {for_texts}"
                 }
                 div { class: "campaign-pictures",
                     for p in pictures() {

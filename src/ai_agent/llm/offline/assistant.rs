@@ -93,7 +93,8 @@ pub(super) fn assistant_step(t: &Turn) -> Completion {
         }
         Intent::Steps(r) => super::steps::steps_step(t, &r),
         Intent::CountContacts => lookup(t, json!({}), |r| {
-            format!("You have {} contacts.", r["count"])
+            let n = r["count"].as_u64().unwrap_or(0) as usize;
+            format!("You have {}.", crate::format::count(n, "contact", "contacts"))
         }),
         Intent::OptedOut => lookup(t, json!({"opted_out": true}), |r| {
             listing(r, "contact has opted out", "contacts have opted out")
