@@ -11,6 +11,18 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
+/// The organisation's name, for words on a page or in an email; empty should the read fail,
+/// so that what shows it still goes out.
+pub async fn organization_name(state: &AppState, id: Uuid) -> String {
+    organization::Entity::find_by_id(id)
+        .one(&state.db)
+        .await
+        .ok()
+        .flatten()
+        .map(|o| o.name)
+        .unwrap_or_default()
+}
+
 pub fn normalize_email(email: &str) -> String {
     email.trim().to_lowercase()
 }

@@ -2,11 +2,9 @@
 //! desktop, the top bar and tab bar on a phone, as in the app's own shell, but plain links with
 //! no wasm. On a phone the drawer opens from its anchor (`#sidebar`, CSS `:target`) and closes
 //! from the scrim's.
-use crate::auth::entity::organization;
 use crate::auth::session::Member;
 use crate::platform::AppState;
 use dioxus::prelude::*;
-use sea_orm::EntityTrait;
 
 /// The sidebar's pages: (address, id, words).
 const PAGES: [(&str, &str, &str); 14] = [
@@ -45,13 +43,7 @@ pub async fn signed_in_document(
     body: MainHtml,
 ) -> String {
     // The name is the only thing read; a page still renders should that read fail.
-    let org = organization::Entity::find_by_id(member.organization_id)
-        .one(&state.db)
-        .await
-        .ok()
-        .flatten()
-        .map(|o| o.name)
-        .unwrap_or_default();
+    let org = crate::auth::service::organization_name(state, member.organization_id).await;
     super::document(state, title, navigation(&org, active, body))
 }
 

@@ -128,13 +128,7 @@ async fn send_invitation(
     url: &str,
     role: Role,
 ) -> bool {
-    let org = organization::Entity::find_by_id(owner.organization_id)
-        .one(&state.db)
-        .await
-        .ok()
-        .flatten()
-        .map(|o| o.name)
-        .unwrap_or_default();
+    let org = crate::auth::service::organization_name(state, owner.organization_id).await;
     let inviter = user::Entity::find_by_id(owner.user_id)
         .one(&state.db)
         .await
