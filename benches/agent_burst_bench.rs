@@ -56,6 +56,7 @@ fn main() {
                 reply_send_limit: 2,
                 reply_reads_org_wide: false,
                 sees_pictures: false,
+                answer_only: None,
             };
             herald::ai_agent::service::update(&state, &member, agent.id, &input).await.unwrap();
         }

@@ -62,6 +62,7 @@ mod m20261207_000058_campaign_send_after;
 mod m20261207_000059_email;
 mod m20261207_000060_contact_import;
 mod m20261207_000061_knowledge;
+mod m20261207_000062_grounded_replies;
 mod platform_agent;
 
 pub struct Migrator;
@@ -131,6 +132,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000059_email::Migration),
             Box::new(m20261207_000060_contact_import::Migration),
             Box::new(m20261207_000061_knowledge::Migration),
+            Box::new(m20261207_000062_grounded_replies::Migration),
         ]
     }
 }

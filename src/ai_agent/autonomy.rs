@@ -1,7 +1,7 @@
 //! An owner's approval of an autonomous agent covers what it was approved with. While an agent
 //! sends by itself, only an owner may widen it: its persona, goals or rules, org-wide reads, seeing
-//! pictures, a higher send limit, planning, a looser plan approval, or its lessons. A member may
-//! still switch it back to suggest mode, and edit it there.
+//! pictures, a higher send limit, planning, a looser plan approval, answering beyond its knowledge,
+//! or its lessons. A member may still switch it back to suggest mode, and edit it there.
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::model::ApprovalPolicy;
 use crate::ai_agent::model::{AgentInput, SendMode};
@@ -34,6 +34,9 @@ pub fn widening(old: &ai_agent::Model, new: &AgentInput) -> Vec<&'static str> {
     }
     if looseness(new.plan_approval) > looseness(was.plan_approval) {
         out.push("a looser plan approval");
+    }
+    if was.answer_only && new.answer_only == Some(false) {
+        out.push("answering beyond its knowledge");
     }
     out
 }

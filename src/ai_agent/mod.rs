@@ -1,6 +1,8 @@
 //! AI agents: Text Reply agents with long-lived per-contact threads, the model seam, the tools,
 //! the legacy suggester, suggestions and notifications.
 pub mod api;
+#[cfg(not(feature = "first-load"))]
+pub mod knowledge_api;
 pub mod learning;
 pub mod model;
 pub mod text_agents_api;
@@ -12,9 +14,13 @@ pub mod assistant;
 #[cfg(feature = "server")]
 pub mod autonomy;
 #[cfg(feature = "server")]
+pub mod dry_run;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod events;
+#[cfg(feature = "server")]
+pub mod grounding;
 #[cfg(feature = "server")]
 pub mod history;
 #[cfg(feature = "server")]
@@ -39,6 +45,8 @@ pub mod runtime;
 pub mod service;
 #[cfg(feature = "server")]
 pub mod settings;
+#[cfg(feature = "server")]
+pub mod sources;
 #[cfg(feature = "server")]
 pub mod suggestions;
 #[cfg(feature = "server")]

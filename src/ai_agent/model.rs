@@ -91,6 +91,13 @@ pub struct AgentView {
     pub reply_reads_org_wide: bool,
     /// Whether a hosted model with vision is shown the pictures contacts send.
     pub sees_pictures: bool,
+    /// "Answer only from knowledge": a question the knowledge does not answer gets the holding
+    /// reply and goes to the agent's owner.
+    #[serde(default)]
+    pub answer_only: bool,
+    /// The knowledge sources it answers from; None: all of them.
+    #[serde(default)]
+    pub knowledge_sources: Option<Vec<Uuid>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -110,6 +117,9 @@ pub struct AgentInput {
     pub reply_reads_org_wide: bool,
     #[serde(default)]
     pub sees_pictures: bool,
+    /// "Answer only from knowledge". Unsaid (None): on for a new agent, unchanged for an edit.
+    #[serde(default)]
+    pub answer_only: Option<bool>,
 }
 
 fn default_reply_send_limit() -> u32 {
@@ -174,6 +184,9 @@ pub struct ThreadEventView {
 pub struct SuggestionOption {
     pub body: String,
     pub confidence: f64,
+    /// The business's knowledge the option uses: "From: Pricing FAQ".
+    #[serde(default)]
+    pub sources: Vec<crate::messaging::model::MessageSource>,
 }
 
 /// Reply options for one inbound message, from an agent or the legacy suggester.
@@ -276,4 +289,24 @@ pub struct TextAgentView {
     pub confidence_threshold: f64,
     pub number_ids: Vec<Uuid>,
     pub contacts: Vec<(Uuid, String)>,
+}
+
+/// What "Try a question" shows for one agent: the reply it would give, from which knowledge, or
+/// what it refused and whom it would ask.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentTry {
+    pub agent_id: Uuid,
+    pub agent: String,
+    /// Whether it drafts for a person (suggest mode) rather than sending.
+    pub suggests: bool,
+    /// The model it runs on.
+    pub model: String,
+    pub answer_only: bool,
+    pub reply: Option<String>,
+    /// The knowledge the reply used, by title.
+    pub sources: Vec<String>,
+    /// Replies the check refused (figures from nowhere).
+    pub refused: Vec<String>,
+    /// Why it would hand the conversation to its owner.
+    pub escalation: Option<String>,
 }

@@ -263,6 +263,7 @@ mod tests {
                 rolled_up: false,
                 outcome_rolled: false,
                 agent_id: None,
+                cites: None,
             },
             number: crate::phone_numbers::entity::Model {
                 id: Uuid::nil(),

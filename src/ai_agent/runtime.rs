@@ -316,6 +316,17 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
     if planning {
         tools.retain(|t| t.def().name != "enter_plan_mode");
     }
+    // The business's knowledge for the turn's questions, looked up before the model is called.
+    let inputs: Vec<AiThreadEventPayload> = start.inputs().iter().filter_map(payload_of).collect();
+    let grounding = crate::ai_agent::grounding::for_turn(
+        state,
+        t.thread.organization_id,
+        &t.settings,
+        &inputs,
+        t.reply.is_some(),
+    )
+    .await?;
+    let knowledge_block = grounding.prompt_block();
     let ctx = ToolCtx {
         state: state.clone(),
         agent: t.agent.clone(),
@@ -326,6 +337,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
         scope,
         plan_id: None,
         taint: Default::default(),
+        knowledge: std::sync::Mutex::new(grounding),
     };
     for _ in 0..state.runtime().max_steps {
         if lease.is_lost() {
@@ -361,7 +373,7 @@ pub async fn run_turn(state: &AppState, lease: &Lease, start: &TurnStart) -> Res
             planning
                 .then_some(PlanningTier::Planning)
                 .or(planning_enabled.then_some(PlanningTier::Available)),
-        );
+        ) + &knowledge_block;
         let msgs = well_formed_seeing(&[base.as_slice(), fresh.as_slice()].concat(), &images);
         let defs = definitions(&tools, planning);
         let completion = complete_with_retry(state, &system, &msgs, &defs).await?;

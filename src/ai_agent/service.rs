@@ -56,13 +56,25 @@ pub async fn clone_platform_agents_for_member<C: ConnectionTrait>(
             send_mode: Set(src.send_mode),
             attach_domain_tools: Set(src.attach_domain_tools),
             tools_allowlist: Set(src.tools_allowlist),
-            config_payload: Set(src.config_payload),
+            config_payload: Set(new_agent_payload(src.config_payload)),
             created_at: Set(now),
         }
         .insert(db)
         .await?;
     }
     Ok(())
+}
+
+/// A new agent's settings from its platform template: it answers only from knowledge unless the
+/// template says otherwise.
+fn new_agent_payload(mut payload: serde_json::Value) -> serde_json::Value {
+    use crate::ai_agent::settings::ANSWER_ONLY_KEY;
+    if let Some(map) = payload.as_object_mut() {
+        map.entry(ANSWER_ONLY_KEY).or_insert(json!(true));
+    } else {
+        payload = json!({ ANSWER_ONLY_KEY: true });
+    }
+    payload
 }
 
 /// The agent owner's membership, which grants the domain tools; None if they left the organisation.
@@ -98,7 +110,11 @@ pub async fn find_in_org<C: ConnectionTrait>(
         .ok_or_else(|| AppError::not_found("Agent"))
 }
 
-async fn to_view(state: &AppState, member: &Member, a: ai_agent::Model) -> AppResult<AgentView> {
+pub(crate) async fn to_view(
+    state: &AppState,
+    member: &Member,
+    a: ai_agent::Model,
+) -> AppResult<AgentView> {
     let owner_name = match a.user_id {
         Some(u) => user::Entity::find_by_id(u)
             .one(&state.db)
@@ -121,6 +137,8 @@ async fn to_view(state: &AppState, member: &Member, a: ai_agent::Model) -> AppRe
         reply_send_limit: s.reply_send_limit,
         reply_reads_org_wide: s.reply_reads_org_wide,
         sees_pictures: s.sees_pictures,
+        answer_only: s.answer_only,
+        knowledge_sources: s.knowledge_sources,
         id: a.id,
         name: a.name,
         persona: a.persona,
@@ -169,10 +187,13 @@ fn clean(input: &AgentInput) -> AppResult<AgentInput> {
         reply_send_limit: input.reply_send_limit,
         reply_reads_org_wide: input.reply_reads_org_wide,
         sees_pictures: input.sees_pictures,
+        answer_only: input.answer_only,
     })
 }
 
-fn settings_of(c: &AgentInput) -> AgentSettings {
+/// The settings an input gives, over what the agent had (`was`; None for a new agent): an unsaid
+/// `answer_only` keeps its value (on for a new agent), and its sources stay as they were.
+fn settings_of(c: &AgentInput, was: Option<&AgentSettings>) -> AgentSettings {
     AgentSettings {
         rules: c.rules.clone(),
         planning_enabled: c.planning_enabled,
@@ -180,6 +201,8 @@ fn settings_of(c: &AgentInput) -> AgentSettings {
         reply_send_limit: c.reply_send_limit,
         reply_reads_org_wide: c.reply_reads_org_wide,
         sees_pictures: c.sees_pictures,
+        answer_only: c.answer_only.unwrap_or(was.is_none_or(|w| w.answer_only)),
+        knowledge_sources: was.and_then(|w| w.knowledge_sources.clone()),
     }
 }
 
@@ -190,7 +213,7 @@ pub async fn create(state: &AppState, member: &Member, input: &AgentInput) -> Ap
         member.require_owner()?;
     }
     let mut payload = json!({});
-    settings_of(&c).write_into(&mut payload);
+    settings_of(&c, None).write_into(&mut payload);
     let a = ai_agent::ActiveModel {
         id: Set(Uuid::new_v4()),
         organization_id: Set(Some(member.organization_id)),
@@ -249,7 +272,7 @@ pub async fn update(
         }
     }
     let mut payload = a.config_payload.clone();
-    settings_of(&c).write_into(&mut payload);
+    settings_of(&c, Some(&AgentSettings::of(&a))).write_into(&mut payload);
     let mut am: ai_agent::ActiveModel = a.into();
     am.name = Set(c.name);
     am.persona = Set(c.persona);

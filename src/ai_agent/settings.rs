@@ -20,7 +20,16 @@ pub struct AgentSettings {
     pub reply_reads_org_wide: bool,
     /// Whether a hosted model with vision is shown the pictures of the texts it answers.
     pub sees_pictures: bool,
+    /// Whether a question the knowledge does not answer gets the holding reply and goes to the
+    /// agent's owner, and a reply's figures are held to the knowledge (issue 52 §3). On for new
+    /// agents; off for those made before it existed until someone turns it on.
+    pub answer_only: bool,
+    /// The knowledge sources it answers from; None: all of the organisation's.
+    pub knowledge_sources: Option<Vec<uuid::Uuid>>,
 }
+
+/// The key `answer_only` is kept under.
+pub const ANSWER_ONLY_KEY: &str = "answer_only_from_knowledge";
 
 impl AgentSettings {
     pub fn of(agent: &ai_agent::Model) -> Self {
@@ -53,6 +62,18 @@ impl AgentSettings {
                 .get("sees_pictures")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            answer_only: p
+                .get(ANSWER_ONLY_KEY)
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            knowledge_sources: p
+                .get("knowledge_sources")
+                .and_then(Value::as_array)
+                .map(|ids| {
+                    ids.iter()
+                        .filter_map(|i| i.as_str().and_then(|s| s.parse().ok()))
+                        .collect()
+                }),
         }
     }
 
@@ -67,6 +88,8 @@ impl AgentSettings {
         payload["reply_send_limit"] = json!(self.reply_send_limit.min(MAX_REPLY_SEND_LIMIT));
         payload["reply_reads_org_wide"] = json!(self.reply_reads_org_wide);
         payload["sees_pictures"] = json!(self.sees_pictures);
+        payload[ANSWER_ONLY_KEY] = json!(self.answer_only);
+        payload["knowledge_sources"] = json!(self.knowledge_sources);
     }
 }
 
@@ -92,12 +115,23 @@ mod tests {
             reply_send_limit: 99,
             reply_reads_org_wide: true,
             sees_pictures: true,
+            answer_only: true,
+            knowledge_sources: Some(vec![uuid::Uuid::nil()]),
         };
         agent.config_payload = json!({"other": 1});
         s.write_into(&mut agent.config_payload);
         let back = AgentSettings::of(&agent);
         assert_eq!(back.reply_send_limit, MAX_REPLY_SEND_LIMIT, "capped");
         assert!(back.reply_reads_org_wide && back.planning_enabled && back.sees_pictures);
+        assert!(
+            back.answer_only && !d.answer_only,
+            "off for agents made before it existed"
+        );
+        assert_eq!(back.knowledge_sources, Some(vec![uuid::Uuid::nil()]));
+        assert_eq!(
+            d.knowledge_sources, None,
+            "all of the knowledge unless narrowed"
+        );
         assert_eq!(agent.config_payload["other"], 1);
     }
 }

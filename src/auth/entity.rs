@@ -58,6 +58,10 @@ pub mod organization {
         /// Domains a member's saved reply may turn into Herald short links, one per line.
         #[sea_orm(column_type = "Text", nullable)]
         pub short_link_domains: Option<String>,
+        /// What an agent says when the knowledge does not answer (migration 62); None: Herald's
+        /// own words (`knowledge::ground::HOLDING_REPLY`).
+        #[sea_orm(column_type = "Text", nullable)]
+        pub holding_reply: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

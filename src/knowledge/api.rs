@@ -60,3 +60,21 @@ server_fn! {
         Ok(TryResult { hits })
     }
 }
+
+server_fn! {
+    #[post("/api/knowledge/holding")]
+    /// What an agent says when the knowledge does not answer.
+    pub async fn holding_reply() -> Result<String, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::holding::of(&state.db, m.organization_id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/holding/set")]
+    /// Words the holding reply (owners only); empty goes back to Herald's words.
+    pub async fn set_holding_reply(text: String) -> Result<String, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::holding::set(&state, &m, &text).await
+    }
+}

@@ -10,6 +10,12 @@ pub mod demo;
 #[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
+pub mod figures;
+#[cfg(feature = "server")]
+pub mod ground;
+#[cfg(feature = "server")]
+pub mod holding;
+#[cfg(feature = "server")]
 pub mod retrieve;
 #[cfg(feature = "server")]
 pub mod service;

@@ -48,6 +48,8 @@ pub struct Model {
     pub outcome_rolled: bool,
     /// Outbound: the agent that wrote and sent it itself, an autonomous reply (migration 52).
     pub agent_id: Option<Uuid>,
+    /// Outbound: the knowledge the reply used, `[MessageSource]` (migration 62).
+    pub cites: Option<Json>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

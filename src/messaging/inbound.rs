@@ -169,6 +169,7 @@ pub async fn persist_inbound(
         rolled_up: Set(false),
         outcome_rolled: Set(false),
         agent_id: Set(None),
+        cites: Set(None),
     };
     let media =
         crate::media::copier::rows_for(org_id, message_id, &sms.media_urls, &sms.media_types, now);

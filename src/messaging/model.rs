@@ -59,6 +59,20 @@ pub struct MessageView {
     /// Herald's copies of the pictures and files it carried (a conversation's pages fill these).
     #[serde(default)]
     pub media: Vec<crate::media::model::MediaView>,
+    /// The business's knowledge an agent's reply used: "From: Pricing FAQ".
+    #[serde(default)]
+    pub sources: Vec<MessageSource>,
+}
+
+/// A passage of the business's knowledge a reply used, by its source's title.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MessageSource {
+    pub source_id: Uuid,
+    pub passage_id: Uuid,
+    pub title: String,
+    /// The passage's words as the reply used them, so a member can read it in place.
+    #[serde(default)]
+    pub excerpt: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

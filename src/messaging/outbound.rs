@@ -32,6 +32,8 @@ pub struct Outgoing<'a> {
     /// organisation, else outreach (`purpose_for`).
     pub purpose: Option<Purpose>,
     pub pictures: Pictures<'a>,
+    /// The knowledge an agent's reply used (`MessageView::sources`).
+    pub cites: &'a [crate::messaging::model::MessageSource],
 }
 
 /// A text's pictures. With any, it goes as one MMS.
@@ -62,6 +64,7 @@ impl<'a> Outgoing<'a> {
             key: None,
             purpose: None,
             pictures: Pictures::None,
+            cites: &[],
         }
     }
     pub fn origin(self, origin: Option<&'a str>) -> Self {
@@ -86,6 +89,10 @@ impl<'a> Outgoing<'a> {
     }
     pub fn pictures(self, pictures: Pictures<'a>) -> Self {
         Self { pictures, ..self }
+    }
+    /// Records the knowledge the text used.
+    pub fn citing(self, cites: &'a [crate::messaging::model::MessageSource]) -> Self {
+        Self { cites, ..self }
     }
 }
 
@@ -149,6 +156,7 @@ pub fn queued_row(
         rolled_up: NotSet,
         outcome_rolled: NotSet,
         agent_id: NotSet,
+        cites: NotSet,
     }
 }
 
@@ -208,6 +216,9 @@ pub async fn send(state: &AppState, out: Outgoing<'_>) -> AppResult<MessageView>
         state.clock.now(),
     );
     row.agent_id = Set(out.agent_id);
+    if !out.cites.is_empty() {
+        row.cites = Set(Some(serde_json::json!(out.cites)));
+    }
     write_with_pictures(state, (org_id, id), row, &pictures, take).await?;
     announce_and_deliver(state, org_id, out.contact_id, id).await
 }

@@ -31,6 +31,10 @@ pub fn to_view(m: message::Model) -> MessageView {
         send_state: m.send_state,
         seq: m.seq,
         media: vec![],
+        sources: m
+            .cites
+            .and_then(|c| serde_json::from_value(c).ok())
+            .unwrap_or_default(),
     }
 }
 

@@ -116,6 +116,7 @@ pub async fn seed<C: ConnectionTrait>(
                 rolled_up: NotSet,
                 outcome_rolled: NotSet,
                 agent_id: NotSet,
+                cites: NotSet,
             });
             if batch.len() == CHUNK {
                 message::Entity::insert_many(std::mem::take(&mut batch))

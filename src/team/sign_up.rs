@@ -92,6 +92,7 @@ pub async fn insert_organization_with_owner<C: ConnectionTrait>(
         business_close: Set(defaults::CLOSE_DEFAULT),
         api_tat_ms: Set(0),
         short_link_domains: Set(None),
+        holding_reply: Set(None),
     }
     .insert(txn)
     .await?;

@@ -25,7 +25,8 @@ pub use tags::{contact_ids, ListTags, TagContacts};
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::model::SendMode;
 use crate::ai_agent::tools::{
-    EscalateToUser, ProposeSmsReplies, ReplyContext, ToolSource, Toolset, TurnScope,
+    EscalateToUser, ProposeSmsReplies, ReplyContext, SearchKnowledge, ToolSource, Toolset,
+    TurnScope,
 };
 use crate::auth::session::Member;
 use crate::plans::planning_tools::{EnterPlanMode, PresentPlan};
@@ -73,6 +74,7 @@ fn domain_tools(
         tools.push(Box::new(FindQuietContacts));
         tools.push(Box::new(FindContacts));
         tools.push(Box::new(ListTags));
+        tools.push(Box::new(SearchKnowledge));
         tools.push(Box::new(SendSms));
     }
     match SendMode::parse(&agent.send_mode) {

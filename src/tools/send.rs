@@ -124,6 +124,7 @@ impl SendSms {
                 ));
             }
         }
+        crate::ai_agent::grounding::refuse_invented(ctx, body).await?;
         // Counted last, so a refused attempt does not use up the allowance.
         sends_left
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
@@ -239,8 +240,10 @@ impl AgentTool for SendSms {
             None => Purpose::Outreach,
         };
         let body = disclosed(ctx, ok.contact.id, number_id, &ok.body).await?;
+        let cites = crate::ai_agent::grounding::cites(ctx, &ok.body);
         let out = Outgoing::new(ctx.organization_id, ok.contact.id, number_id, &body)
             .by_agent(origin, ctx.agent.id)
+            .citing(&cites)
             .keyed(Some(key.uuid()))
             .purpose(purpose);
         let sent = send(&ctx.state, out).await?;

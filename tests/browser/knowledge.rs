@@ -1,7 +1,9 @@
 //! In Chromium, on a desktop (both databases) and a 390 px phone (issue 52 §4): the Knowledge
 //! page, from the navigation, lists the demo clinic's facts and FAQ entries; a question tried
 //! there finds the whitening price with its source; an FAQ entry added there answers the next
-//! question asked; deleting it takes it out of the answers again.
+//! question asked; deleting it takes it out of the answers again. The front desk's agent, tried
+//! there, answers from the knowledge with its source, and so do its drafts for a text sent from
+//! the simulator: "From: …", opened to the passage.
 use crate::harness::*;
 use crate::helpers::Backend;
 
@@ -72,6 +74,80 @@ async fn the_knowledge_page_answers_from_what_it_holds(backend: Backend, screen:
         .await;
     b.click("#try-ask").await;
     b.wait_for_text("#try-none", "check with the team").await;
+
+    // Tried, the front desk's agent would answer from the knowledge, citing it.
+    b.fill("#try-question", "how much is whitening?").await;
+    b.click("#try-ask").await;
+    b.wait_for_text(
+        "#try-replies .try-reply-text",
+        "In-office whitening is $350",
+    )
+    .await;
+    b.wait_for_text(
+        "#try-replies .cite",
+        "From: How much does teeth whitening cost?",
+    )
+    .await;
+    b.shot(&format!("{tag}-97-knowledge-agent-reply")).await;
+
+    // Its page has "Answer only from knowledge", on.
+    b.open(&format!("{}/agents", server.base)).await;
+    b.click(".agent-link").await;
+    b.wait_for("#agent-answer-only:checked").await;
+    b.wait_for_text("#agent-answer-only-hint", "holding reply")
+        .await;
+    // And its knowledge: all of it, or the sources ticked.
+    b.click("#agent-sources-all").await;
+    b.click("input.agent-source[data-title='Saturday hours']")
+        .await;
+    b.click("#agent-sources-save").await;
+    b.wait_for_text("#agent-sources .ok", "from 1 source only")
+        .await;
+    b.shot(&format!("{tag}-97b-agent-knowledge")).await;
+    b.click("#agent-sources-all").await;
+    b.click("#agent-sources-save").await;
+    b.wait_for_text("#agent-sources .ok", "from all of the knowledge")
+        .await;
+
+    // Texted from the simulator, the agent's drafts answer from the knowledge, with the source.
+    b.open(&format!("{}/simulator", server.base)).await;
+    b.fill("#sim-from", "+14155552699").await;
+    b.fill("#sim-body", "Hi, how much is teeth whitening?")
+        .await;
+    b.click("#sim-send").await;
+    b.wait_for_text("#sim-log", "whitening").await;
+    b.open(&format!("{}/messaging", server.base)).await;
+    b.wait_for_text(".conversation-item", "+14155552699").await;
+    let items = b
+        .client
+        .find_all(fantoccini::Locator::Css(".conversation-item"))
+        .await
+        .unwrap();
+    for item in items {
+        if item
+            .text()
+            .await
+            .unwrap_or_default()
+            .contains("+14155552699")
+        {
+            b.tap(&item).await;
+            break;
+        }
+    }
+    b.wait_for_text(
+        ".suggestion-card .suggestion-body",
+        "In-office whitening is $350",
+    )
+    .await;
+    b.wait_for_text(
+        ".suggestion-card .cite summary",
+        "From: How much does teeth whitening cost?",
+    )
+    .await;
+    b.click(".suggestion-card .cite summary").await;
+    b.wait_for_text(".suggestion-card .cite p", "take-home trays are $180")
+        .await;
+    b.shot(&format!("{tag}-98-grounded-drafts")).await;
     b.client.clone().close().await.unwrap();
 }
 

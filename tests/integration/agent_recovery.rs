@@ -26,7 +26,7 @@ async fn agent_org(client: &reqwest::Client, base: &str, mode: &str) -> Value {
     )
     .await;
     let agent = call(client, base, "/api/agents", Value::Null).await[0].clone();
-    let input = json!({"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "", "send_mode": mode});
+    let input = json!({"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "", "send_mode": mode, "answer_only": false});
     call(
         client,
         base,

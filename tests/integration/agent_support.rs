@@ -74,7 +74,9 @@ async fn setup_on(
         "the clone keeps the platform agent's send_mode"
     );
     let id = agent["id"].clone();
-    let input = json!({"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "Sign off as the Bright Smile team.", "send_mode": mode});
+    // These agents may answer beyond the knowledge (their tests are about other things); the
+    // knowledge's own tests turn "Answer only from knowledge" back on (`answer_only`).
+    let input = json!({"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "Sign off as the Bright Smile team.", "send_mode": mode, "answer_only": false});
     let _: Value = app
         .ok_as(
             &org.client,
@@ -127,6 +129,12 @@ pub async fn text_in(s: &Setup, sid: &str, from: &str, to: &str, body: &str) {
 }
 
 pub async fn first_message(s: &Setup) -> (Value, Value) {
+    let (item, messages) = conversation(s).await;
+    (item, messages[0].clone())
+}
+
+/// The inbox's first conversation and its messages, oldest first.
+pub async fn conversation(s: &Setup) -> (Value, Vec<Value>) {
     let list: Value = s.app.inbox(&s.org.client).await;
     let conv: Value = s
         .app
@@ -136,5 +144,24 @@ pub async fn first_message(s: &Setup) -> (Value, Value) {
             json!({"contact_id": list[0]["contact_id"]}),
         )
         .await;
-    (list[0].clone(), conv["messages"][0].clone())
+    (
+        list[0].clone(),
+        conv["messages"].as_array().cloned().unwrap_or_default(),
+    )
+}
+
+/// Turns "Answer only from knowledge" on or off for the setup's agent.
+pub async fn answer_only(s: &Setup, on: bool) {
+    let a = &s.agent;
+    let input = json!({"name": a["name"], "persona": a["persona"], "goals": a["goals"],
+        "rules": a["rules"], "send_mode": a["send_mode"], "answer_only": on});
+    let view: Value = s
+        .app
+        .ok_as(
+            &s.org.client,
+            "/api/agents/update",
+            json!({"id": a["id"], "input": input}),
+        )
+        .await;
+    assert_eq!(view["answer_only"], on);
 }

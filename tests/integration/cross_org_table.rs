@@ -265,6 +265,19 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Own,
             Member,
         ),
+        row(
+            "/api/knowledge/try_agents",
+            json!({"question": "how much is whitening?"}),
+            Own,
+            Member,
+        ),
+        row("/api/knowledge/holding", json!({}), Own, Member),
+        row(
+            "/api/knowledge/holding/set",
+            json!({"text": "Beta will check and text you back."}),
+            Own,
+            Owner,
+        ),
         // API keys: an owner's, of their own organisation only.
         row("/api/api_keys", json!({"before": null}), Own, Owner),
         row(
@@ -524,6 +537,12 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             json!({"id": a.agent, "number_ids": [a.number]}),
             NotFound,
             Owner,
+        ),
+        row(
+            "/api/agents/sources",
+            json!({"id": a.agent, "sources": [a.knowledge]}),
+            NotFound,
+            Member,
         ),
         row(
             "/api/agents/threads",

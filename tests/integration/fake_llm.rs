@@ -109,6 +109,11 @@ impl FakeLlm {
     pub fn request_count(&self) -> usize {
         self.requests.lock().unwrap().len()
     }
+    /// Every request so far, read the same way whatever the dialect.
+    pub fn seen(&self) -> Vec<Seen> {
+        let requests = self.requests.lock().unwrap();
+        requests.iter().map(|r| read(self.dialect, r)).collect()
+    }
     /// The settings that point Herald's rig client at this fake.
     pub fn settings(&self, timeout: Duration) -> herald::ai_agent::llm::rig::RigSettings {
         herald::ai_agent::llm::rig::RigSettings {

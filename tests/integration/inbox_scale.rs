@@ -189,6 +189,7 @@ async fn a_history_pages_in_the_order_texts_were_stored(backend: Backend) {
         rolled_up: NotSet,
         outcome_rolled: NotSet,
         agent_id: NotSet,
+        cites: NotSet,
     });
     // Stored in two statements, the later one first in UUID order as often as not.
     let rows: Vec<_> = rows.collect();

@@ -65,6 +65,7 @@ mod deploy_proxy;
 mod email;
 mod engines;
 mod for_each;
+mod grounded_replies;
 mod hardening;
 mod import_crash;
 mod inbound_throughput;

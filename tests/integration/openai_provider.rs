@@ -57,7 +57,7 @@ async fn setup(backend: Backend, fake: &MockServer, timeout: Duration) -> Option
     let number = app.add_number(&org, "+14155550100").await;
     let agents: Value = app.ok_as(&org.client, "/api/agents", Value::Null).await;
     let a = &agents[0];
-    let input = json!({"name": a["name"], "persona": a["persona"], "goals": a["goals"], "rules": "", "send_mode": "autonomous"});
+    let input = json!({"name": a["name"], "persona": a["persona"], "goals": a["goals"], "rules": "", "send_mode": "autonomous", "answer_only": false});
     let _: Value = app
         .ok_as(
             &org.client,

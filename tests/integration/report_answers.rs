@@ -73,6 +73,7 @@ async fn write(app: &TestApp, org: Uuid, t: Text<'_>) -> Uuid {
         rolled_up: NotSet,
         outcome_rolled: NotSet,
         agent_id: Set(t.agent),
+        cites: Set(None),
     })
     .exec(&app.state.db)
     .await

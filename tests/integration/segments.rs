@@ -290,6 +290,7 @@ async fn a_tag_plan_over_a_segment_is_resolved_rechecked_and_run(backend: Backen
         rolled_up: NotSet,
         outcome_rolled: NotSet,
         agent_id: NotSet,
+        cites: NotSet,
     })
     .exec(&app.state.db)
     .await

@@ -32,6 +32,7 @@ fn operator_ctx(app: &TestApp, agent: &ai_agent::Model) -> ToolCtx {
         scope: TurnScope::Operator,
         plan_id: None,
         taint: Default::default(),
+        knowledge: Default::default(),
     }
 }
 

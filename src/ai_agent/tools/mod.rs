@@ -6,9 +6,11 @@ pub mod effect;
 mod escalate;
 pub mod output;
 pub mod propose;
+mod search_knowledge;
 
 pub use escalate::{escalate_to_owner, EscalateToUser, Escalation};
 pub use propose::ProposeSmsReplies;
+pub use search_knowledge::SearchKnowledge;
 
 use crate::ai_agent::entity::ai_agent;
 use crate::ai_agent::llm::{ToolCall, ToolDef};
@@ -125,9 +127,20 @@ pub struct ToolCtx {
     /// Whose words the turn's context holds (`ai_agent::taint`); the runtime keeps it current
     /// before each round of calls. Clean for a plan's steps: a person approved them.
     pub taint: std::sync::Mutex<crate::ai_agent::taint::Taint>,
+    /// What the turn found in the business's knowledge (`ai_agent::grounding`), grown by
+    /// `search_knowledge`. Empty for a plan's steps.
+    pub knowledge: std::sync::Mutex<crate::knowledge::ground::Grounding>,
 }
 
 impl ToolCtx {
+    /// What the turn knows from the business's knowledge now.
+    pub fn knowledge(&self) -> crate::knowledge::ground::Grounding {
+        self.knowledge
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// Whose words the turn's context holds now.
     pub fn taint(&self) -> crate::ai_agent::taint::Taint {
         self.taint.lock().unwrap_or_else(|e| e.into_inner()).clone()

@@ -91,6 +91,11 @@ impl AgentTool for ProposeSmsReplies {
             .as_ref()
             .ok_or_else(|| ToolError::Refused("there is no inbound text to answer".into()))?;
         let options = parse_options(&args)?;
+        for (i, (body, _)) in options.iter().enumerate() {
+            crate::ai_agent::grounding::refuse_invented(ctx, body)
+                .await
+                .map_err(|e| ToolError::Refused(format!("Option {}: {e}", i + 1)))?;
+        }
         // The same call, re-run, proposes once.
         let existing = text_agent_suggestion::Entity::find()
             .filter(text_agent_suggestion::Column::SourceKey.eq(key.as_str()))
@@ -114,7 +119,11 @@ impl AgentTool for ProposeSmsReplies {
             message_id: Set(reply.message_id),
             suggestions: Set(json!(options
                 .iter()
-                .map(|(b, c)| json!({"body": b, "confidence": c}))
+                .map(|(b, c)| json!({
+                    "body": b,
+                    "confidence": c,
+                    "sources": crate::ai_agent::grounding::cites(ctx, b),
+                }))
                 .collect::<Vec<_>>())),
             created_at: Set(ctx.state.clock.now()),
             source_key: Set(Some(key.as_str().to_owned())),

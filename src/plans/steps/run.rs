@@ -307,6 +307,7 @@ pub(crate) async fn tool_ctx(state: &AppState, p: &plan::Model) -> AppResult<Too
         scope: TurnScope::Operator,
         plan_id: Some(p.id),
         taint: Default::default(),
+        knowledge: Default::default(),
     })
 }
 

@@ -76,6 +76,9 @@ pub fn MessageBubble(
                     span { class: "message-error", " · {err}" }
                 }
             }
+            if !message.sources.is_empty() {
+                super::Cited { sources: message.sources.clone() }
+            }
             if message.send_state == Some(crate::messaging::model::SendState::Unknown) {
                 InDoubt { id: message.id }
             }

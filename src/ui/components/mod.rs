@@ -1,5 +1,6 @@
 //! Shared pieces of UI used across pages.
 mod act;
+mod cited;
 mod composer;
 mod confirm;
 mod contact_form;
@@ -20,6 +21,7 @@ mod suggestions_panel;
 mod triage_bar;
 
 pub use act::{upload_picture, use_act, Act};
+pub use cited::Cited;
 pub use composer::Composer;
 pub use confirm::ConfirmButton;
 pub use contact_form::ContactForm;

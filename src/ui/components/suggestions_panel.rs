@@ -45,6 +45,7 @@ pub fn SuggestionsPanel(
                             for (i, option) in set.options.into_iter().enumerate() {
                                 div { class: "suggestion-card", key: "{i}",
                                     p { class: "suggestion-body", "{option.body}" }
+                                    super::Cited { sources: option.sources.clone() }
                                     div { class: "suggestion-foot",
                                         button {
                                             class: "use-reply secondary",

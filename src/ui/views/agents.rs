@@ -25,6 +25,7 @@ fn blank() -> AgentInput {
         reply_send_limit: 2,
         reply_reads_org_wide: false,
         sees_pictures: false,
+        answer_only: Some(true),
     }
 }
 
@@ -117,6 +118,7 @@ pub fn AgentDetail(agent_id: Uuid) -> Element {
                         numbers: numbers.read().clone().and_then(Result::ok).unwrap_or_default(),
                         on_saved: move |_| agent.restart(),
                     }
+                    super::agent_sources::AgentSources { agent: a.clone(), on_saved: move |_| agent.restart() }
                     crate::ui::components::LessonsCard { agent_id: a.id }
                 },
             }
@@ -172,6 +174,7 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
         reply_send_limit: agent.reply_send_limit,
         reply_reads_org_wide: agent.reply_reads_org_wide,
         sees_pictures: agent.sees_pictures,
+        answer_only: Some(agent.answer_only),
     });
     let mut error = use_signal(|| None::<String>);
     let mut saved = use_signal(|| false);
@@ -249,6 +252,22 @@ fn AgentForm(agent: AgentView, on_saved: EventHandler<()>) -> Element {
                 if form.read().reply_reads_org_wide {
                     p { class: "warning", id: "agent-reply-org-reads-warning",
                         "Warning: a contact's text could then ask the agent about other people. Their names, numbers and conversations become readable in every reply; sending stays limited to the contact who texted."
+                    }
+                }
+                label { class: "check",
+                    input {
+                        id: "agent-answer-only",
+                        r#type: "checkbox",
+                        checked: form.read().answer_only.unwrap_or(true),
+                        onchange: move |e| form.write().answer_only = Some(e.checked()),
+                    }
+                    " Answer only from knowledge"
+                }
+                p { class: "hint", id: "agent-answer-only-hint",
+                    if form.read().answer_only.unwrap_or(true) {
+                        "A question the Knowledge page does not answer gets the holding reply and goes to the agent's owner; a reply may give only prices, times, numbers and links found there or in the contact's own texts."
+                    } else {
+                        "Off: the agent may answer from elsewhere, and a hosted model can make up a price or an hour."
                     }
                 }
                 label { class: "check",

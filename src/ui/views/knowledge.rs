@@ -1,9 +1,14 @@
 //! The Knowledge page (issue 52 §4): what the business tells its agents. Try a question and see
 //! the passages it finds with their scores; the facts (hours, address, prices) as a table; the
 //! FAQ entries, each with its other ways of asking. Added, changed and deleted here.
-use crate::knowledge::api::{delete_knowledge, list_knowledge, save_fact, save_faq, try_question};
+use crate::ai_agent::model::AgentTry;
+use crate::ai_agent::knowledge_api::try_agents;
+use crate::knowledge::api::{
+    delete_knowledge, holding_reply, list_knowledge, save_fact, save_faq, set_holding_reply,
+    try_question,
+};
 use crate::knowledge::model::{FactInput, FaqInput, SourceKind, SourceView, TryResult};
-use crate::ui::components::{ConfirmButton, ErrorBanner};
+use crate::ui::components::{use_pages, ConfirmButton, ErrorBanner, Pages, ShowMore};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -18,6 +23,7 @@ pub fn Knowledge() -> Element {
             TryQuestion {}
             Sources { kind: SourceKind::Fact }
             Sources { kind: SourceKind::Faq }
+            Holding {}
         }
     }
 }
@@ -27,14 +33,20 @@ pub fn Knowledge() -> Element {
 fn TryQuestion() -> Element {
     let mut question = use_signal(String::new);
     let mut result = use_signal(|| None::<TryResult>);
+    let mut replies = use_signal(Vec::<AgentTry>::new);
     let mut error = use_signal(|| None::<String>);
     let ask = move |e: FormEvent| async move {
         e.prevent_default();
-        match try_question(question()).await {
+        let q = question();
+        match try_question(q.clone()).await {
             Ok(r) => {
                 result.set(Some(r));
                 error.set(None);
             }
+            Err(err) => return error.set(Some(err.to_string())),
+        }
+        match try_agents(q).await {
+            Ok(r) => replies.set(r),
             Err(err) => error.set(Some(err.to_string())),
         }
     };
@@ -63,6 +75,85 @@ fn TryQuestion() -> Element {
                                 p { class: "try-text", "{h.answer.clone().unwrap_or(h.text.clone())}" }
                             }
                         }
+                    }
+                }
+                AgentReplies { replies: replies() }
+            }
+        }
+    }
+}
+
+/// What each agent would reply to the question tried, and from which knowledge.
+#[component]
+fn AgentReplies(replies: Vec<AgentTry>) -> Element {
+    rsx! {
+        if !replies.is_empty() {
+            h3 { "What your agents would reply" }
+            ul { class: "plain-list", id: "try-replies",
+                for t in replies {
+                    li { key: "{t.agent_id}", class: "try-reply",
+                        strong { "{t.agent}" }
+                        span { class: "muted small", if t.suggests { " drafts for a person" } else { " sends by itself" } " · {t.model}" }
+                        match &t.reply {
+                            Some(r) => rsx! { p { class: "try-reply-text", "“{r}”" } },
+                            None => rsx! { p { class: "muted", "No reply." } },
+                        }
+                        if !t.sources.is_empty() {
+                            p { class: "cite", "From: {t.sources.join(ASKED_SEP)}" }
+                        }
+                        for r in t.refused.iter() {
+                            p { class: "warning small", "Refused, as it gave figures the knowledge does not: “{r}”" }
+                        }
+                        if let Some(why) = &t.escalation {
+                            p { class: "muted small try-escalation", "Asks its owner: {why}" }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The holding reply: what an agent says when the knowledge does not answer.
+#[component]
+fn Holding() -> Element {
+    let mut words = use_signal(String::new);
+    let current = use_resource(move || async move {
+        let w = holding_reply().await;
+        if let Ok(w) = &w {
+            words.set(w.clone());
+        }
+        w
+    });
+    let mut note = use_signal(|| None::<Result<String, String>>);
+    let save = move |e: FormEvent| async move {
+        e.prevent_default();
+        note.set(Some(match set_holding_reply(words()).await {
+            Ok(w) => {
+                words.set(w);
+                Ok("Saved.".into())
+            }
+            Err(err) => Err(err.to_string()),
+        }));
+    };
+    rsx! {
+        section { class: "card", id: "holding-card",
+            h2 { "When the knowledge does not answer" }
+            p { class: "muted small",
+                "Agents set to answer only from knowledge send this, and hand the question to their owner. It promises no price, time or number."
+            }
+            if let Some(Err(e)) = current.read().as_ref() {
+                ErrorBanner { message: Some(e.to_string()) }
+            }
+            form { class: "knowledge-form", onsubmit: save,
+                label { r#for: "holding-reply", "Holding reply" }
+                input { id: "holding-reply", value: "{words}", oninput: move |e| words.set(e.value()) }
+                div { class: "form-actions",
+                    button { id: "holding-save", class: "primary", r#type: "submit", "Save holding reply" }
+                    match note() {
+                        Some(Ok(m)) => rsx! { span { class: "ok", "{m}" } },
+                        Some(Err(m)) => rsx! { ErrorBanner { message: Some(m) } },
+                        None => rsx! {},
                     }
                 }
             }
@@ -109,13 +200,12 @@ impl Draft {
 #[component]
 fn Sources(kind: SourceKind) -> Element {
     let mut first = use_resource(move || list_knowledge(Some(kind), None));
-    let mut later = use_signal(Vec::<SourceView>::new);
-    let mut next = use_signal(|| None::<String>);
+    let pages = use_pages::<SourceView, String>();
+    let Pages { loading, error: more_error, .. } = pages;
     let mut draft = use_signal(Draft::default);
     let mut error = use_signal(|| None::<String>);
     let mut reload = move || {
-        later.set(vec![]);
-        next.set(None);
+        pages.reset();
         first.restart();
     };
     let save = move |e: FormEvent| async move {
@@ -147,15 +237,6 @@ fn Sources(kind: SourceKind) -> Element {
             Err(err) => error.set(Some(err.to_string())),
         }
     };
-    let more = move |after: String| async move {
-        match list_knowledge(Some(kind), Some(after)).await {
-            Ok(p) => {
-                later.write().extend(p.items);
-                next.set(p.next);
-            }
-            Err(err) => error.set(Some(err.to_string())),
-        }
-    };
     let (slug, heading, title_label, body_label) = match kind {
         SourceKind::Faq => ("faq", "Questions and answers", "Question", "Answer"),
         _ => ("fact", "Facts", "Label (e.g. Saturday hours)", "Value (e.g. 9am to 1pm)"),
@@ -168,9 +249,7 @@ fn Sources(kind: SourceKind) -> Element {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(page)) => {
-                    let mut items = page.items.clone();
-                    items.extend(later());
-                    let cursor = if later().is_empty() { page.next.clone() } else { next() };
+                    let (items, cursor) = pages.join(page.items.clone(), page.next.clone());
                     rsx! {
                         ul { class: "plain-list", id: "{slug}-list",
                             for s in items.clone() {
@@ -194,8 +273,13 @@ fn Sources(kind: SourceKind) -> Element {
                         p { class: "muted small",
                             if page.total == 0 { "None yet." } else { "{items.len()} of {page.total} shown." }
                         }
+                        ErrorBanner { message: more_error() }
                         if let Some(after) = cursor {
-                            button { class: "secondary show-more", r#type: "button", onclick: move |_| more(after.clone()), "Show more" }
+                            ShowMore {
+                                id: "{slug}-more",
+                                loading: loading(),
+                                onclick: move |_| pages.more(list_knowledge(Some(kind), Some(after.clone())), |p| (p.items, p.next)),
+                            }
                         }
                     }
                 }

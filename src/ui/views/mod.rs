@@ -38,6 +38,8 @@ full_client::seldom_opened! {
     team: Team {};
 }
 #[cfg(not(feature = "first-load"))]
+mod agent_sources;
+#[cfg(not(feature = "first-load"))]
 mod contact_import_map;
 #[cfg(not(feature = "first-load"))]
 pub(crate) mod provider;

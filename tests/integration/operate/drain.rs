@@ -182,7 +182,7 @@ async fn sigterm_drains(backend: Backend) {
     healthy(&base).await;
     let client = setup(&base).await;
     let agent = call(&client, &base, "/api/agents", Value::Null).await[0].clone();
-    let input = json!({"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "", "send_mode": "autonomous"});
+    let input = json!({"name": "Text Reply", "persona": agent["persona"], "goals": agent["goals"], "rules": "", "send_mode": "autonomous", "answer_only": false});
     call(
         &client,
         &base,

@@ -3,6 +3,7 @@
 //! as an assistant it plans and answers the few requests it understands (see `intent`).
 mod assistant;
 mod campaign;
+mod grounded;
 pub mod intent;
 mod replan;
 mod steps;
@@ -51,16 +52,34 @@ fn inbound_text(prompt: &str) -> String {
         .to_owned()
 }
 
-/// Reply options for an inbound text, best first, with a greeting by first name.
-pub fn draft_replies(text: &str, first_name: &str) -> Vec<String> {
-    let t = text.to_lowercase();
-    let hi = if first_name.is_empty() {
+/// Words of a text about moving a visit, running late, or thanks: the offline model answers
+/// these itself, with no figure in its reply, whatever the knowledge says.
+const MOVING: &[&str] = &["move", "reschedul", "change my", "another day", "cancel my"];
+const LATE: &[&str] = &["late", "running behind", "stuck in traffic"];
+const THANKS: &[&str] = &["thank", "thanks", "great", "perfect"];
+
+fn greeting(first_name: &str) -> String {
+    if first_name.is_empty() {
         "Hi!".to_owned()
     } else {
         format!("Hi {first_name}!")
-    };
+    }
+}
+
+/// Whether the offline model answers the text itself (moving a visit, running late, thanks).
+fn answered_by_intent(text: &str) -> bool {
+    let t = text.to_lowercase();
+    [MOVING, LATE, THANKS]
+        .iter()
+        .any(|words| words.iter().any(|w| t.contains(w)))
+}
+
+/// Reply options for an inbound text, best first, with a greeting by first name.
+pub fn draft_replies(text: &str, first_name: &str) -> Vec<String> {
+    let t = text.to_lowercase();
+    let hi = greeting(first_name);
     let has_any = |words: &[&str]| words.iter().any(|w| t.contains(w));
-    if has_any(&["move", "reschedul", "change my", "another day", "cancel my"]) {
+    if has_any(MOVING) {
         vec![
             format!("{hi} Of course, we can move it. What day and time work best for you?"),
             format!("{hi} No problem. We have openings early next week. Would Tuesday or Wednesday suit you?"),
@@ -72,13 +91,13 @@ pub fn draft_replies(text: &str, first_name: &str) -> Vec<String> {
             format!("{hi} Prices depend on a quick assessment. Would you like to book a free consultation?"),
             format!("{hi} Great question. Let me check the current pricing and text you back shortly."),
         ]
-    } else if has_any(&["late", "running behind", "stuck in traffic"]) {
+    } else if has_any(LATE) {
         vec![
             format!("{hi} Thanks for letting us know. See you soon, no rush."),
             format!("{hi} No problem, we'll hold your spot. Drive safely."),
             format!("{hi} Thanks for the heads-up. We'll adjust on our side."),
         ]
-    } else if has_any(&["thank", "thanks", "great", "perfect"]) {
+    } else if has_any(THANKS) {
         vec![
             format!("{hi} You're very welcome. Let us know if there's anything else."),
             format!("{hi} Glad we could help. Have a great day!"),
@@ -171,7 +190,40 @@ impl ChatModel for OfflineModel {
             })
             .filter(|n| !n.starts_with('+'))
             .unwrap_or_default();
-        let options = draft_replies(&inbound_text(&prompt), &first_name);
+        let inbound = inbound_text(&prompt);
+        // From the business's knowledge when it answers (or must hold), else its own replies.
+        let grounded = (!answered_by_intent(&inbound))
+            .then(|| grounded::Known::parse(system))
+            .flatten()
+            .and_then(|k| grounded::reply(&inbound, &greeting(&first_name), &k));
+        let (options, unanswered) = match grounded {
+            Some(g) => (g.options, g.unanswered),
+            None => (draft_replies(&inbound, &first_name), vec![]),
+        };
+        // A question the knowledge does not answer goes to the owner when the agent sends by
+        // itself (a suggest-mode agent's drafts wait for a person already).
+        let drafts = has(tools, "propose_sms_replies");
+        let sends = has(tools, "send_sms");
+        if !unanswered.is_empty()
+            && !drafts
+            && has(tools, "escalate_to_user")
+            && !called("escalate_to_user")
+            && (called("send_sms") || !sends)
+        {
+            // The holding reply went first: escalating hands the conversation to the owner.
+            return Ok(call(
+                step,
+                "escalate_to_user",
+                json!({
+                    "reason": format!(
+                        "A contact asked what the knowledge does not answer: \"{}\". Add the \
+                         answer on the Knowledge page, then reply to them.",
+                        unanswered.join("\"; \"")
+                    ),
+                    "draft": options[0],
+                }),
+            ));
+        }
         for terminal in ["propose_sms_replies", "send_sms", "escalate_to_user"] {
             if called(terminal) {
                 return Ok(Completion {
