@@ -69,6 +69,7 @@ impl Route {
             self,
             Route::Account {}
                 | Route::AgentThread { .. }
+                | Route::Assistant {}
                 | Route::Agents {}
                 | Route::AgentDetail { .. }
                 | Route::ContactPage { .. }

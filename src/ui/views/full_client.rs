@@ -1,7 +1,9 @@
 //! The web client comes in two builds (scripts/build_web.sh). The first-load client, built with
 //! the feature `first-load`, leaves out the pages a person opens seldom (settings, the team, the
-//! agents' set-up, numbers, invitations, the plans list and a plan's own page; plans are met on
-//! the Assistant's page) to keep the first visit small (issue 28's budget). The full client
+//! agents' set-up, numbers, invitations, the knowledge, the Assistant with its plans, the plans
+//! list and a plan's own page) to keep the first visit small (issue 28's budget): the front desk
+//! opens on its conversations and contacts, and the Assistant's plan cards are the largest part
+//! of the client an owner's first planning visit loads once, then keeps cached. The full client
 //! carries every page. The server answers a seldom-opened page's address with the full
 //! client (`Route::in_full_client_only`, `server::full_client`), and the first-load client, asked
 //! to show one of them in place, loads it from the server at the same address.

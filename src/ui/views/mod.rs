@@ -1,6 +1,5 @@
 //! The pages of Herald, one module each. The pages a person opens seldom are left out of the
 //! web client's first load (feature `first-load`; see `full_client`).
-mod assistant;
 mod auth;
 mod contacts;
 mod conversation;
@@ -10,7 +9,6 @@ mod message_search;
 mod segment_bar;
 pub(crate) mod shell;
 
-pub use assistant::Assistant;
 pub use auth::SignIn;
 pub use contacts::Contacts;
 pub use conversation::Conversation;
@@ -21,6 +19,7 @@ pub use shell::Shell;
 // name and props that loads it from the server, which answers it with the full client.
 full_client::seldom_opened! {
     account: Account {};
+    assistant: Assistant {};
     agent_thread: AgentThread { thread_id: uuid::Uuid };
     agents: Agents {}, AgentDetail { agent_id: uuid::Uuid };
     contact: ContactPage { contact_id: uuid::Uuid };
