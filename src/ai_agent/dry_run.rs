@@ -137,7 +137,7 @@ async fn try_one(
             let sources = settings.knowledge_sources.as_deref();
             let content = answer(
                 state,
-                (org, sources),
+                (org, sources, agent),
                 question,
                 &mut grounding,
                 &mut tried,
@@ -157,7 +157,7 @@ async fn try_one(
 /// What one of the try's tools answers, noting the reply, its sources, a refusal or an escalation.
 async fn answer(
     state: &AppState,
-    (org, sources): (Uuid, Option<&[Uuid]>),
+    (org, sources, agent): (Uuid, Option<&[Uuid]>, &ai_agent::Model),
     question: &str,
     g: &mut Grounding,
     tried: &mut AgentTry,
@@ -196,8 +196,10 @@ async fn answer(
             let Some(first) = bodies.first().cloned() else {
                 return Ok(refused("no reply was given".into()));
             };
+            let ours = crate::ai_agent::grounding::business_words(state, org, agent).await?;
             let mut pool = g.texts();
             pool.push(question);
+            pool.extend(ours.iter().map(String::as_str));
             let bad: Vec<String> = bodies
                 .iter()
                 .flat_map(|b| ungrounded(b, pool.clone()))

@@ -65,8 +65,11 @@ pub async fn refuse_invented(ctx: &ToolCtx, body: &str) -> Result<(), ToolError>
         return Ok(());
     };
     let theirs = contact_words(ctx, reply.contact_id).await?;
+    let ours = business_words(&ctx.state, ctx.organization_id, &ctx.agent)
+        .await
+        .map_err(ToolError::from)?;
     let mut pool = g.texts();
-    pool.extend(theirs.iter().map(String::as_str));
+    pool.extend(theirs.iter().chain(&ours).map(String::as_str));
     let bad = ungrounded(body, pool);
     if bad.is_empty() {
         return Ok(());
@@ -99,6 +102,22 @@ pub fn cites(ctx: &ToolCtx, body: &str) -> Vec<MessageSource> {
             title: h.source_title,
         })
         .collect()
+}
+
+/// The business's own instructions, whose figures a reply may give too: the organisation's
+/// rules and the agent's persona, goals and rules ("sign off with our number, 415-555-0100").
+pub async fn business_words(
+    state: &AppState,
+    org: Uuid,
+    agent: &crate::ai_agent::entity::ai_agent::Model,
+) -> AppResult<Vec<String>> {
+    let mut out = vec![
+        agent.persona.clone(),
+        agent.goals.clone(),
+        AgentSettings::of(agent).rules,
+    ];
+    out.extend(crate::organization::service::rules_of(&state.db, org).await?);
+    Ok(out)
 }
 
 /// The contact's record and latest texts, as words a reply's figures may come from.

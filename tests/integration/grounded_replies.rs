@@ -155,16 +155,31 @@ async fn a_made_up_price_is_refused_and_the_model_sees_why(backend: Backend) {
         "send_sms",
         r#"{"body": "Call 415-555-0199 or book at https://cheap-teeth.example/deal"}"#,
     );
-    model.call("send_sms", r#"{"body": "In-office whitening is $350."}"#);
+    model.call(
+        "send_sms",
+        r#"{"body": "In-office whitening is $350. Questions? 415-555-0100"}"#,
+    );
     model.say("done");
     let Some(s) = setup(backend, "autonomous", Some(model.clone())).await else {
         return;
     };
     clinic(&s).await;
+    // The business's own rules are its words too: the number they give may be texted.
+    let _: Value = s
+        .app
+        .ok_as(
+            &s.org.client,
+            "/api/organization/update",
+            json!({"settings": {"name": "Agent Co", "time_zone": "UTC",
+                "rules": "Sign off with our number, (415) 555-0100."}}),
+        )
+        .await;
     ada_asks(&s, 3, "how much is whitening").await;
     let sent = s.outbox.sent();
     assert_eq!(sent.len(), 1, "only the grounded reply left: {sent:?}");
-    assert!(sent[0].body.ends_with("In-office whitening is $350."));
+    assert!(sent[0]
+        .body
+        .ends_with("In-office whitening is $350. Questions? 415-555-0100"));
     // The model was shown the knowledge before it answered, fenced and labelled.
     let system = model.seen_systems.lock().unwrap()[0].clone();
     assert!(
