@@ -211,6 +211,33 @@ fn progress(j: &contact_import::Model) -> ImportProgress {
     }
 }
 
+/// The import without its refused rows' CSV, which only grows and only its download reads: a
+/// chunk reads the import's state in the same few bytes whatever it has refused so far, and
+/// appends its own refused rows in the database (`refused_appended`).
+async fn find_state(state: &AppState, org: Uuid, id: Uuid) -> AppResult<contact_import::Model> {
+    use sea_orm::{Iterable, QuerySelect};
+    contact_import::Entity::find_by_id(id)
+        .select_only()
+        .columns(
+            contact_import::Column::iter()
+                .filter(|c| !matches!(c, contact_import::Column::RefusedCsv)),
+        )
+        .column_as(Expr::value(""), "refused_csv")
+        .filter(contact_import::Column::OrganizationId.eq(org))
+        .into_model::<contact_import::Model>()
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| AppError::not_found("The import"))
+}
+
+/// The refused rows' CSV with `lines` after it, written by the database: a chunk never reads or
+/// rewrites the rows refused before it.
+fn refused_appended(lines: String) -> sea_orm::sea_query::SimpleExpr {
+    use sea_orm::sea_query::{BinOper, ExprTrait};
+    // `||` joins text on SQLite and PostgreSQL alike.
+    Expr::col(contact_import::Column::RefusedCsv).binary(BinOper::Custom("||"), Expr::val(lines))
+}
+
 async fn find(state: &AppState, org: Uuid, id: Uuid) -> AppResult<contact_import::Model> {
     contact_import::Entity::find_by_id(id)
         .filter(contact_import::Column::OrganizationId.eq(org))
@@ -289,7 +316,7 @@ pub async fn chunk(
     rows: &str,
 ) -> AppResult<ImportProgress> {
     let org = m.organization_id;
-    let j = find(state, org, id).await?;
+    let j = find_state(state, org, id).await?;
     let next = j.rows_done as usize + 2;
     if j.done || first_row < next {
         return Ok(progress(&j));
@@ -373,7 +400,7 @@ pub async fn chunk(
         )
         .col_expr(
             contact_import::Column::RefusedCsv,
-            Expr::value(format!("{}{refused_text}", j.refused_csv)),
+            refused_appended(refused_text),
         )
         .col_expr(
             contact_import::Column::Done,
@@ -390,7 +417,7 @@ pub async fn chunk(
     } else {
         txn.commit().await?;
     }
-    Ok(progress(&find(state, org, id).await?))
+    Ok(progress(&find_state(state, org, id).await?))
 }
 
 /// The organisation's newest import that stopped part way, to offer resuming it.
