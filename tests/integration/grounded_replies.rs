@@ -287,28 +287,14 @@ async fn trying_a_question_shows_each_agents_reply(backend: Backend) {
         return;
     };
     clinic(&s).await;
-    let tried: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/knowledge/try_agents",
-            json!({"question": "How much is whitening?"}),
-        )
-        .await;
+    let tried = try_agents(&s, "How much is whitening?").await;
     assert_eq!(tried.as_array().unwrap().len(), 1, "{tried}");
     assert_eq!(tried[0]["agent"], "Text Reply");
     assert_eq!(tried[0]["suggests"], false);
     assert_eq!(tried[0]["model"], "Herald offline model");
     assert_eq!(tried[0]["reply"], format!("Hi! {WHITENING_A}"), "{tried}");
     assert_eq!(tried[0]["sources"], json!([WHITENING_Q]));
-    let unknown: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/knowledge/try_agents",
-            json!({"question": "Do you do veneers?"}),
-        )
-        .await;
+    let unknown = try_agents(&s, "Do you do veneers?").await;
     assert_eq!(
         unknown[0]["reply"],
         "Hi! Let me check with the team and get back to you."
@@ -350,29 +336,27 @@ async fn trying_a_question_shows_each_agents_reply(backend: Backend) {
         )
         .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let again: Value = s
-        .app
-        .ok_as(
-            &s.org.client,
-            "/api/knowledge/try_agents",
-            json!({"question": "Do you do veneers?"}),
-        )
-        .await;
+    let again = try_agents(&s, "Do you do veneers?").await;
     assert_eq!(
         again[0]["reply"],
         "Hi! Good question! I'll ask the team and text you back."
     );
 }
 
-async fn try_reply(s: &Setup, question: &str) -> String {
-    let tried: Value = s
-        .app
+/// What each agent would reply to `question` ("Try a question").
+async fn try_agents(s: &Setup, question: &str) -> Value {
+    s.app
         .ok_as(
             &s.org.client,
             "/api/knowledge/try_agents",
             json!({"question": question}),
         )
-        .await;
+        .await
+}
+
+/// The first agent's reply to `question`.
+async fn try_reply(s: &Setup, question: &str) -> String {
+    let tried = try_agents(s, question).await;
     tried[0]["reply"].as_str().unwrap_or_default().to_owned()
 }
 
