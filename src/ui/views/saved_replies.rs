@@ -2,21 +2,24 @@
 //! and inserted from the composer with `/`. Paged in name order.
 use crate::saved_replies::api::{delete_saved_reply, list_saved_replies, save_saved_reply};
 use crate::saved_replies::model::{SavedReplyInput, SavedReplyView};
-use crate::ui::components::{ConfirmButton, ErrorBanner};
+use crate::ui::components::{use_pages, ConfirmButton, ErrorBanner, Pages, ShowMore};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
 pub fn SavedRepliesCard() -> Element {
     let mut first = use_resource(|| list_saved_replies(String::new(), None));
-    let mut later = use_signal(Vec::<SavedReplyView>::new);
-    let mut next = use_signal(|| None::<String>);
+    let pages = use_pages::<SavedReplyView, String>();
+    let Pages {
+        loading,
+        error: more_error,
+        ..
+    } = pages;
     let mut form = use_signal(SavedReplyInput::default);
     let mut editing = use_signal(|| None::<Uuid>);
     let mut error = use_signal(|| None::<String>);
     let mut reload = move || {
-        later.set(vec![]);
-        next.set(None);
+        pages.reset();
         first.restart();
     };
     let save = move |e: FormEvent| async move {
@@ -37,15 +40,6 @@ pub fn SavedRepliesCard() -> Element {
             Err(err) => error.set(Some(err.to_string())),
         }
     };
-    let more = move |after: String| async move {
-        match list_saved_replies(String::new(), Some(after)).await {
-            Ok(p) => {
-                later.write().extend(p.items);
-                next.set(p.next);
-            }
-            Err(err) => error.set(Some(err.to_string())),
-        }
-    };
     rsx! {
         section { class: "card settings-form", id: "saved-replies-card",
             h2 { "Saved replies" }
@@ -57,9 +51,7 @@ pub fn SavedRepliesCard() -> Element {
                 None => rsx! { p { class: "muted", "Loading…" } },
                 Some(Err(e)) => rsx! { ErrorBanner { message: Some(e.to_string()) } },
                 Some(Ok(page)) => {
-                    let mut items = page.items.clone();
-                    items.extend(later());
-                    let cursor = if later().is_empty() { page.next.clone() } else { next() };
+                    let (items, cursor) = pages.join(page.items.clone(), page.next.clone());
                     rsx! {
                         ul { class: "plain-list", id: "saved-reply-list",
                             for r in items.clone() {
@@ -78,8 +70,13 @@ pub fn SavedRepliesCard() -> Element {
                         p { class: "muted small",
                             if page.total == 0 { "No saved replies yet." } else { "{items.len()} of {page.total} shown." }
                         }
+                        ErrorBanner { message: more_error() }
                         if let Some(after) = cursor {
-                            button { class: "secondary show-more", r#type: "button", onclick: move |_| more(after.clone()), "Show more" }
+                            ShowMore {
+                                id: "saved-replies-more",
+                                loading: loading(),
+                                onclick: move |_| pages.more(list_saved_replies(String::new(), Some(after.clone())), |p| (p.items, p.next)),
+                            }
                         }
                     }
                 }
