@@ -58,31 +58,49 @@ pub async fn for_turn(
 }
 
 /// Refuses a reply whose figures come from nowhere, when the agent answers only from knowledge:
-/// each must be in a passage found, the contact's texts or the contact's record.
+/// each must be in a passage found, the business's own rules, the contact's texts or the
+/// contact's record.
 pub async fn refuse_invented(ctx: &ToolCtx, body: &str) -> Result<(), ToolError> {
+    refuse_invented_each(ctx, &[body]).await.map_err(|(_, e)| e)
+}
+
+/// Like `refuse_invented`, for several replies (a draft's options) against one reading of what
+/// their figures may come from; the error names the first refused, counting from 0.
+pub async fn refuse_invented_each(
+    ctx: &ToolCtx,
+    bodies: &[&str],
+) -> Result<(), (usize, ToolError)> {
     let g = ctx.knowledge();
     let Some(reply) = ctx.reply.as_ref().filter(|_| g.answer_only) else {
         return Ok(());
     };
-    let theirs = contact_words(ctx, reply.contact_id).await?;
+    let theirs = contact_words(ctx, reply.contact_id)
+        .await
+        .map_err(|e| (0, e))?;
     let ours = business_words(&ctx.state, ctx.organization_id, &ctx.agent)
         .await
-        .map_err(ToolError::from)?;
+        .map_err(|e| (0, ToolError::from(e)))?;
     let mut pool = g.texts();
     pool.extend(theirs.iter().chain(&ours).map(String::as_str));
-    let bad = ungrounded(body, pool);
-    if bad.is_empty() {
-        return Ok(());
+    for (i, body) in bodies.iter().enumerate() {
+        let bad = ungrounded(body, pool.iter().copied());
+        if bad.is_empty() {
+            continue;
+        }
+        tracing::warn!(figures = ?bad, "refused a reply with figures from nowhere");
+        return Err((
+            i,
+            ToolError::Refused(format!(
+                "Not sent: {} appear{} in neither the business's knowledge, nor the contact's \
+                 texts, nor their record. Answer only from the knowledge; when it does not \
+                 answer, reply \"{}\" and escalate_to_user with the question.",
+                bad.join(", "),
+                if bad.len() == 1 { "s" } else { "" },
+                g.holding
+            )),
+        ));
     }
-    tracing::warn!(figures = ?bad, "refused a reply with figures from nowhere");
-    Err(ToolError::Refused(format!(
-        "Not sent: {} appear{} in neither the business's knowledge, nor the contact's texts, nor \
-         their record. Answer only from the knowledge; when it does not answer, reply \"{}\" and \
-         escalate_to_user with the question.",
-        bad.join(", "),
-        if bad.len() == 1 { "s" } else { "" },
-        g.holding
-    )))
+    Ok(())
 }
 
 /// The knowledge a reply used, as it records it.

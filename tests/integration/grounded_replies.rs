@@ -21,6 +21,7 @@ on_both_databases!(
     hosted_models_receive_the_knowledge_fenced_anthropic,
     trying_a_question_shows_each_agents_reply,
     an_agent_answers_only_from_its_sources,
+    a_draft_with_a_made_up_price_is_refused,
 );
 
 const WHITENING_Q: &str = "How much does teeth whitening cost?";
@@ -471,4 +472,44 @@ async fn an_agent_answers_only_from_its_sources(backend: Backend) {
     assert!(audit["entries"].as_array().unwrap().iter().any(|e| {
         e["action"] == "agent_widened" && e["detail"] == "widened: more of the knowledge"
     }));
+}
+
+async fn a_draft_with_a_made_up_price_is_refused(backend: Backend) {
+    let model = Arc::new(ScriptedModel::new());
+    model.call(
+        "propose_sms_replies",
+        r#"{"options": ["Whitening is $350.", "Today only: $199!"]}"#,
+    );
+    model.call(
+        "propose_sms_replies",
+        r#"{"options": ["Whitening is $350.", "In-office whitening is $350; trays are $180."]}"#,
+    );
+    model.say("done");
+    let Some(s) = setup(backend, "suggest", Some(model.clone())).await else {
+        return;
+    };
+    clinic(&s).await;
+    ada_asks(&s, 6, "How much is whitening?").await;
+    let results = model.seen_tool_results.lock().unwrap().clone();
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains("Option 2: Not sent: 199 appears in neither")),
+        "{results:?}"
+    );
+    let (_, msg) = first_message(&s).await;
+    let sets: Value = s
+        .app
+        .ok_as(
+            &s.org.client,
+            "/api/suggestions",
+            json!({"message_id": msg["id"]}),
+        )
+        .await;
+    assert_eq!(
+        sets.as_array().unwrap().len(),
+        1,
+        "only the grounded drafts"
+    );
+    assert_eq!(sets[0]["options"][0]["sources"][0]["title"], WHITENING_Q);
 }

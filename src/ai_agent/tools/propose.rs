@@ -91,11 +91,10 @@ impl AgentTool for ProposeSmsReplies {
             .as_ref()
             .ok_or_else(|| ToolError::Refused("there is no inbound text to answer".into()))?;
         let options = parse_options(&args)?;
-        for (i, (body, _)) in options.iter().enumerate() {
-            crate::ai_agent::grounding::refuse_invented(ctx, body)
-                .await
-                .map_err(|e| ToolError::Refused(format!("Option {}: {e}", i + 1)))?;
-        }
+        let bodies: Vec<&str> = options.iter().map(|(b, _)| b.as_str()).collect();
+        crate::ai_agent::grounding::refuse_invented_each(ctx, &bodies)
+            .await
+            .map_err(|(i, e)| ToolError::Refused(format!("Option {}: {e}", i + 1)))?;
         // The same call, re-run, proposes once.
         let existing = text_agent_suggestion::Entity::find()
             .filter(text_agent_suggestion::Column::SourceKey.eq(key.as_str()))
