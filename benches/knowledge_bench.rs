@@ -17,7 +17,7 @@ use herald::auth::session::Member;
 use herald::knowledge::entity::knowledge_passage as passage;
 use herald::knowledge::model::{FactInput, ANSWER_THRESHOLD};
 use herald::knowledge::{demo, retrieve, service, terms};
-use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use uuid::Uuid;
@@ -97,9 +97,12 @@ async fn document(state: &herald::platform::AppState, org: Uuid, count: usize, f
     .unwrap();
     let texts = (from..from + count)
         .map(|i| {
-            let t = filler(i);
-            let found_by = terms::indexed(&t);
-            (t, found_by)
+            let text = filler(i);
+            herald::knowledge::read::split::Piece {
+                terms: terms::indexed(&text),
+                text,
+                locator: None,
+            }
         })
         .collect();
     service::write_passages(&state.db, org, s.id, texts, daytime())
@@ -126,6 +129,7 @@ fn plain_overlap(question: &str, k: usize) -> Vec<(&'static str, f64)> {
                 .iter()
                 .map(|(q, a, alt)| (*q, format!("{q} {a} {}", alt.join(" ")))),
         )
+        .chain(std::iter::once((demo::GUIDE_NAME, demo::GUIDE.to_owned())))
         .map(|(title, text)| {
             let w = words(&text);
             (
@@ -207,13 +211,12 @@ async fn main() {
     }
 
     // Speed: the clinic at 2,000 passages, 20,000 in the database.
-    document(
-        &state,
-        org,
-        ORG_PASSAGES - demo::FACTS.len() - demo::FAQS.len(),
-        0,
-    )
-    .await;
+    let seeded = passage::Entity::find()
+        .filter(passage::Column::OrganizationId.eq(org))
+        .count(&state.db)
+        .await
+        .unwrap() as usize;
+    document(&state, org, ORG_PASSAGES - seeded, 0).await;
     for i in 1..10 {
         let other = herald::team::sign_up::create_organization_with_owner(
             &state,

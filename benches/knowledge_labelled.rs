@@ -1,5 +1,5 @@
 //! The labelled questions for the demo clinic's knowledge (issue 52 §2): each answerable question
-//! with the title of the fact or FAQ entry that answers it (many worded unlike their source), and
+//! with the title of the fact, FAQ entry or document that answers it (many worded unlike their source), and
 //! questions the knowledge does not answer. Read by `knowledge_bench` (recall@3, and how often an
 //! unanswerable question scores at or above the answer threshold) and by the integration test
 //! that holds the same goals.
@@ -135,6 +135,13 @@ pub const ANSWERABLE: &[(&str, &str)] = &[
     ("Where can I park?", "Parking"),
     ("is parking free", "Parking"),
     ("Is there a link to book online?", "Booking link"),
+    // The new patient guide (a document, split into passages).
+    ("What should I bring to my first appointment?", "New patient guide.md"),
+    ("how long will my first visit take", "New patient guide.md"),
+    ("my teeth feel sensitive after whitening, is that normal?", "New patient guide.md"),
+    ("can I drink coffee after whitening", "New patient guide.md"),
+    ("I'm really nervous about the dentist", "New patient guide.md"),
+    ("where is the health form", "New patient guide.md"),
 ];
 
 /// Questions the demo clinic's knowledge does not answer.

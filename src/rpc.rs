@@ -124,12 +124,12 @@ fn arg_error(path: &str, e: &serde_json::Error) -> String {
 /// The server renders the composer but never runs its handlers: an upload is the client's.
 #[cfg(feature = "server")]
 pub async fn upload<T>(
-    _path: &'static str,
+    _path: &str,
     _content_type: &str,
     _bytes: Vec<u8>,
 ) -> Result<T, crate::error::AppError> {
     Err(crate::error::AppError::ServerFn(
-        "pictures are uploaded by the app, not the server".into(),
+        "files are uploaded by the app, not the server".into(),
     ))
 }
 
@@ -155,10 +155,11 @@ mod client {
         serde_json::from_slice(bytes).map_err(|e| AppError::ServerFn(e.to_string()))
     }
 
-    /// POSTs raw bytes of `content_type` (a picture to `/api/media/upload`) and decodes the JSON
-    /// answer, with the server's `AppError` on failure.
+    /// POSTs raw bytes of `content_type` (a picture to `/api/media/upload`, a document to
+    /// `/api/knowledge/document?name=…`) and decodes the JSON answer, with the server's
+    /// `AppError` on failure.
     pub async fn upload<T: DeserializeOwned>(
-        path: &'static str,
+        path: &str,
         content_type: &str,
         bytes: Vec<u8>,
     ) -> Result<T, AppError> {
@@ -173,7 +174,7 @@ mod client {
 
     #[cfg(target_arch = "wasm32")]
     async fn transport_bytes(
-        path: &'static str,
+        path: &str,
         content_type: &str,
         bytes: Vec<u8>,
     ) -> Result<(u16, Vec<u8>), String> {
@@ -193,7 +194,7 @@ mod client {
 
     #[cfg(not(target_arch = "wasm32"))]
     async fn transport_bytes(
-        path: &'static str,
+        path: &str,
         content_type: &str,
         bytes: Vec<u8>,
     ) -> Result<(u16, Vec<u8>), String> {

@@ -1,7 +1,11 @@
-//! Server functions for the Knowledge page: list the sources, add or change an FAQ entry or a
-//! fact, delete a source, and try a question. All scoped to the caller's organisation.
+//! Server functions for the Knowledge page: list the sources, add or change an FAQ entry, a fact
+//! or a website, read a document or a website again, rename one, delete a source, and try a
+//! question. All scoped to the caller's organisation. (A document is uploaded to
+//! `DOCUMENT_UPLOAD_PATH`, not through a server function: its bytes are the request's body.)
 use crate::error::AppError;
-use crate::knowledge::model::{FactInput, FaqInput, SourceKind, SourcePage, SourceView, TryResult};
+use crate::knowledge::model::{
+    FactInput, FaqInput, SourceKind, SourcePage, SourceView, TryResult, WebInput,
+};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -32,6 +36,33 @@ server_fn! {
     pub async fn save_fact(id: Option<Uuid>, input: FactInput) -> Result<SourceView, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
         crate::knowledge::service::save_fact(&state, &m, id, &input).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/website")]
+    /// Adds a website, or changes the one with `id`; it is read (again) in the background.
+    pub async fn save_website(id: Option<Uuid>, input: WebInput) -> Result<SourceView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::documents::save_web(&state, &m, id, &input).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/read_again")]
+    /// Reads a document or a website again now.
+    pub async fn read_source_again(id: Uuid) -> Result<SourceView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::documents::read_again(&state, &m, id).await
+    }
+}
+
+server_fn! {
+    #[post("/api/knowledge/rename")]
+    /// Renames a document or a website.
+    pub async fn rename_source(id: Uuid, title: String) -> Result<SourceView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::knowledge::documents::rename(&state, &m, id, &title).await
     }
 }
 

@@ -1,5 +1,6 @@
-//! The demo clinic's knowledge (issue 52 §3): the facts and FAQ entries Bright Smile Dental
-//! starts with, so the first run answers "how much is whitening?" from the business's own words.
+//! The demo clinic's knowledge (issue 52 §3): the facts, FAQ entries and one document (its new
+//! patient guide) Bright Smile Dental starts with, so the first run answers "how much is
+//! whitening?" from the business's own words.
 use crate::auth::session::Member;
 use crate::error::AppResult;
 use crate::knowledge::model::{FactInput, FaqInput};
@@ -39,7 +40,35 @@ pub const FAQS: &[(&str, &str, &[&str])] = &[
     ("Which languages do you speak?", "Our team speaks English, Spanish and Mandarin.", &["Do you speak Spanish?"]),
 ];
 
-/// Adds the demo clinic's facts and FAQ entries, as its owner.
+/// The demo clinic's document: its guide for new patients, in Markdown.
+pub const GUIDE_NAME: &str = "New patient guide.md";
+pub const GUIDE: &str = "# New patient guide
+
+## Before your first visit
+
+Fill in the health form at https://brightsmile.example/forms before you come, or arrive 15 \
+minutes early to fill it in at the front desk. Bring a photo ID, your insurance card and a list of \
+the medicines you take.
+
+## Your first visit
+
+A first visit takes about an hour: an exam, X-rays, and a cleaning if there is time. The dentist \
+explains what she finds and gives you a written plan, with the cost of each step, before any \
+treatment starts.
+
+## After whitening
+
+Teeth can feel sensitive for a day or two after whitening. Avoid coffee, tea and red wine for 48 \
+hours, and brush with a toothpaste for sensitive teeth.
+
+## Nervous patients
+
+Tell us if you feel nervous. We explain each step before we do it, agree on a hand signal to \
+pause, and offer headphones with music.
+";
+
+/// Adds the demo clinic's facts, FAQ entries and guide, as its owner; the guide is read before
+/// this answers, so the first question finds it.
 pub async fn seed(state: &AppState, owner: &Member) -> AppResult<()> {
     for (label, value) in FACTS {
         let input = FactInput {
@@ -56,5 +85,14 @@ pub async fn seed(state: &AppState, owner: &Member) -> AppResult<()> {
         };
         service::save_faq(state, owner, None, &input).await?;
     }
+    let guide = crate::knowledge::documents::store_document(
+        state,
+        owner,
+        GUIDE_NAME,
+        "text/markdown",
+        GUIDE.as_bytes().to_vec(),
+    )
+    .await?;
+    crate::knowledge::read::read_now(state, guide.id).await;
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! The `knowledge_source` and `knowledge_passage` tables (migration 61). The full-text index is
-//! beside them: `knowledge_fts` (FTS5) on SQLite, the `terms_tsv` column on PostgreSQL.
+//! The `knowledge_source` and `knowledge_passage` tables (migrations 61 and 63). The full-text
+//! index is beside them: `knowledge_fts` (FTS5) on SQLite, the `terms_tsv` column on PostgreSQL.
 pub mod knowledge_source {
     use crate::knowledge::model::{SourceKind, SourceStatus};
     use sea_orm::entity::prelude::*;
@@ -26,6 +26,26 @@ pub mod knowledge_source {
         pub added_by: Option<Uuid>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// A document's file name, a website's address.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub origin: Option<String>,
+        /// Where an uploaded document's file is kept in the media store.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub media_key: Option<String>,
+        pub content_type: Option<String>,
+        pub byte_size: Option<i64>,
+        /// How many links deep a website is followed from its address (0: that page only).
+        pub crawl_depth: Option<i32>,
+        /// The most pages of a website read.
+        pub crawl_pages: Option<i32>,
+        /// A website is read again this often (None: by hand only).
+        pub refresh_hours: Option<i32>,
+        /// When the source is next to be read (None: it is not waiting).
+        pub next_read_at: Option<DateTimeUtc>,
+        /// Readings tried since the last that worked.
+        pub attempts: i32,
+        pub lease_owner: Option<String>,
+        pub lease_until: Option<DateTimeUtc>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -54,6 +74,9 @@ pub mod knowledge_passage {
         /// Its key in SQLite's full-text index (random: a backup's copy keeps it).
         pub fts_key: i64,
         pub created_at: DateTimeUtc,
+        /// Where in the source it stands: a web page's address, a PDF's page.
+        #[sea_orm(column_type = "Text", nullable)]
+        pub locator: Option<String>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,5 +1,5 @@
 //! Knowledge types shared by the Knowledge page and the server: a source (an FAQ entry, a fact,
-//! later a document or a web page), its state, and what a question finds.
+//! a document or a website), its state, and what a question finds.
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -16,6 +16,17 @@ pub const HITS_MAX: usize = 5;
 /// The score (0 to 1: how much of the question a passage covers) at or above which a passage is
 /// taken to answer it.
 pub const ANSWER_THRESHOLD: f32 = 0.6;
+/// Where a member's document is uploaded (the file's bytes, its type in `Content-Type`, its name
+/// in `?name=`).
+pub const DOCUMENT_UPLOAD_PATH: &str = "/api/knowledge/document";
+/// A document's largest size.
+pub const DOCUMENT_MAX_BYTES: u64 = 10 * 1024 * 1024;
+/// The most pages one website source reads.
+pub const WEB_PAGES_MAX: u32 = 200;
+/// How many links deep a website is followed at most.
+pub const WEB_DEPTH_MAX: u32 = 5;
+/// How often a website may be read again, in hours: daily, weekly, every 30 days.
+pub const REFRESH_CHOICES: [u32; 3] = [24, 168, 720];
 
 crate::text_enum! {
     /// What a source is.
@@ -68,6 +79,64 @@ pub struct SourceView {
     pub last_read_at: Option<String>,
     /// Who added it, by name.
     pub added_by: Option<String>,
+    /// A document's file name, a website's address.
+    #[serde(default)]
+    pub origin: Option<String>,
+    /// A document's size in bytes.
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
+    /// A website: how deep its links are followed, how many pages are read, how often again.
+    #[serde(default)]
+    pub web: Option<WebInput>,
+    /// When it is next read (RFC 3339): a website's next refresh, or a reading waiting.
+    #[serde(default)]
+    pub next_read_at: Option<String>,
+}
+
+impl SourceView {
+    /// Whether it is being read or waits to be (the page looks again soon).
+    pub fn pending(&self) -> bool {
+        matches!(self.status, SourceStatus::Queued | SourceStatus::Reading)
+    }
+}
+
+/// A website as a member adds it: its address, how many links deep to follow its same-site links
+/// (0: that page only), the most pages to read, and how often to read it again (None: by hand).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WebInput {
+    pub url: String,
+    #[serde(default)]
+    pub depth: u32,
+    #[serde(default = "one_page")]
+    pub pages: u32,
+    #[serde(default)]
+    pub refresh_hours: Option<u32>,
+}
+
+fn one_page() -> u32 {
+    1
+}
+
+impl Default for WebInput {
+    fn default() -> Self {
+        WebInput {
+            url: String::new(),
+            depth: 1,
+            pages: 20,
+            refresh_hours: Some(168),
+        }
+    }
+}
+
+/// How often, in words ("every day", "by hand only").
+pub fn refresh_words(hours: Option<u32>) -> String {
+    match hours {
+        None => "by hand only".into(),
+        Some(24) => "every day".into(),
+        Some(168) => "every week".into(),
+        Some(720) => "every 30 days".into(),
+        Some(h) => format!("every {h} hours"),
+    }
 }
 
 /// One page of sources, newest first, how many there are, and where the next page starts.
@@ -101,6 +170,9 @@ pub struct Hit {
     pub source_id: Uuid,
     pub source_kind: SourceKind,
     pub source_title: String,
+    /// Where in the source: a web page's address, a PDF's page.
+    #[serde(default)]
+    pub locator: Option<String>,
     pub text: String,
     /// The answer itself when the source gives one directly: an FAQ's answer, a fact's value.
     pub answer: Option<String>,

@@ -5,7 +5,7 @@
 //! passages that cover as much.
 use crate::error::AppResult;
 use crate::knowledge::entity::knowledge_source as source;
-use crate::knowledge::model::{Hit, SourceKind, SourceStatus};
+use crate::knowledge::model::{Hit, SourceKind};
 use crate::knowledge::terms;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement, Value,
@@ -34,6 +34,7 @@ struct Candidate {
     text: String,
     terms: String,
     ordinal: i32,
+    locator: Option<String>,
 }
 
 /// The candidates: passages of the organisation that share a term with the question.
@@ -46,14 +47,14 @@ async fn candidates<C: ConnectionTrait>(
     let expr = any_of(backend, q);
     let sql = match backend {
         DbBackend::Postgres => format!(
-            "SELECT id, source_id, text, terms, ordinal FROM knowledge_passage \
+            "SELECT id, source_id, text, terms, ordinal, locator FROM knowledge_passage \
              WHERE organization_id = $1 AND terms_tsv @@ to_tsquery('simple', $2) \
              ORDER BY ts_rank(terms_tsv, to_tsquery('simple', $2)) DESC, id LIMIT {CANDIDATES}"
         ),
         // The organisation is a token of the index's `scope` column: the match itself is
         // scoped, and the outer condition checks it again.
         _ => format!(
-            "SELECT id, source_id, text, terms, ordinal FROM knowledge_passage \
+            "SELECT id, source_id, text, terms, ordinal, locator FROM knowledge_passage \
              WHERE organization_id = ? AND fts_key IN (SELECT rowid FROM knowledge_fts \
                WHERE knowledge_fts MATCH ('scope:o' || hex(?) || ' AND (' || ? || ')') \
                ORDER BY rank LIMIT {CANDIDATES})"
@@ -74,6 +75,7 @@ async fn candidates<C: ConnectionTrait>(
                 text: r.try_get("", "text")?,
                 terms: r.try_get("", "terms")?,
                 ordinal: r.try_get("", "ordinal")?,
+                locator: r.try_get("", "locator")?,
             })
         })
         .collect()
@@ -88,7 +90,8 @@ fn kind_rank(kind: SourceKind) -> u8 {
 }
 
 /// The organisation's passages that best answer `question`, best first, at most `limit`; only
-/// from `sources` when given (an agent's choice), and only from ready sources.
+/// from `sources` when given (an agent's choice). A source's passages are its last good reading's
+/// (a website being read again, or whose refresh failed, keeps answering from them).
 pub async fn search<C: ConnectionTrait>(
     db: &C,
     org: Uuid,
@@ -108,7 +111,6 @@ pub async fn search<C: ConnectionTrait>(
     let sources_found: HashMap<Uuid, source::Model> = source::Entity::find()
         .filter(source::Column::OrganizationId.eq(org))
         .filter(source::Column::Id.is_in(ids))
-        .filter(source::Column::Status.eq(SourceStatus::Ready))
         .all(db)
         .await?
         .into_iter()
@@ -133,6 +135,7 @@ pub async fn search<C: ConnectionTrait>(
                     source_id: s.id,
                     source_kind: s.kind,
                     source_title: s.title.clone(),
+                    locator: c.locator,
                     text: c.text,
                     answer,
                     score,

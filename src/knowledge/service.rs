@@ -8,9 +8,10 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::knowledge::entity::{knowledge_passage as passage, knowledge_source as source};
 use crate::knowledge::model::{
-    FactInput, FaqInput, SourceKind, SourcePage, SourceStatus, SourceView, ALTERNATIVES_MAX,
-    ANSWER_MAX, SOURCE_PAGE, TITLE_MAX,
+    FactInput, FaqInput, SourceKind, SourcePage, SourceStatus, SourceView, WebInput,
+    ALTERNATIVES_MAX, ANSWER_MAX, SOURCE_PAGE, TITLE_MAX,
 };
+use crate::knowledge::read::split::Piece;
 use crate::knowledge::terms;
 use crate::platform::AppState;
 use chrono::{DateTime, Utc};
@@ -45,8 +46,18 @@ fn lines(s: &str) -> Vec<String> {
         .collect()
 }
 
-fn to_view(r: source::Model, names: &HashMap<Uuid, String>) -> SourceView {
+pub(crate) fn to_view(r: source::Model, names: &HashMap<Uuid, String>) -> SourceView {
+    let web = (r.kind == SourceKind::Web).then(|| WebInput {
+        url: r.origin.clone().unwrap_or_default(),
+        depth: r.crawl_depth.unwrap_or(0).max(0) as u32,
+        pages: r.crawl_pages.unwrap_or(1).max(1) as u32,
+        refresh_hours: r.refresh_hours.map(|h| h.max(0) as u32),
+    });
     SourceView {
+        web,
+        origin: r.origin.clone(),
+        size_bytes: r.byte_size.map(|b| b.max(0) as u64),
+        next_read_at: r.next_read_at.map(|t| t.to_rfc3339()),
         id: r.id,
         kind: r.kind,
         alternatives: lines(&r.alternatives),
@@ -60,7 +71,7 @@ fn to_view(r: source::Model, names: &HashMap<Uuid, String>) -> SourceView {
     }
 }
 
-async fn names<C: ConnectionTrait>(
+pub(crate) async fn names<C: ConnectionTrait>(
     db: &C,
     rows: &[source::Model],
 ) -> AppResult<HashMap<Uuid, String>> {
@@ -126,7 +137,7 @@ pub async fn find<C: ConnectionTrait>(db: &C, org: Uuid, id: Uuid) -> AppResult<
 }
 
 /// Trimmed and within its length, or a clear refusal naming the field.
-fn field(what: &str, value: &str, max: usize) -> AppResult<String> {
+pub(crate) fn field(what: &str, value: &str, max: usize) -> AppResult<String> {
     let v = value.trim();
     if v.is_empty() {
         return Err(AppError::validation(format!("Write the {what}.")));
@@ -182,7 +193,7 @@ impl Written {
 
     /// The passage as an answer reads it, and the words it is found by (the question, its
     /// other phrasings and the answer).
-    fn passage(&self) -> (String, String) {
+    fn passage(&self) -> Piece {
         let text = match self.kind {
             SourceKind::Faq => format!("{}\n{}", self.title, self.body),
             _ => format!("{}: {}", self.title, self.body),
@@ -193,7 +204,11 @@ impl Written {
             self.alternatives.join("\n"),
             self.body
         );
-        (text, terms::indexed(&found_by))
+        Piece {
+            locator: None,
+            text,
+            terms: terms::indexed(&found_by),
+        }
     }
 }
 
@@ -202,12 +217,15 @@ fn fts_key(id: Uuid) -> i64 {
     (id.as_u128() as u64 & i64::MAX as u64) as i64
 }
 
-/// Replaces a source's passages with `texts` (each with its terms), in `db`'s transaction.
+/// Rows one insert writes (SQLite takes at most 32,766 values a statement).
+const INSERT_BATCH: usize = 500;
+
+/// Replaces a source's passages with `pieces`, in `db`'s transaction.
 pub async fn write_passages<C: ConnectionTrait>(
     db: &C,
     org: Uuid,
     source_id: Uuid,
-    texts: Vec<(String, String)>,
+    pieces: Vec<Piece>,
     now: DateTime<Utc>,
 ) -> AppResult<()> {
     passage::Entity::delete_many()
@@ -215,10 +233,10 @@ pub async fn write_passages<C: ConnectionTrait>(
         .filter(passage::Column::SourceId.eq(source_id))
         .exec(db)
         .await?;
-    let rows: Vec<passage::ActiveModel> = texts
+    let rows: Vec<passage::ActiveModel> = pieces
         .into_iter()
         .enumerate()
-        .map(|(i, (text, terms))| {
+        .map(|(i, Piece { locator, text, terms })| {
             let id = Uuid::new_v4();
             passage::ActiveModel {
                 id: Set(id),
@@ -229,13 +247,35 @@ pub async fn write_passages<C: ConnectionTrait>(
                 terms: Set(terms),
                 fts_key: Set(fts_key(id)),
                 created_at: Set(now),
+                locator: Set(locator),
             }
         })
         .collect();
-    if !rows.is_empty() {
-        passage::Entity::insert_many(rows).exec(db).await?;
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let batch: Vec<passage::ActiveModel> = rows.by_ref().take(INSERT_BATCH).collect();
+        passage::Entity::insert_many(batch).exec(db).await?;
     }
     Ok(())
+}
+
+/// A new source's reading columns, as nothing read yet and nothing waiting (an FAQ entry or a
+/// fact is ready when written).
+pub(crate) fn unread() -> source::ActiveModel {
+    source::ActiveModel {
+        origin: Set(None),
+        media_key: Set(None),
+        content_type: Set(None),
+        byte_size: Set(None),
+        crawl_depth: Set(None),
+        crawl_pages: Set(None),
+        refresh_hours: Set(None),
+        next_read_at: Set(None),
+        attempts: Set(0),
+        lease_owner: Set(None),
+        lease_until: Set(None),
+        ..Default::default()
+    }
 }
 
 /// Saves a written source (new, or the one with `id`) and its passage, ready at once.
@@ -279,6 +319,7 @@ async fn save(state: &AppState, m: &Member, id: Option<Uuid>, w: Written) -> App
                 added_by: Set(Some(m.user_id)),
                 created_at: Set(now),
                 updated_at: Set(now),
+                ..unread()
             }
             .insert(&txn)
             .await?
@@ -329,5 +370,11 @@ pub async fn delete(state: &AppState, m: &Member, id: Uuid) -> AppResult<()> {
         .exec(&txn)
         .await?;
     txn.commit().await?;
+    if let Some(key) = row.media_key {
+        // The row is gone: a file left by a failed delete is only space, never an answer.
+        if let Err(e) = state.media().delete(&key).await {
+            tracing::warn!(error = %e, %id, "could not delete a document's file");
+        }
+    }
     Ok(())
 }

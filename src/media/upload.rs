@@ -100,18 +100,19 @@ pub async fn upload_handler(
 ) -> Response {
     match accept(state, &headers, body).await {
         Ok(v) => Json(v).into_response(),
-        // The server functions' error shape, so the client reads it as one of theirs.
-        Err(e) => {
-            let code = e.as_status_code();
-            (
-                code,
-                Json(
-                    serde_json::json!({"message": e.to_string(), "code": code.as_u16(), "data": e}),
-                ),
-            )
-                .into_response()
-        }
+        Err(e) => error_response(e),
     }
+}
+
+/// An upload's refusal in the server functions' error shape, so the client reads it as one of
+/// theirs (`rpc::upload`).
+pub fn error_response(e: AppError) -> Response {
+    let code = e.as_status_code();
+    (
+        code,
+        Json(serde_json::json!({"message": e.to_string(), "code": code.as_u16(), "data": e})),
+    )
+        .into_response()
 }
 
 /// The organisation's uploads for a text, in the order given: NotFound for any other id.

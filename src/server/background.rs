@@ -39,6 +39,13 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
             Err(e) => tracing::error!(error = %e, "could not copy pending media"),
         }
     });
+    // Knowledge documents and websites waiting to be read (queued, to try again, or due for
+    // their refresh), each read in the background.
+    match crate::knowledge::read::read_due(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(sources = n, "reading knowledge sources"),
+        Err(e) => tracing::error!(error = %e, "could not look for knowledge to read"),
+    }
     // Plans whose campaign ended while nobody was there to end them.
     match crate::plans::campaign_outcome::settle(state).await {
         Ok(0) => {}

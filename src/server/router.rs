@@ -6,7 +6,8 @@ use crate::platform::AppState;
 use axum::routing::get;
 use axum::{Extension, Router};
 
-/// The largest request body any route takes: a picture uploaded for a text, with room to spare.
+/// The largest request body a route takes (a picture uploaded for a text, with room to spare),
+/// but for a knowledge document's upload, which takes 10 MB.
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
 pub fn build_router(state: AppState) -> Router {
@@ -15,6 +16,16 @@ pub fn build_router(state: AppState) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::metrics))
         .with_state(state.clone());
+    // A knowledge document may be 10 MB: its one route takes that, beyond every other route's.
+    let documents = Router::new()
+        .route(
+            crate::knowledge::model::DOCUMENT_UPLOAD_PATH,
+            axum::routing::post(crate::knowledge::upload::document_handler),
+        )
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            crate::knowledge::model::DOCUMENT_MAX_BYTES as usize + 64 * 1024,
+        ));
     app_router(state.config.public_dir.as_deref())
         .merge(crate::messaging::webhook::routes(state.clone()))
         .merge(crate::public_api::routes(state.clone()))
@@ -57,6 +68,10 @@ pub fn build_router(state: AppState) -> Router {
             crate::media::upload::PUBLIC_PATH,
             get(crate::media::upload::public_handler),
         )
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            MAX_BODY_BYTES,
+        ))
+        .merge(documents)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::platform::origin::same_site_only,
@@ -81,9 +96,6 @@ pub fn build_router(state: AppState) -> Router {
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             state.config.request_timeout,
-        ))
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(
-            MAX_BODY_BYTES,
         ))
         .layer(Extension(state))
 }

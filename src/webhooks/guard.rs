@@ -1,6 +1,6 @@
-//! Nothing private leaves: a webhook URL must be http(s) and resolve only to public addresses
-//! (not loopback, private, link-local, carrier-grade NAT, the cloud metadata address, multicast
-//! or reserved ranges), checked after DNS resolution and again at each delivery, which then
+//! Nothing private leaves: a webhook URL, or a website read as knowledge, must be http(s) and
+//! resolve only to public addresses (not loopback, private, link-local, carrier-grade NAT, the
+//! cloud metadata address, multicast or reserved ranges), checked after DNS resolution and again at each delivery, which then
 //! connects to the address that was checked (so a name cannot be re-pointed in between).
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
@@ -41,36 +41,81 @@ fn private_v4(ip: Ipv4Addr) -> bool {
         || o[0] >= 240 // reserved
 }
 
+/// Who is asking for an address checked, for the words of a refusal: a webhook subscription, or
+/// a website read as knowledge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Webhook,
+    Website,
+}
+
+impl Purpose {
+    fn noun(self) -> &'static str {
+        match self {
+            Purpose::Webhook => "A webhook URL",
+            Purpose::Website => "A website's address",
+        }
+    }
+
+    fn goes(self) -> &'static str {
+        match self {
+            Purpose::Webhook => "webhooks go to public addresses only",
+            Purpose::Website => "Herald reads public websites only",
+        }
+    }
+}
+
 /// A URL a subscription may take: http or https, a host, no credentials in it.
 pub fn check_url(url: &str) -> Result<reqwest::Url, String> {
+    check_address(url, Purpose::Webhook)
+}
+
+/// A URL Herald may connect to for `purpose`: http or https, a host, no credentials in it.
+pub fn check_address(url: &str, purpose: Purpose) -> Result<reqwest::Url, String> {
+    let noun = purpose.noun();
     // Host names are ASCII (`idna_adapter` is pinned to none, README "First load"): a Unicode one
     // is refused here, before the URL parser would try to convert it.
     let authority = url.trim().split_once("://").map_or("", |(_, rest)| {
         rest.split(['/', '?', '#']).next().unwrap_or("")
     });
     if !authority.is_ascii() {
-        return Err(
-            "A webhook URL's host name must be written in ASCII (xn--… for a \
-                    non-Latin name)."
-                .into(),
-        );
+        return Err(format!(
+            "{noun}'s host name must be written in ASCII (xn--… for a non-Latin name)."
+        ));
     }
     let u = reqwest::Url::parse(url.trim())
         .map_err(|_| format!("\u{201c}{url}\u{201d} is not a URL."))?;
     if !matches!(u.scheme(), "http" | "https") {
-        return Err("A webhook URL starts with https:// (or http://).".into());
+        return Err(format!("{noun} starts with https:// (or http://)."));
     }
     if u.host_str().is_none_or(str::is_empty) {
-        return Err("A webhook URL needs a host.".into());
+        return Err(format!("{noun} needs a host."));
     }
     if !u.username().is_empty() || u.password().is_some() {
-        return Err("Put no user name or password in a webhook URL: deliveries are signed.".into());
+        return Err(match purpose {
+            Purpose::Webhook => {
+                "Put no user name or password in a webhook URL: deliveries are signed.".into()
+            }
+            Purpose::Website => {
+                "Put no user name or password in a website's address: Herald reads public pages."
+                    .into()
+            }
+        });
     }
     Ok(u)
 }
 
 /// The URL's addresses, each of them public unless `allow_private`.
 pub async fn resolve(u: &reqwest::Url, allow_private: bool) -> Result<Vec<SocketAddr>, String> {
+    resolve_for(u, allow_private, Purpose::Webhook).await
+}
+
+/// The URL's addresses for `purpose`, each of them public unless `allow_private`.
+pub async fn resolve_for(
+    u: &reqwest::Url,
+    allow_private: bool,
+    purpose: Purpose,
+) -> Result<Vec<SocketAddr>, String> {
     let host = u
         .host_str()
         .unwrap_or_default()
@@ -90,8 +135,9 @@ pub async fn resolve(u: &reqwest::Url, allow_private: bool) -> Result<Vec<Socket
     if !allow_private {
         if let Some(a) = addrs.iter().find(|a| is_private(a.ip())) {
             return Err(format!(
-                "{host} is a private address ({}): webhooks go to public addresses only.",
-                a.ip()
+                "{host} is a private address ({}): {}.",
+                a.ip(),
+                purpose.goes()
             ));
         }
     }

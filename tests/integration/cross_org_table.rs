@@ -260,6 +260,24 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
             Owner,
         ),
         row(
+            "/api/knowledge/website",
+            json!({"id": a.knowledge, "input": {"url": "https://example.com/", "depth": 0, "pages": 1, "refresh_hours": null}}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/knowledge/read_again",
+            json!({"id": a.knowledge}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/knowledge/rename",
+            json!({"id": a.knowledge, "title": "Beta's name for it"}),
+            NotFound,
+            Member,
+        ),
+        row(
             "/api/knowledge/try",
             json!({"question": "how much is whitening?"}),
             Own,

@@ -281,6 +281,17 @@ async fn the_labelled_questions_find_their_answers(backend: Backend) {
     for (q, a, alts) in FAQS {
         faq(&app, &clinic, q, a, alts).await;
     }
+    let (status, guide) = crate::knowledge_reading::upload(
+        &app,
+        &clinic,
+        herald::knowledge::demo::GUIDE_NAME,
+        "text/markdown",
+        herald::knowledge::demo::GUIDE.as_bytes().to_vec(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{guide}");
+    let guide = crate::knowledge_reading::settled(&app, &clinic, &guide["id"]).await;
+    assert_eq!(guide["status"], "ready", "{guide}");
     let mut missed = vec![];
     for (q, want) in labelled::ANSWERABLE {
         let hits = ask(&app, &clinic, q).await;

@@ -71,6 +71,7 @@ mod import_crash;
 mod inbound_throughput;
 mod inbox_scale;
 mod knowledge;
+mod knowledge_reading;
 mod learning_loop;
 mod load_isolation;
 mod malformed_arguments;

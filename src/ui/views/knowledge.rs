@@ -1,14 +1,16 @@
 //! The Knowledge page (issue 52 §4): what the business tells its agents. Try a question and see
 //! the passages it finds with their scores; the facts (hours, address, prices) as a table; the
-//! FAQ entries, each with its other ways of asking. Added, changed and deleted here.
+//! FAQ entries, each with its other ways of asking; documents and websites
+//! (`knowledge_files`). Added, changed and deleted here.
 use crate::ai_agent::model::AgentTry;
 use crate::ai_agent::knowledge_api::try_agents;
 use crate::knowledge::api::{
     delete_knowledge, holding_reply, list_knowledge, save_fact, save_faq, set_holding_reply,
     try_question,
 };
-use crate::knowledge::model::{FactInput, FaqInput, SourceKind, SourceView, TryResult};
+use crate::knowledge::model::{FactInput, FaqInput, SourceKind, SourceStatus, SourceView, TryResult};
 use crate::ui::components::{use_pages, ConfirmButton, ErrorBanner, Pages, ShowMore};
+use crate::ui::views::knowledge_files::ReadSources;
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -23,6 +25,8 @@ pub fn Knowledge() -> Element {
             TryQuestion {}
             Sources { kind: SourceKind::Fact }
             Sources { kind: SourceKind::Faq }
+            ReadSources { kind: SourceKind::Document }
+            ReadSources { kind: SourceKind::Web }
             Holding {}
         }
     }
@@ -70,6 +74,7 @@ fn TryQuestion() -> Element {
                             li { key: "{h.passage_id}", class: "try-hit", "data-answers": "{h.answers()}",
                                 span { class: "badge", "{h.source_kind.label()}" } " "
                                 strong { class: "try-source", "{h.source_title}" } " "
+                                if let Some(l) = &h.locator { span { class: "muted small try-locator", "{l} " } }
                                 span { class: "muted small try-score", "{(h.score * 100.0).round()}% of the question" }
                                 if h.answers() { " " span { class: "badge ok", "Answers it" } }
                                 p { class: "try-text", "{h.answer.clone().unwrap_or(h.text.clone())}" }
@@ -163,17 +168,41 @@ fn Holding() -> Element {
 
 const ASKED_SEP: &str = " · ";
 
-/// A source's state in words: "ready · 1 passage · added by Dana", or why it failed.
-fn meta(s: &SourceView) -> String {
-    let mut words = s.status.to_string();
+/// A source's state in words: "ready: 12 pages read · 30 passages · 1.2 MB · read 7 Dec ·
+/// added by Dana", or why it failed.
+pub(crate) fn meta(s: &SourceView) -> String {
+    let mut words = match s.status {
+        SourceStatus::Queued => "waiting to be read".to_owned(),
+        SourceStatus::Reading => "being read".to_owned(),
+        st => st.to_string(),
+    };
     if let Some(e) = &s.error {
         words.push_str(&format!(": {e}"));
     }
     words.push_str(&format!(" · {}", crate::format::count(s.passages as usize, "passage", "passages")));
+    if let Some(b) = s.size_bytes {
+        words.push_str(&format!(" · {}", size_words(b)));
+    }
+    if let Some(at) = s.last_read_at.as_deref().and_then(parse_time) {
+        words.push_str(&format!(" · read {}", crate::format::day(at)));
+    }
     if let Some(by) = &s.added_by {
         words.push_str(&format!(" · added by {by}"));
     }
     words
+}
+
+fn parse_time(t: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(t).ok().map(|t| t.to_utc())
+}
+
+/// A file's size: "820 KB", "1.2 MB".
+fn size_words(b: u64) -> String {
+    if b < 1024 * 1024 {
+        format!("{} KB", b.div_ceil(1024))
+    } else {
+        format!("{:.1} MB", b as f64 / (1024.0 * 1024.0))
+    }
 }
 
 /// A fact or an FAQ entry being written: its id when changing one.

@@ -41,6 +41,8 @@ mod agent_sources;
 #[cfg(not(feature = "first-load"))]
 mod contact_import_map;
 #[cfg(not(feature = "first-load"))]
+mod knowledge_files;
+#[cfg(not(feature = "first-load"))]
 pub(crate) mod provider;
 #[cfg(not(feature = "first-load"))]
 mod saved_replies;
