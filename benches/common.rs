@@ -50,7 +50,18 @@ pub async fn start_herald_with(
     numbers: &[&str],
     adjust: impl FnOnce(&mut herald::platform::state::Services),
 ) -> (String, herald::platform::AppState, uuid::Uuid) {
+    start_herald_configured(postgres, numbers, |_| {}, adjust).await
+}
+
+/// Like `start_herald_with`, with the settings adjusted first (private addresses allowed).
+pub async fn start_herald_configured(
+    postgres: bool,
+    numbers: &[&str],
+    configure: impl FnOnce(&mut Config),
+    adjust: impl FnOnce(&mut herald::platform::state::Services),
+) -> (String, herald::platform::AppState, uuid::Uuid) {
     let mut config = Config::for_database(database_url(postgres, "herald").await);
+    configure(&mut config);
     config.webhook_auth_token = Some(TOKEN.into());
     config.public_url = PUBLIC_URL.into();
     config.turn_concurrency = arg("--turns", config.turn_concurrency);

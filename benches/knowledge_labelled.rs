@@ -136,11 +136,20 @@ pub const ANSWERABLE: &[(&str, &str)] = &[
     ("is parking free", "Parking"),
     ("Is there a link to book online?", "Booking link"),
     // The new patient guide (a document, split into passages).
-    ("What should I bring to my first appointment?", "New patient guide.md"),
+    (
+        "What should I bring to my first appointment?",
+        "New patient guide.md",
+    ),
     ("how long will my first visit take", "New patient guide.md"),
-    ("my teeth feel sensitive after whitening, is that normal?", "New patient guide.md"),
+    (
+        "my teeth feel sensitive after whitening, is that normal?",
+        "New patient guide.md",
+    ),
     ("can I drink coffee after whitening", "New patient guide.md"),
-    ("I'm really nervous about the dentist", "New patient guide.md"),
+    (
+        "I'm really nervous about the dentist",
+        "New patient guide.md",
+    ),
     ("where is the health form", "New patient guide.md"),
 ];
 

@@ -22,10 +22,20 @@ impl MigrationTrait for Migration {
         add_column(manager, SOURCE, integer_null("crawl_depth")).await?;
         add_column(manager, SOURCE, integer_null("crawl_pages")).await?;
         add_column(manager, SOURCE, integer_null("refresh_hours")).await?;
-        add_column(manager, SOURCE, timestamp_with_time_zone_null("next_read_at")).await?;
+        add_column(
+            manager,
+            SOURCE,
+            timestamp_with_time_zone_null("next_read_at"),
+        )
+        .await?;
         add_column(manager, SOURCE, integer("attempts").default(0).to_owned()).await?;
         add_column(manager, SOURCE, string_len_null("lease_owner", 64)).await?;
-        add_column(manager, SOURCE, timestamp_with_time_zone_null("lease_until")).await?;
+        add_column(
+            manager,
+            SOURCE,
+            timestamp_with_time_zone_null("lease_until"),
+        )
+        .await?;
         add_column(manager, "knowledge_passage", text_null("locator")).await?;
         manager
             .create_index(index(SOURCE, &["next_read_at"], false))

@@ -7,8 +7,8 @@ use crate::auth::session::Member;
 use crate::error::{AppError, AppResult};
 use crate::knowledge::entity::knowledge_source as source;
 use crate::knowledge::model::{
-    SourceKind, SourceStatus, SourceView, WebInput, DOCUMENT_MAX_BYTES, REFRESH_CHOICES,
-    TITLE_MAX, WEB_DEPTH_MAX, WEB_PAGES_MAX,
+    SourceKind, SourceStatus, SourceView, WebInput, DOCUMENT_MAX_BYTES, REFRESH_CHOICES, TITLE_MAX,
+    WEB_DEPTH_MAX, WEB_PAGES_MAX,
 };
 use crate::knowledge::read::{self, document};
 use crate::knowledge::service::{field, find, names, to_view, unread};
@@ -93,8 +93,8 @@ pub async fn store_document(
 /// A website's settings, checked: an address the guard accepts (its host public unless private
 /// addresses are allowed), a depth and page count within bounds, a refresh Herald offers.
 async fn checked_web(state: &AppState, input: &WebInput) -> AppResult<WebInput> {
-    let url = guard::check_address(input.url.trim(), Purpose::Website)
-        .map_err(AppError::Validation)?;
+    let url =
+        guard::check_address(input.url.trim(), Purpose::Website).map_err(AppError::Validation)?;
     guard::resolve_for(&url, state.config.webhooks.allow_private, Purpose::Website)
         .await
         .map_err(AppError::Validation)?;
@@ -108,7 +108,10 @@ async fn checked_web(state: &AppState, input: &WebInput) -> AppResult<WebInput> 
             "Read between 1 and {WEB_PAGES_MAX} pages of a website."
         )));
     }
-    if input.refresh_hours.is_some_and(|h| !REFRESH_CHOICES.contains(&h)) {
+    if input
+        .refresh_hours
+        .is_some_and(|h| !REFRESH_CHOICES.contains(&h))
+    {
         return Err(AppError::validation(
             "Read a website again every day, every week, every 30 days, or by hand.",
         ));

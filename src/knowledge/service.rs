@@ -236,20 +236,29 @@ pub async fn write_passages<C: ConnectionTrait>(
     let rows: Vec<passage::ActiveModel> = pieces
         .into_iter()
         .enumerate()
-        .map(|(i, Piece { locator, text, terms })| {
-            let id = Uuid::new_v4();
-            passage::ActiveModel {
-                id: Set(id),
-                organization_id: Set(org),
-                source_id: Set(source_id),
-                ordinal: Set(i as i32),
-                text: Set(text),
-                terms: Set(terms),
-                fts_key: Set(fts_key(id)),
-                created_at: Set(now),
-                locator: Set(locator),
-            }
-        })
+        .map(
+            |(
+                i,
+                Piece {
+                    locator,
+                    text,
+                    terms,
+                },
+            )| {
+                let id = Uuid::new_v4();
+                passage::ActiveModel {
+                    id: Set(id),
+                    organization_id: Set(org),
+                    source_id: Set(source_id),
+                    ordinal: Set(i as i32),
+                    text: Set(text),
+                    terms: Set(terms),
+                    fts_key: Set(fts_key(id)),
+                    created_at: Set(now),
+                    locator: Set(locator),
+                }
+            },
+        )
         .collect();
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {

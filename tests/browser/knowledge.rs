@@ -3,7 +3,9 @@
 //! there finds the whitening price with its source; an FAQ entry added there answers the next
 //! question asked; deleting it takes it out of the answers again. The front desk's agent, tried
 //! there, answers from the knowledge with its source, and so do its drafts for a text sent from
-//! the simulator: "From: …", opened to the passage.
+//! the simulator: "From: …", opened to the passage. The demo's guide is listed as a document
+//! read; a Markdown file uploaded there is read and answers the next question, and so does a
+//! website served on loopback, with its page's address.
 use crate::harness::*;
 use crate::helpers::Backend;
 
@@ -90,6 +92,66 @@ async fn the_knowledge_page_answers_from_what_it_holds(backend: Backend, screen:
     .await;
     b.shot(&format!("{tag}-97-knowledge-agent-reply")).await;
 
+    // Documents: the demo's guide is there, read; one uploaded here is read and answers.
+    b.wait_for_text("#document-list", "New patient guide.md")
+        .await;
+    b.wait_for_text("#document-list .knowledge-meta", "ready")
+        .await;
+    let dir = std::env::temp_dir().join(format!("herald-knowledge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("waiting-room-{tag}.md"));
+    std::fs::write(
+        &file,
+        "# Waiting room\n\nOur waiting room has a play corner for children and free coffee.",
+    )
+    .unwrap();
+    b.wait_for("#document-file")
+        .await
+        .send_keys(file.to_str().unwrap())
+        .await
+        .expect("the file input takes the document");
+    b.wait_for_text("#document-list", &format!("waiting-room-{tag}.md"))
+        .await;
+    b.wait_for_text(
+        "#document-list [data-status='ready'] .knowledge-title",
+        &format!("waiting-room-{tag}.md"),
+    )
+    .await;
+    b.fill("#try-question", "is there a play corner for my kids?")
+        .await;
+    b.click("#try-ask").await;
+    b.wait_for_text(
+        "#try-hits .try-hit .try-source",
+        &format!("waiting-room-{tag}.md"),
+    )
+    .await;
+    // A website (served here; the test server allows loopback addresses) is read and answers.
+    let site = serve_site().await;
+    b.fill("#web-url", &format!("{site}/")).await;
+    b.click("#web-save").await;
+    b.wait_for_text(
+        "#web-list [data-status='ready'] .knowledge-meta",
+        "1 page read",
+    )
+    .await;
+    b.fill("#try-question", "what is the clinic cat called?")
+        .await;
+    b.click("#try-ask").await;
+    b.wait_for_text("#try-hits .try-hit", "Our clinic cat is called Molar")
+        .await;
+    b.wait_for_text("#try-hits .try-hit .try-locator", &site)
+        .await;
+    b.shot(&format!("{tag}-97a-knowledge-website-answer")).await;
+    b.client
+        .execute(
+            "document.querySelector('#document-card').scrollIntoView()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    b.shot(&format!("{tag}-97a-knowledge-documents")).await;
+    b.assert_fits_width("the knowledge page's documents").await;
+
     // Its page has "Answer only from knowledge", on.
     b.open(&format!("{}/agents", server.base)).await;
     b.click(".agent-link").await;
@@ -149,6 +211,23 @@ async fn the_knowledge_page_answers_from_what_it_holds(backend: Backend, screen:
         .await;
     b.shot(&format!("{tag}-98-grounded-drafts")).await;
     b.client.clone().close().await.unwrap();
+}
+
+/// A one-page clinic website on loopback; answers its address.
+async fn serve_site() -> String {
+    let router = axum::Router::new().route(
+        "/",
+        axum::routing::get(|| async {
+            axum::response::Html(
+                "<html><head><title>About us</title></head><body><nav><a href='/'>Home</a></nav>\
+                 <main><h1>About us</h1><p>Our clinic cat is called Molar.</p></main></body></html>",
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    format!("http://{addr}")
 }
 
 async fn the_knowledge_page_on_a_desktop(backend: Backend) {

@@ -72,7 +72,13 @@ pub fn pdf(pages: &[&[&str]]) -> Vec<u8> {
 }
 
 /// Uploads a document as the Knowledge page does.
-pub async fn upload(app: &TestApp, who: &Org, name: &str, kind: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
+pub async fn upload(
+    app: &TestApp,
+    who: &Org,
+    name: &str,
+    kind: &str,
+    bytes: Vec<u8>,
+) -> (StatusCode, Value) {
     let res = who
         .client
         .post(app.url("/api/knowledge/document"))
@@ -84,14 +90,21 @@ pub async fn upload(app: &TestApp, who: &Org, name: &str, kind: &str, bytes: Vec
         .unwrap();
     let status = res.status();
     let text = res.text().await.unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 /// The source with `id` once it is read (ready or failed), within 30 s.
 pub async fn settled(app: &TestApp, who: &Org, id: &Value) -> Value {
     for _ in 0..300 {
         let (status, page) = app
-            .call_as(&who.client, "/api/knowledge", json!({"kind": null, "after": null}))
+            .call_as(
+                &who.client,
+                "/api/knowledge",
+                json!({"kind": null, "after": null}),
+            )
             .await;
         assert_eq!(status, StatusCode::OK, "{page}");
         let found = page["items"]
@@ -111,7 +124,11 @@ pub async fn settled(app: &TestApp, who: &Org, id: &Value) -> Value {
 
 pub async fn ask(app: &TestApp, who: &Org, question: &str) -> Vec<Value> {
     let (status, body) = app
-        .call_as(&who.client, "/api/knowledge/try", json!({"question": question}))
+        .call_as(
+            &who.client,
+            "/api/knowledge/try",
+            json!({"question": question}),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body["hits"].as_array().unwrap().clone()
@@ -130,54 +147,116 @@ async fn documents_are_read_into_passages_that_answer(backend: Backend) {
     let clinic = app.new_org("Bright Smiles").await;
     let other = app.new_org("Other Dental").await;
     let price_list = pdf(&[
-        &["Bright Smile price list.", "Teeth whitening costs 350 dollars."],
-        &["Night guards are 420 dollars each.", "Crowns start at 900 dollars."],
+        &[
+            "Bright Smile price list.",
+            "Teeth whitening costs 350 dollars.",
+        ],
+        &[
+            "Night guards are 420 dollars each.",
+            "Crowns start at 900 dollars.",
+        ],
     ]);
-    let (status, doc) = upload(&app, &clinic, "price-list.pdf", "application/pdf", price_list).await;
+    let (status, doc) = upload(
+        &app,
+        &clinic,
+        "price-list.pdf",
+        "application/pdf",
+        price_list,
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{doc}");
     assert_eq!(doc["kind"], "document");
     let doc = settled(&app, &clinic, &doc["id"]).await;
     assert_eq!(doc["status"], "ready", "{doc}");
-    assert!(doc["passages"].as_u64().unwrap() >= 2, "one passage a page at least: {doc}");
+    assert!(
+        doc["passages"].as_u64().unwrap() >= 2,
+        "one passage a page at least: {doc}"
+    );
     assert_eq!(doc["origin"], "price-list.pdf");
     assert!(doc["last_read_at"].is_string());
     let hits = ask(&app, &clinic, "How much is a night guard?").await;
     assert_eq!(hits[0]["source_title"], "price-list.pdf", "{hits:?}");
     assert_eq!(hits[0]["locator"], "page 2");
-    assert!(hits[0]["text"].as_str().unwrap().contains("420"), "{hits:?}");
-    assert!(hits[0]["score"].as_f64().unwrap() >= 0.6, "it answers: {hits:?}");
+    assert!(
+        hits[0]["text"].as_str().unwrap().contains("420"),
+        "{hits:?}"
+    );
+    assert!(
+        hits[0]["score"].as_f64().unwrap() >= 0.6,
+        "it answers: {hits:?}"
+    );
     // Another organisation never finds it.
-    assert!(ask(&app, &other, "How much is a night guard?").await.is_empty());
+    assert!(ask(&app, &other, "How much is a night guard?")
+        .await
+        .is_empty());
 
     // Markdown, split by its sections; its words answer too.
     let md = "# Parking\n\nFree parking behind the clinic on Elm Street.\n\n# Children\n\nWe see children from age three.";
     let (status, notes) = upload(&app, &clinic, "visiting.md", "", md.as_bytes().to_vec()).await;
     assert_eq!(status, StatusCode::OK, "{notes}");
-    assert_eq!(settled(&app, &clinic, &notes["id"]).await["status"], "ready");
-    assert_eq!(titles(&ask(&app, &clinic, "where can I park").await)[0], "visiting.md");
+    assert_eq!(
+        settled(&app, &clinic, &notes["id"]).await["status"],
+        "ready"
+    );
+    assert_eq!(
+        titles(&ask(&app, &clinic, "where can I park").await)[0],
+        "visiting.md"
+    );
 
     // A scan has no text: it fails, saying so.
     let (status, scan) = upload(&app, &clinic, "scan.pdf", "application/pdf", pdf(&[&[]])).await;
     assert_eq!(status, StatusCode::OK, "{scan}");
     let scan = settled(&app, &clinic, &scan["id"]).await;
     assert_eq!(scan["status"], "failed");
-    assert!(scan["error"].as_str().unwrap().contains("looks like a scan"), "{scan}");
+    assert!(
+        scan["error"]
+            .as_str()
+            .unwrap()
+            .contains("looks like a scan"),
+        "{scan}"
+    );
     assert_eq!(scan["passages"], 0);
 
     // Refused at the door, each with its reason, nothing kept.
-    let (status, body) = upload(&app, &clinic, "photo.png", "image/png", b"\x89PNG\r\n".to_vec()).await;
+    let (status, body) = upload(
+        &app,
+        &clinic,
+        "photo.png",
+        "image/png",
+        b"\x89PNG\r\n".to_vec(),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(body["message"].as_str().unwrap().contains("Herald reads PDF, plain text, Markdown and HTML"), "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("Herald reads PDF, plain text, Markdown and HTML"),
+        "{body}"
+    );
     let big = vec![b'a'; 10 * 1024 * 1024 + 1];
     let (status, body) = upload(&app, &clinic, "huge.txt", "text/plain", big).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert!(body["message"].as_str().unwrap().contains("larger than 10 MB"), "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than 10 MB"),
+        "{body}"
+    );
     let (status, body) = upload(&app, &clinic, "", "text/plain", b"words".to_vec()).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let (_, page) = app
-        .call_as(&clinic.client, "/api/knowledge", json!({"kind": "document", "after": null}))
+        .call_as(
+            &clinic.client,
+            "/api/knowledge",
+            json!({"kind": "document", "after": null}),
+        )
         .await;
-    assert_eq!(page["total"], 3, "only the three accepted documents: {page}");
+    assert_eq!(
+        page["total"], 3,
+        "only the three accepted documents: {page}"
+    );
     // A signed-out upload is refused.
     let res = app
         .client
@@ -191,27 +270,57 @@ async fn documents_are_read_into_passages_that_answer(backend: Backend) {
 
     // Read again: queued, then ready with fresh passages.
     let (status, again) = app
-        .call_as(&clinic.client, "/api/knowledge/read_again", json!({"id": doc["id"]}))
+        .call_as(
+            &clinic.client,
+            "/api/knowledge/read_again",
+            json!({"id": doc["id"]}),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{again}");
-    assert!(matches!(again["status"].as_str(), Some("queued" | "reading" | "ready")), "{again}");
+    assert!(
+        matches!(
+            again["status"].as_str(),
+            Some("queued" | "reading" | "ready")
+        ),
+        "{again}"
+    );
     assert_eq!(settled(&app, &clinic, &doc["id"]).await["status"], "ready");
     let (status, renamed) = app
-        .call_as(&clinic.client, "/api/knowledge/rename", json!({"id": doc["id"], "title": "Price list 2026"}))
+        .call_as(
+            &clinic.client,
+            "/api/knowledge/rename",
+            json!({"id": doc["id"], "title": "Price list 2026"}),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{renamed}");
-    assert_eq!(titles(&ask(&app, &clinic, "How much is a night guard?").await)[0], "Price list 2026");
+    assert_eq!(
+        titles(&ask(&app, &clinic, "How much is a night guard?").await)[0],
+        "Price list 2026"
+    );
 
     // Deleted: no later answer finds it, and its file is gone from the store.
-    let key = format!("{}/knowledge/{}", clinic.org_id, doc["id"].as_str().unwrap());
+    let key = format!(
+        "{}/knowledge/{}",
+        clinic.org_id,
+        doc["id"].as_str().unwrap()
+    );
     assert!(app.state.media().get(&key).await.is_ok());
     let (status, _) = app
-        .call_as(&clinic.client, "/api/knowledge/delete", json!({"id": doc["id"]}))
+        .call_as(
+            &clinic.client,
+            "/api/knowledge/delete",
+            json!({"id": doc["id"]}),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert!(!titles(&ask(&app, &clinic, "How much is a night guard?").await)
-        .contains(&"Price list 2026".to_owned()));
-    assert!(app.state.media().get(&key).await.is_err(), "the file is deleted");
+    assert!(
+        !titles(&ask(&app, &clinic, "How much is a night guard?").await)
+            .contains(&"Price list 2026".to_owned())
+    );
+    assert!(
+        app.state.media().get(&key).await.is_err(),
+        "the file is deleted"
+    );
 }
 
 /// What the test website saw: each path asked for, and who asked.
@@ -220,7 +329,12 @@ struct Seen(Arc<Mutex<Vec<(String, String)>>>);
 
 impl Seen {
     fn paths(&self) -> Vec<String> {
-        self.0.lock().unwrap().iter().map(|(p, _)| p.clone()).collect()
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(p, _)| p.clone())
+            .collect()
     }
     fn count(&self, path: &str) -> usize {
         self.paths().iter().filter(|p| *p == path).count()
@@ -237,7 +351,11 @@ fn page(title: &str, body: &str) -> String {
     )
 }
 
-async fn site_page(State(seen): State<Seen>, uri: Uri, headers: HeaderMap) -> axum::response::Response {
+async fn site_page(
+    State(seen): State<Seen>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
     use axum::response::IntoResponse;
     let agent = headers
         .get("user-agent")
@@ -270,7 +388,14 @@ async fn serve_site() -> (String, Seen) {
     (format!("http://{addr}"), seen)
 }
 
-async fn add_site(app: &TestApp, who: &Org, url: &str, depth: u32, pages: u32, refresh: Option<u32>) -> (StatusCode, Value) {
+async fn add_site(
+    app: &TestApp,
+    who: &Org,
+    url: &str,
+    depth: u32,
+    pages: u32,
+    refresh: Option<u32>,
+) -> (StatusCode, Value) {
     app.call_as(
         &who.client,
         "/api/knowledge/website",
@@ -288,8 +413,20 @@ async fn websites_are_read_within_their_limits(backend: Backend) {
     let someone = guarded.new_org("Careful Clinic").await;
     let (status, body) = add_site(&guarded, &someone, &base, 1, 10, None).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert!(body["message"].as_str().unwrap().contains("private address"), "{body}");
-    assert!(body["message"].as_str().unwrap().contains("Herald reads public websites only"), "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("private address"),
+        "{body}"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("Herald reads public websites only"),
+        "{body}"
+    );
     drop(guarded);
 
     let clock = Arc::new(ManualClock::at(test_daytime()));
@@ -314,30 +451,59 @@ async fn websites_are_read_within_their_limits(backend: Backend) {
     let site = settled(&app, &clinic, &site["id"]).await;
     assert_eq!(site["status"], "ready", "{site}");
     let note = site["error"].as_str().unwrap();
-    assert!(note.starts_with("3 pages read"), "home, hours and prices: {note}");
-    assert!(note.contains("1 passed over as the site's robots.txt asks"), "{note}");
-    assert!(note.contains("2 not read"), "the big page and the missing one: {note}");
+    assert!(
+        note.starts_with("3 pages read"),
+        "home, hours and prices: {note}"
+    );
+    assert!(
+        note.contains("1 passed over as the site's robots.txt asks"),
+        "{note}"
+    );
+    assert!(
+        note.contains("2 not read"),
+        "the big page and the missing one: {note}"
+    );
     let paths = seen.paths();
-    assert!(!paths.contains(&"/private/staff".to_owned()), "robots.txt obeyed: {paths:?}");
-    assert!(!paths.contains(&"/hours/holidays".to_owned()), "one link deep only: {paths:?}");
-    assert!(!paths.contains(&"/logo.png".to_owned()), "pictures are not pages: {paths:?}");
+    assert!(
+        !paths.contains(&"/private/staff".to_owned()),
+        "robots.txt obeyed: {paths:?}"
+    );
+    assert!(
+        !paths.contains(&"/hours/holidays".to_owned()),
+        "one link deep only: {paths:?}"
+    );
+    assert!(
+        !paths.contains(&"/logo.png".to_owned()),
+        "pictures are not pages: {paths:?}"
+    );
     assert_eq!(seen.count("/robots.txt"), 1);
     for (_, agent) in seen.0.lock().unwrap().iter() {
         assert!(agent.starts_with("HeraldBot/1.0"), "{agent}");
     }
     let hits = ask(&app, &clinic, "Are you open on Saturday?").await;
     assert_eq!(hits[0]["locator"], format!("{base}/hours"), "{hits:?}");
-    assert!(hits[0]["text"].as_str().unwrap().contains("Saturday 9am to 1pm"));
+    assert!(hits[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Saturday 9am to 1pm"));
     assert!(
-        hits.iter().all(|h| !h["text"].as_str().unwrap().contains("Copyright")),
+        hits.iter()
+            .all(|h| !h["text"].as_str().unwrap().contains("Copyright")),
         "footers are not knowledge: {hits:?}"
     );
-    assert!(ask(&app, &clinic, "staff door code").await.is_empty(), "nothing from the private page");
+    assert!(
+        ask(&app, &clinic, "staff door code").await.is_empty(),
+        "nothing from the private page"
+    );
 
     // Its refresh comes round by the clock: the sweeper reads it again a day later.
     assert_eq!(site["web"]["refresh_hours"], 24);
     let reads_of_home = seen.count("/");
-    assert_eq!(site["next_read_at"].as_str().map(|t| t.len() > 10), Some(true), "{site}");
+    assert_eq!(
+        site["next_read_at"].as_str().map(|t| t.len() > 10),
+        Some(true),
+        "{site}"
+    );
     herald::knowledge::read::read_due(&app.state).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(seen.count("/"), reads_of_home, "not due yet");
@@ -345,7 +511,9 @@ async fn websites_are_read_within_their_limits(backend: Backend) {
     // The sweeper would take it up as well; either reads it once.
     herald::knowledge::read::read_due(&app.state).await.unwrap();
     for _ in 0..300 {
-        if seen.count("/") > reads_of_home && settled(&app, &clinic, &site["id"]).await["status"] == "ready" {
+        if seen.count("/") > reads_of_home
+            && settled(&app, &clinic, &site["id"]).await["status"] == "ready"
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -355,7 +523,10 @@ async fn websites_are_read_within_their_limits(backend: Backend) {
     // Deeper, but two pages at most.
     let (_, two) = add_site(&app, &clinic, &format!("{base}/hours"), 3, 2, None).await;
     let two = settled(&app, &clinic, &two["id"]).await;
-    assert!(two["error"].as_str().unwrap().starts_with("2 pages read"), "{two}");
+    assert!(
+        two["error"].as_str().unwrap().starts_with("2 pages read"),
+        "{two}"
+    );
 
     // A missing page fails with its reason; a bad address and bad limits are refused.
     let (_, gone) = add_site(&app, &clinic, &format!("{base}/gone"), 0, 1, None).await;
@@ -364,16 +535,27 @@ async fn websites_are_read_within_their_limits(backend: Backend) {
     assert!(gone["error"].as_str().unwrap().contains("404"), "{gone}");
     for (url, depth, pages, refresh, words) in [
         ("ftp://files.example/", 0, 1, None, "starts with https://"),
-        ("https://user:pw@clinic.example/", 0, 1, None, "no user name or password"),
+        (
+            "https://user:pw@clinic.example/",
+            0,
+            1,
+            None,
+            "no user name or password",
+        ),
         (base.as_str(), 9, 1, None, "at most 5 deep"),
         (base.as_str(), 1, 500, None, "between 1 and 200 pages"),
         (base.as_str(), 1, 5, Some(5), "every day, every week"),
     ] {
         let (status, body) = add_site(&app, &clinic, url, depth, pages, refresh).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{url}: {body}");
-        assert!(body["message"].as_str().unwrap().contains(words), "{url}: {body}");
+        assert!(
+            body["message"].as_str().unwrap().contains(words),
+            "{url}: {body}"
+        );
     }
     // Another organisation finds none of it.
     let other = app.new_org("Other Dental").await;
-    assert!(ask(&app, &other, "Are you open on Saturday?").await.is_empty());
+    assert!(ask(&app, &other, "Are you open on Saturday?")
+        .await
+        .is_empty());
 }

@@ -58,10 +58,16 @@ pub struct CrawlError {
 
 impl CrawlError {
     fn fail(why: impl Into<String>) -> Self {
-        CrawlError { why: why.into(), retry: false }
+        CrawlError {
+            why: why.into(),
+            retry: false,
+        }
     }
     fn retry(why: impl Into<String>) -> Self {
-        CrawlError { why: why.into(), retry: true }
+        CrawlError {
+            why: why.into(),
+            retry: true,
+        }
     }
 }
 
@@ -149,7 +155,9 @@ impl Site {
                 return Ok(Fetched::NotFound(format!("{url} is not a page ({kind}).")));
             }
             if res.content_length().is_some_and(|n| n as usize > max) {
-                return Ok(Fetched::NotFound(format!("{url} is larger than Herald reads.")));
+                return Ok(Fetched::NotFound(format!(
+                    "{url} is larger than Herald reads."
+                )));
             }
             let mut body = Vec::new();
             while let Some(chunk) = res
@@ -158,7 +166,9 @@ impl Site {
                 .map_err(|e| CrawlError::retry(format!("{url} stopped answering: {e}")))?
             {
                 if body.len() + chunk.len() > max {
-                    return Ok(Fetched::NotFound(format!("{url} is larger than Herald reads.")));
+                    return Ok(Fetched::NotFound(format!(
+                        "{url} is larger than Herald reads."
+                    )));
                 }
                 body.extend_from_slice(&chunk);
             }
@@ -236,7 +246,9 @@ pub async fn crawl(start: &str, limits: Limits) -> Result<Crawl, CrawlError> {
                 out.skipped_by_robots += 1;
                 continue;
             }
-            Some(r) => r.delay.map(|d| Duration::from_secs_f32(d.max(0.0)).min(DELAY_MAX)),
+            Some(r) => r
+                .delay
+                .map(|d| Duration::from_secs_f32(d.max(0.0)).min(DELAY_MAX)),
             None => None,
         };
         if let (Some(d), false) = (delay, first) {
@@ -293,7 +305,9 @@ pub async fn crawl(start: &str, limits: Limits) -> Result<Crawl, CrawlError> {
         }
     }
     if out.pages.is_empty() {
-        return Err(CrawlError::fail(format!("There is no text to read at {start}.")));
+        return Err(CrawlError::fail(format!(
+            "There is no text to read at {start}."
+        )));
     }
     Ok(out)
 }

@@ -25,9 +25,14 @@ impl DocKind {
 
     /// The kind a stored type names.
     pub fn from_content_type(t: &str) -> Option<DocKind> {
-        [DocKind::Pdf, DocKind::Text, DocKind::Markdown, DocKind::Html]
-            .into_iter()
-            .find(|k| k.content_type() == t)
+        [
+            DocKind::Pdf,
+            DocKind::Text,
+            DocKind::Markdown,
+            DocKind::Html,
+        ]
+        .into_iter()
+        .find(|k| k.content_type() == t)
     }
 }
 
@@ -55,7 +60,9 @@ pub fn kind_of(name: &str, declared: &str, bytes: &[u8]) -> Result<DocKind, Stri
         return Ok(DocKind::Pdf);
     }
     if declared == "application/pdf" || ext == "pdf" {
-        return Err(format!("{name} is not a PDF, though its name or type says so."));
+        return Err(format!(
+            "{name} is not a PDF, though its name or type says so."
+        ));
     }
     let kind = match (declared.as_str(), ext.as_str()) {
         ("text/html" | "application/xhtml+xml", _) | (_, "html" | "htm" | "xhtml") => DocKind::Html,
@@ -81,11 +88,15 @@ pub fn kind_of(name: &str, declared: &str, bytes: &[u8]) -> Result<DocKind, Stri
 }
 
 /// A document's text, in parts with where each stands (a PDF's "page 3"; None for one part).
-pub async fn text_of(kind: DocKind, bytes: Vec<u8>) -> Result<Vec<(Option<String>, String)>, String> {
+pub async fn text_of(
+    kind: DocKind,
+    bytes: Vec<u8>,
+) -> Result<Vec<(Option<String>, String)>, String> {
     match kind {
         DocKind::Pdf => pdf_pages(bytes).await,
         _ => {
-            let text = String::from_utf8(bytes).map_err(|_| "The file is not UTF-8 text.".to_owned())?;
+            let text =
+                String::from_utf8(bytes).map_err(|_| "The file is not UTF-8 text.".to_owned())?;
             let text = text.trim_start_matches('\u{feff}');
             let text = match kind {
                 DocKind::Html => html::read(text).text,
@@ -114,10 +125,12 @@ async fn pdf_pages(bytes: Vec<u8>) -> Result<Vec<(Option<String>, String)>, Stri
         .filter(|c| c.is_alphanumeric())
         .count();
     if chars < MIN_PDF_CHARS {
-        return Err("This PDF has no text in it: it looks like a scan. Upload a PDF with its \
+        return Err(
+            "This PDF has no text in it: it looks like a scan. Upload a PDF with its \
                     text (run it through text recognition first), or paste the words as a text \
                     file."
-            .into());
+                .into(),
+        );
     }
     Ok(pages
         .into_iter()
@@ -143,7 +156,10 @@ mod tests {
         let e = kind_of("scan.pdf", "application/pdf", b"GIF89a").unwrap_err();
         assert!(e.contains("not a PDF"), "{e}");
         let e = kind_of("photo.jpg", "image/jpeg", b"\xff\xd8").unwrap_err();
-        assert!(e.contains("Herald reads PDF, plain text, Markdown and HTML"), "{e}");
+        assert!(
+            e.contains("Herald reads PDF, plain text, Markdown and HTML"),
+            "{e}"
+        );
         let e = kind_of("latin.txt", "text/plain", b"caf\xe9").unwrap_err();
         assert!(e.contains("UTF-8"), "{e}");
     }

@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 /// Elements whose words are never an answer: chrome, scripts, forms.
 const DROPPED: &[&str] = &[
-    "script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form",
-    "svg", "iframe", "button", "select", "textarea", "head", "dialog", "canvas", "object",
+    "script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "svg",
+    "iframe", "button", "select", "textarea", "head", "dialog", "canvas", "object",
 ];
 
 /// ARIA roles of the same chrome.
@@ -24,9 +24,34 @@ const DROPPED_ROLES: &[&str] = &[
 
 /// Elements that start a new line.
 const BLOCKS: &[&str] = &[
-    "p", "div", "section", "article", "main", "li", "ul", "ol", "table", "tr", "dl", "dt", "dd",
-    "blockquote", "pre", "address", "figure", "figcaption", "br", "hr", "h1", "h2", "h3", "h4",
-    "h5", "h6", "summary", "details",
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "li",
+    "ul",
+    "ol",
+    "table",
+    "tr",
+    "dl",
+    "dt",
+    "dd",
+    "blockquote",
+    "pre",
+    "address",
+    "figure",
+    "figcaption",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "summary",
+    "details",
 ];
 
 static MAIN: LazyLock<Selector> =
@@ -95,7 +120,10 @@ fn walk(node: ElementRef, out: &mut String) {
             Node::Text(t) => {
                 let words = squash(t);
                 if !words.is_empty() {
-                    if !out.is_empty() && !out.ends_with(['\n', ' ']) && t.starts_with(char::is_whitespace) {
+                    if !out.is_empty()
+                        && !out.ends_with(['\n', ' '])
+                        && t.starts_with(char::is_whitespace)
+                    {
                         out.push(' ');
                     }
                     out.push_str(&words);
@@ -105,7 +133,9 @@ fn walk(node: ElementRef, out: &mut String) {
                 }
             }
             Node::Element(_) => {
-                let Some(e) = ElementRef::wrap(child) else { continue };
+                let Some(e) = ElementRef::wrap(child) else {
+                    continue;
+                };
                 if dropped(&e) {
                     continue;
                 }

@@ -36,7 +36,10 @@ static SLOTS: LazyLock<tokio::sync::Semaphore> = LazyLock::new(|| tokio::sync::S
 /// What a reading came to.
 pub enum Outcome {
     /// Its passages, and a note for the member ("3 pages passed over as robots.txt asks").
-    Read { pieces: Vec<Piece>, note: Option<String> },
+    Read {
+        pieces: Vec<Piece>,
+        note: Option<String>,
+    },
     /// Worth another try later.
     Retry(String),
     /// Never going to work as it is: these words say why.
@@ -78,7 +81,9 @@ fn free(now: DateTime<Utc>) -> Condition {
 
 /// Claims the source and reads it here and now (a source another reading holds is left).
 pub async fn read_now(state: &AppState, id: Uuid) {
-    let Ok(_slot) = SLOTS.acquire().await else { return };
+    let Ok(_slot) = SLOTS.acquire().await else {
+        return;
+    };
     let now = state.clock.now();
     // Each claim its own token: a reading superseded ("Read again" while it ran) cannot record.
     let token = Uuid::new_v4().to_string();
@@ -188,7 +193,11 @@ async fn read_website(state: &AppState, row: &source::Model) -> Outcome {
             room,
         ));
     }
-    let mut note = vec![crate::format::count(read.pages.len(), "page read", "pages read")];
+    let mut note = vec![crate::format::count(
+        read.pages.len(),
+        "page read",
+        "pages read",
+    )];
     if read.skipped_by_robots > 0 {
         note.push(format!(
             "{} passed over as the site's robots.txt asks",
@@ -230,7 +239,10 @@ pub async fn finish(
     };
     let mut update = source::Entity::update_many()
         .col_expr(source::Column::LeaseOwner, Expr::value(None::<String>))
-        .col_expr(source::Column::LeaseUntil, Expr::value(None::<DateTime<Utc>>))
+        .col_expr(
+            source::Column::LeaseUntil,
+            Expr::value(None::<DateTime<Utc>>),
+        )
         .col_expr(source::Column::UpdatedAt, Expr::value(now))
         .filter(source::Column::Id.eq(row.id))
         .filter(source::Column::OrganizationId.eq(row.organization_id))
@@ -239,10 +251,16 @@ pub async fn finish(
         Outcome::Read { pieces, note } => {
             update = update
                 .col_expr(source::Column::Error, Expr::value(note))
-                .col_expr(source::Column::PassageCount, Expr::value(pieces.len() as i32))
+                .col_expr(
+                    source::Column::PassageCount,
+                    Expr::value(pieces.len() as i32),
+                )
                 .col_expr(source::Column::LastReadAt, Expr::value(Some(now)))
                 .col_expr(source::Column::Attempts, Expr::value(0))
-                .col_expr(source::Column::NextReadAt, Expr::value(next_refresh(row, now)));
+                .col_expr(
+                    source::Column::NextReadAt,
+                    Expr::value(next_refresh(row, now)),
+                );
             (SourceStatus::Ready, Some(pieces))
         }
         Outcome::Retry(why) => {
@@ -257,7 +275,10 @@ pub async fn finish(
             update = update
                 .col_expr(source::Column::Error, Expr::value(Some(why)))
                 .col_expr(source::Column::Attempts, Expr::value(0))
-                .col_expr(source::Column::NextReadAt, Expr::value(next_refresh(row, now)));
+                .col_expr(
+                    source::Column::NextReadAt,
+                    Expr::value(next_refresh(row, now)),
+                );
             (SourceStatus::Failed, None)
         }
     };

@@ -34,22 +34,42 @@ pub fn pieces(
     markdown: bool,
     room: usize,
 ) -> Vec<Piece> {
-    let chunks: Vec<&str> = if markdown {
-        MarkdownSplitter::new(config()).chunks(text).collect()
+    // Lazily: a text longer than the room left is split only as far as the room goes.
+    let markdown_splitter;
+    let text_splitter;
+    let chunks: Box<dyn Iterator<Item = &str>> = if markdown {
+        markdown_splitter = MarkdownSplitter::new(config());
+        Box::new(markdown_splitter.chunks(text))
     } else {
-        TextSplitter::new(config()).chunks(text).collect()
+        text_splitter = TextSplitter::new(config());
+        Box::new(text_splitter.chunks(text))
     };
     chunks
-        .into_iter()
         .map(str::trim)
         .filter(|c| c.chars().any(char::is_alphanumeric))
         .take(room)
         .map(|c| Piece {
             locator: locator.map(str::to_owned),
-            text: c.to_owned(),
+            text: plain(c),
             terms: terms::indexed(&format!("{title}\n{c}")),
         })
         .collect()
+}
+
+/// A passage as a person reads it: Markdown's heading marks dropped ("# Hours" is "Hours").
+fn plain(chunk: &str) -> String {
+    chunk
+        .lines()
+        .map(|l| {
+            let t = l.trim_start_matches('#');
+            if t.len() < l.len() && t.starts_with(' ') {
+                t.trim_start()
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]
@@ -70,15 +90,20 @@ mod tests {
             assert!(piece.terms.contains("list"), "the title's words find it");
         }
         let first_end = &p[0].text[p[0].text.len() - 40..];
-        assert!(p[1].text.contains(first_end.trim()), "the next passage overlaps the last");
+        assert!(
+            p[1].text.contains(first_end.trim()),
+            "the next passage overlaps the last"
+        );
     }
 
     #[test]
     fn markdown_keeps_a_short_section_whole_and_room_is_kept() {
-        let text = "# Hours\n\nMonday to Friday 8am to 6pm.\n\n# Parking\n\nFree behind the clinic.";
+        let text =
+            "# Hours\n\nMonday to Friday 8am to 6pm.\n\n# Parking\n\nFree behind the clinic.";
         let p = pieces(None, "", text, true, PASSAGES_MAX);
         assert_eq!(p.len(), 1);
-        assert!(p[0].text.contains("Parking"));
+        assert!(p[0].text.starts_with("Hours\n\nMonday"), "{}", p[0].text);
+        assert!(p[0].text.contains("\nParking\n"));
         assert_eq!(pieces(None, "", &"Word. ".repeat(2_000), false, 2).len(), 2);
     }
 }

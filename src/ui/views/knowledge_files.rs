@@ -18,17 +18,16 @@ use uuid::Uuid;
 const POLL: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Uploads one chosen file as a document.
-async fn upload_document(file: &dioxus::html::FileData) -> Result<SourceView, crate::error::AppError> {
+async fn upload_document(
+    file: &dioxus::html::FileData,
+) -> Result<SourceView, crate::error::AppError> {
     let name = file.name();
     let kind = file.content_type().unwrap_or_default();
     let bytes = file
         .read_bytes()
         .await
         .map_err(|e| crate::error::AppError::Validation(format!("Could not read {name}: {e}")))?;
-    let path = format!(
-        "{DOCUMENT_UPLOAD_PATH}?name={}",
-        js_encode(&name)
-    );
+    let path = format!("{DOCUMENT_UPLOAD_PATH}?name={}", js_encode(&name));
     crate::rpc::upload(&path, &kind, bytes.to_vec()).await
 }
 
@@ -58,7 +57,11 @@ fn depth_words(d: u32) -> String {
 pub fn ReadSources(kind: SourceKind) -> Element {
     let mut first = use_resource(move || list_knowledge(Some(kind), None));
     let pages = use_pages::<SourceView, String>();
-    let Pages { loading, error: more_error, .. } = pages;
+    let Pages {
+        loading,
+        error: more_error,
+        ..
+    } = pages;
     let act = use_act();
     let mut web = use_signal(WebInput::default);
     let mut editing = use_signal(|| None::<Uuid>);
@@ -83,7 +86,9 @@ pub fn ReadSources(kind: SourceKind) -> Element {
         for file in evt.files() {
             let name = file.name();
             if file.size() > DOCUMENT_MAX_BYTES {
-                act.fail(format!("{name} is larger than 10 MB, the most a document may be."));
+                act.fail(format!(
+                    "{name} is larger than 10 MB, the most a document may be."
+                ));
                 continue;
             }
             uploading.set(true);
