@@ -129,19 +129,11 @@ pub async fn save_web(
     id: Option<Uuid>,
     input: &WebInput,
 ) -> AppResult<SourceView> {
-    // Someone else's source is not found before its address is looked at.
+    // Someone else's source is not found, and a source one may not change is refused, before
+    // its address is looked at.
     let old = match id {
-        Some(id) => Some(find(&state.db, m.organization_id, id).await?),
-        None => None,
-    };
-    let w = checked_web(state, input).await?;
-    let now = state.clock.now();
-    let title = reqwest::Url::parse(&w.url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_else(|| w.url.clone());
-    let old = match old {
-        Some(old) => {
+        Some(id) => {
+            let old = find(&state.db, m.organization_id, id).await?;
             if old.kind != SourceKind::Web {
                 return Err(AppError::validation(format!(
                     "That source is a {}, not a website.",
@@ -153,6 +145,12 @@ pub async fn save_web(
         }
         None => None,
     };
+    let w = checked_web(state, input).await?;
+    let now = state.clock.now();
+    let title = reqwest::Url::parse(&w.url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| w.url.clone());
     let is_new = old.is_none();
     let mut a = match old {
         Some(old) => old.into(),

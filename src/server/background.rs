@@ -1,7 +1,7 @@
 //! Recovery and sweeping: at start-up and then periodically, work a dead process (this one, or
 //! another instance) left behind is picked up: texts in doubt, queued texts, campaign engines,
 //! plans under an expired lease, threads with expired leases or waiting inputs, inbound texts
-//! never routed, and idle threads to archive.
+//! never routed, knowledge documents and websites waiting to be read, and idle threads to archive.
 use crate::platform::AppState;
 
 /// Texts younger than this are still being routed by the process that stored them.

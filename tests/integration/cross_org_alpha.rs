@@ -25,6 +25,9 @@ pub struct Alpha {
     pub saved_reply: Value,
     /// An FAQ entry of A's knowledge.
     pub knowledge: Value,
+    /// A document and a website of A's knowledge.
+    pub document: Value,
+    pub website: Value,
     /// An API key.
     pub api_key: Value,
     /// A contact import that stopped part way.
@@ -196,6 +199,25 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
             json!({"id": null, "input": {"question": "What does whitening cost?", "answer": "Alpha whitening is $350", "alternatives": []}}),
         )
         .await;
+    let document: Value = a
+        .client
+        .post(app.url("/api/knowledge/document?name=alpha-guide.txt"))
+        .header("Content-Type", "text/plain")
+        .body("Alpha's guide: parking is behind the building.")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // Port 9 on loopback answers nothing: its reading fails there, never leaving the machine.
+    let website: Value = app
+        .ok_as(
+            &a.client,
+            "/api/knowledge/website",
+            json!({"id": null, "input": {"url": "http://127.0.0.1:9/", "depth": 0, "pages": 1, "refresh_hours": null}}),
+        )
+        .await;
     let api_key: Value = app
         .ok_as(
             &a.client,
@@ -229,6 +251,8 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         segment: id("segment", &segment["id"]),
         saved_reply: id("saved reply", &saved_reply["id"]),
         knowledge: id("knowledge", &knowledge["id"]),
+        document: id("document", &document["id"]),
+        website: id("website", &website["id"]),
         api_key: id("api key", &api_key["key"]["id"]),
         import: id("import", &import["id"]),
         alan,
@@ -272,6 +296,8 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         &alpha.suggester,
         &alpha.review,
         &alpha.knowledge,
+        &alpha.document,
+        &alpha.website,
         &alpha.member_user,
         &alpha.invitation,
         &alpha.session,

@@ -261,21 +261,21 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         ),
         row(
             "/api/knowledge/website",
-            json!({"id": a.knowledge, "input": {"url": "https://example.com/", "depth": 0, "pages": 1, "refresh_hours": null}}),
+            json!({"id": a.website, "input": {"url": "http://127.0.0.1:9/", "depth": 0, "pages": 1, "refresh_hours": null}}),
             NotFound,
-            Member,
+            Owner,
         ),
         row(
             "/api/knowledge/read_again",
-            json!({"id": a.knowledge}),
+            json!({"id": a.document}),
             NotFound,
             Member,
         ),
         row(
             "/api/knowledge/rename",
-            json!({"id": a.knowledge, "title": "Beta's name for it"}),
+            json!({"id": a.document, "title": "Beta's name for it"}),
             NotFound,
-            Member,
+            Owner,
         ),
         row(
             "/api/knowledge/try",

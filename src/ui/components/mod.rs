@@ -31,7 +31,7 @@ pub use live::{use_attention, use_live, use_page_tick, AttentionTick, PageTick};
 pub use message_bubble::MessageBubble;
 pub use notes::Notes;
 pub use operation_card::OperationCard;
-pub use paging::{use_pages, Pages, ShowMore};
+pub use paging::{use_pages, ListFooter, Pages, ShowMore};
 pub use plan_audience::PlanAudience;
 pub use plan_card::PlanCard;
 pub use plan_stop::PlanStop;

@@ -97,3 +97,27 @@ pub fn ShowMore(id: String, loading: bool, onclick: EventHandler<MouseEvent>) ->
         }
     }
 }
+
+/// Under a list: how many of how many are shown ("None yet." when there are none), why the last
+/// page could not be read, and "Show more" while there is more.
+#[component]
+pub fn ListFooter(
+    shown: usize,
+    total: u64,
+    none: String,
+    error: Option<String>,
+    id: String,
+    loading: bool,
+    has_more: bool,
+    onmore: EventHandler<MouseEvent>,
+) -> Element {
+    rsx! {
+        p { class: "muted small",
+            if total == 0 { "{none}" } else { "{shown} of {total} shown." }
+        }
+        crate::ui::components::ErrorBanner { message: error }
+        if has_more {
+            ShowMore { id, loading, onclick: move |e| onmore.call(e) }
+        }
+    }
+}

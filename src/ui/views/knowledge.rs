@@ -9,7 +9,7 @@ use crate::knowledge::api::{
     try_question,
 };
 use crate::knowledge::model::{FactInput, FaqInput, SourceKind, SourceStatus, SourceView, TryResult};
-use crate::ui::components::{use_pages, ConfirmButton, ErrorBanner, Pages, ShowMore};
+use crate::ui::components::{use_pages, ConfirmButton, ErrorBanner, ListFooter, Pages};
 use crate::ui::views::knowledge_files::ReadSources;
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -299,17 +299,9 @@ fn Sources(kind: SourceKind) -> Element {
                                 }
                             }
                         }
-                        p { class: "muted small",
-                            if page.total == 0 { "None yet." } else { "{items.len()} of {page.total} shown." }
-                        }
-                        ErrorBanner { message: more_error() }
-                        if let Some(after) = cursor {
-                            ShowMore {
-                                id: "{slug}-more",
-                                loading: loading(),
-                                onclick: move |_| pages.more(list_knowledge(Some(kind), Some(after.clone())), |p| (p.items, p.next)),
-                            }
-                        }
+                        ListFooter { shown: items.len(), total: page.total, none: "None yet.", error: more_error(), id: "{slug}-more",
+                            loading: loading(), has_more: cursor.is_some(),
+                            onmore: move |_| if let Some(after) = cursor.clone() { pages.more(list_knowledge(Some(kind), Some(after.clone())), |p| (p.items, p.next)) } }
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! and inserted from the composer with `/`. Paged in name order.
 use crate::saved_replies::api::{delete_saved_reply, list_saved_replies, save_saved_reply};
 use crate::saved_replies::model::{SavedReplyInput, SavedReplyView};
-use crate::ui::components::{use_pages, ConfirmButton, ErrorBanner, Pages, ShowMore};
+use crate::ui::components::{use_pages, ConfirmButton, ErrorBanner, ListFooter, Pages};
 use dioxus::prelude::*;
 use uuid::Uuid;
 
@@ -67,17 +67,9 @@ pub fn SavedRepliesCard() -> Element {
                                 }
                             }
                         }
-                        p { class: "muted small",
-                            if page.total == 0 { "No saved replies yet." } else { "{items.len()} of {page.total} shown." }
-                        }
-                        ErrorBanner { message: more_error() }
-                        if let Some(after) = cursor {
-                            ShowMore {
-                                id: "saved-replies-more",
-                                loading: loading(),
-                                onclick: move |_| pages.more(list_saved_replies(String::new(), Some(after.clone())), |p| (p.items, p.next)),
-                            }
-                        }
+                        ListFooter { shown: items.len(), total: page.total, none: "No saved replies yet.", error: more_error(), id: "saved-replies-more",
+                            loading: loading(), has_more: cursor.is_some(),
+                            onmore: move |_| if let Some(after) = cursor.clone() { pages.more(list_saved_replies(String::new(), Some(after.clone())), |p| (p.items, p.next)) } }
                     }
                 }
             }
