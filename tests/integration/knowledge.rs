@@ -35,7 +35,7 @@ async fn fact(app: &TestApp, who: &Org, label: &str, value: &str) -> Value {
     body
 }
 
-async fn ask(app: &TestApp, who: &Org, question: &str) -> Vec<Value> {
+pub(crate) async fn ask(app: &TestApp, who: &Org, question: &str) -> Vec<Value> {
     let (status, body) = app
         .call_as(
             &who.client,

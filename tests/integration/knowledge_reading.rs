@@ -7,6 +7,7 @@
 //! too large; a page that is missing fails with its reason; a private address is refused unless
 //! allowed; a website's refresh comes round by the clock.
 use crate::helpers::*;
+use crate::knowledge::ask;
 use crate::on_both_databases;
 use axum::extract::State;
 use axum::http::{HeaderMap, Uri};
@@ -120,18 +121,6 @@ pub async fn settled(app: &TestApp, who: &Org, id: &Value) -> Value {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     panic!("the source was not read within 30 s");
-}
-
-pub async fn ask(app: &TestApp, who: &Org, question: &str) -> Vec<Value> {
-    let (status, body) = app
-        .call_as(
-            &who.client,
-            "/api/knowledge/try",
-            json!({"question": question}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["hits"].as_array().unwrap().clone()
 }
 
 fn titles(hits: &[Value]) -> Vec<String> {
