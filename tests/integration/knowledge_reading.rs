@@ -80,21 +80,9 @@ pub async fn upload(
     kind: &str,
     bytes: Vec<u8>,
 ) -> (StatusCode, Value) {
-    let res = who
-        .client
-        .post(app.url("/api/knowledge/document"))
-        .query(&[("name", name)])
-        .header("Content-Type", kind)
-        .body(bytes)
-        .send()
-        .await
-        .unwrap();
-    let status = res.status();
-    let text = res.text().await.unwrap_or_default();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+    let mut url = reqwest::Url::parse(&app.url("/api/knowledge/document")).unwrap();
+    url.query_pairs_mut().append_pair("name", name);
+    crate::media_send::post_bytes(&who.client, url.as_str(), kind, bytes).await
 }
 
 /// The source with `id` once it is read (ready or failed), within 30 s.

@@ -17,8 +17,19 @@ pub(crate) async fn upload(
     kind: &str,
     bytes: Vec<u8>,
 ) -> (StatusCode, Value) {
+    post_bytes(client, &app.url("/api/media/upload"), kind, bytes).await
+}
+
+/// POSTs a file's bytes as the app does (its type in `Content-Type`): the status and the JSON
+/// answer (or its text).
+pub(crate) async fn post_bytes(
+    client: &reqwest::Client,
+    url: &str,
+    kind: &str,
+    bytes: Vec<u8>,
+) -> (StatusCode, Value) {
     let res = client
-        .post(app.url("/api/media/upload"))
+        .post(url)
         .header("Content-Type", kind)
         .body(bytes)
         .send()
