@@ -3,8 +3,9 @@
 //! reader that died lets go), read (a document's text, a website's pages), split, and its passages
 //! replaced in one transaction with its state: ready, or failed with its reason. A failure that
 //! may pass (a site that did not answer) is tried again later, three times in all. A website is
-//! read again when its refresh comes. At most two readings run at once in a process, so fifty
-//! large documents uploaded together do not hold fifty in memory.
+//! read again when its refresh comes. One reading runs at a time in a process, so fifty large
+//! documents uploaded together neither hold fifty in memory nor take the database's writer from
+//! the rest of the work for long.
 pub mod crawl;
 pub mod document;
 pub mod html;
@@ -31,7 +32,7 @@ const MAX_ATTEMPTS: i32 = 3;
 /// Sources one sweep takes up.
 const BATCH: u64 = 10;
 /// Readings at once in this process.
-static SLOTS: LazyLock<tokio::sync::Semaphore> = LazyLock::new(|| tokio::sync::Semaphore::new(2));
+static SLOTS: LazyLock<tokio::sync::Semaphore> = LazyLock::new(|| tokio::sync::Semaphore::new(1));
 
 /// What a reading came to.
 pub enum Outcome {

@@ -9,8 +9,10 @@ use text_splitter::{ChunkConfig, MarkdownSplitter, TextSplitter};
 const CAPACITY: std::ops::Range<usize> = 600..1_200;
 /// Characters one passage shares with the next.
 const OVERLAP: usize = 150;
-/// Passages one source keeps at most; the rest of a very long text is left out, and said so.
-pub const PASSAGES_MAX: usize = 5_000;
+/// Passages one source keeps at most (the size an organisation's whole knowledge is built for);
+/// the rest of a very long text is left out, and said so. It also bounds the one transaction
+/// that replaces a source's passages.
+pub const PASSAGES_MAX: usize = 2_000;
 
 /// One passage: where it stands, its words, its search terms.
 #[derive(Debug, Clone, PartialEq)]
