@@ -45,17 +45,7 @@ fn leaks(reply: &Value, secrets: &[String]) -> Option<String> {
 }
 
 async fn every_server_function_is_scoped(backend: Backend) {
-    // The table signs people in again and again from 127.0.0.1 (pages, signing out everywhere).
-    // Websites on loopback may be added (their reading fails there, and never leaves).
-    let opts = Options {
-        sign_in_attempts_per_minute: 200,
-        webhooks: Some(herald::webhooks::WebhookSettings {
-            allow_private: true,
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    let Some(app) = spawn_app_with(backend, opts).await else {
+    let Some(app) = spawn_app_with(backend, crate::cross_org_alpha::alpha_options()).await else {
         return;
     };
     let c = crm(&app).await;

@@ -51,6 +51,19 @@ fn id(what: &str, v: &Value) -> Value {
     v.clone()
 }
 
+/// The test server `alpha` needs: sign-ins again and again from 127.0.0.1, and websites on
+/// loopback (Alpha's website is read there, fails, and never leaves the machine).
+pub fn alpha_options() -> Options {
+    Options {
+        sign_in_attempts_per_minute: 200,
+        webhooks: Some(herald::webhooks::WebhookSettings {
+            allow_private: true,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
 pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
     let a = &c.org;
     let _: Value = app

@@ -15,11 +15,7 @@ fn leak<'s>(reply: &str, secrets: &'s [String]) -> Option<&'s String> {
 }
 
 async fn another_member_never_sees_a_private_plan(backend: Backend) {
-    let opts = Options {
-        sign_in_attempts_per_minute: 200,
-        ..Default::default()
-    };
-    let Some(app) = spawn_app_with(backend, opts).await else {
+    let Some(app) = spawn_app_with(backend, crate::cross_org_alpha::alpha_options()).await else {
         return;
     };
     let c = crm(&app).await;
