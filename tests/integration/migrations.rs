@@ -57,7 +57,9 @@ async fn conversations_are_built_from_stored_texts(backend: Backend) {
         .unwrap();
     let before = app.inbox(&org.client).await;
     app.stop().await;
-    let db = &app.state.db;
+    // A connection of its own, as a deploy's migration step has: the stopped server's pool holds
+    // connections opened on its background runtime, whose reactor may be going away with it.
+    let db = &sea_orm::Database::connect(&app.db_url).await.unwrap();
     // Back to before migration 30, however many came after it.
     let since_30 = Migrator::migrations()
         .iter()
