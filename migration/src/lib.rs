@@ -64,6 +64,7 @@ mod m20261207_000060_contact_import;
 mod m20261207_000061_knowledge;
 mod m20261207_000062_grounded_replies;
 mod m20261207_000063_knowledge_reading;
+mod m20261207_000064_knowledge_embeddings;
 mod platform_agent;
 
 pub struct Migrator;
@@ -135,6 +136,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000061_knowledge::Migration),
             Box::new(m20261207_000062_grounded_replies::Migration),
             Box::new(m20261207_000063_knowledge_reading::Migration),
+            Box::new(m20261207_000064_knowledge_embeddings::Migration),
         ]
     }
 }

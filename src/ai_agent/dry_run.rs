@@ -170,8 +170,8 @@ async fn answer(
         "recent_messages" => json!({"messages": []}),
         "search_knowledge" => {
             let q = args["question"].as_str().unwrap_or(question);
-            let hits = crate::knowledge::retrieve::search(
-                &state.db,
+            let hits = crate::knowledge::retrieve::find(
+                state,
                 org,
                 q,
                 sources,

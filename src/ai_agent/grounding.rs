@@ -54,7 +54,7 @@ pub async fn for_turn(
         });
     }
     let sources = settings.knowledge_sources.as_deref();
-    ground(&state.db, org, &text, sources, answer_only, &holding).await
+    ground(state, org, &text, sources, answer_only, &holding).await
 }
 
 /// Refuses a reply whose figures come from nowhere, when the agent answers only from knowledge:

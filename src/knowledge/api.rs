@@ -80,8 +80,8 @@ server_fn! {
     /// The passages a question finds, best first, with their scores: texting no one.
     pub async fn try_question(question: String) -> Result<TryResult, AppError> {
         let (state, m) = crate::auth::session::require_member().await?;
-        let hits = crate::knowledge::retrieve::search(
-            &state.db,
+        let hits = crate::knowledge::retrieve::find(
+            &state,
             m.organization_id,
             &question,
             None,

@@ -1,5 +1,6 @@
-//! The `knowledge_source` and `knowledge_passage` tables (migrations 61 and 63). The full-text
-//! index is beside them: `knowledge_fts` (FTS5) on SQLite, the `terms_tsv` column on PostgreSQL.
+//! The `knowledge_source`, `knowledge_passage` and `knowledge_embedding` tables (migrations 61, 63
+//! and 64). The full-text index is beside them: `knowledge_fts` (FTS5) on SQLite, the `terms_tsv`
+//! column on PostgreSQL.
 pub mod knowledge_source {
     use crate::knowledge::model::{SourceKind, SourceStatus};
     use sea_orm::entity::prelude::*;
@@ -77,6 +78,29 @@ pub mod knowledge_passage {
         /// Where in the source it stands: a web page's address, a PDF's page.
         #[sea_orm(column_type = "Text", nullable)]
         pub locator: Option<String>,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+pub mod knowledge_embedding {
+    use sea_orm::entity::prelude::*;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+    #[sea_orm(table_name = "knowledge_embedding")]
+    pub struct Model {
+        #[sea_orm(primary_key, auto_increment = false)]
+        pub passage_id: Uuid,
+        pub organization_id: Uuid,
+        /// The embedding model's label (`EmbeddingSettings::label`).
+        pub model: String,
+        /// The vector, little-endian `f32`s, unit length.
+        #[sea_orm(column_type = "Blob")]
+        pub vector: Vec<u8>,
+        pub created_at: DateTimeUtc,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -10,6 +10,8 @@ pub mod demo;
 #[cfg(feature = "server")]
 pub mod documents;
 #[cfg(feature = "server")]
+pub mod embed;
+#[cfg(feature = "server")]
 pub mod entity;
 #[cfg(feature = "server")]
 pub mod figures;

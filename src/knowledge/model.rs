@@ -177,6 +177,10 @@ pub struct Hit {
     /// The answer itself when the source gives one directly: an FAQ's answer, a fact's value.
     pub answer: Option<String>,
     pub score: f32,
+    /// How near its meaning is to the question's (cosine, -1 to 1), when an embedding model
+    /// found it too.
+    #[serde(default)]
+    pub similarity: Option<f32>,
 }
 
 impl Hit {

@@ -336,6 +336,7 @@ async fn save(state: &AppState, m: &Member, id: Option<Uuid>, w: Written) -> App
     };
     write_passages(&txn, org, row.id, vec![w.passage()], now).await?;
     txn.commit().await?;
+    crate::knowledge::embed::sweep::kick(state);
     let names = names(&state.db, std::slice::from_ref(&row)).await?;
     Ok(to_view(row, &names))
 }

@@ -102,6 +102,8 @@ pub struct Config {
     pub llm_provider: String,
     /// Model, key, base URL and timeout for a hosted provider.
     pub llm: crate::platform::llm::RigSettings,
+    /// Knowledge passages' embedding model (`EMBEDDING_MODEL`); none: found by words alone.
+    pub embedding: Option<crate::platform::embedding_config::EmbeddingSettings>,
     /// Outbound webhooks: `WEBHOOK_ALLOW_PRIVATE`, and retry timing.
     pub webhooks: crate::platform::webhook_config::WebhookSettings,
     /// `HERALD_ENV=production`: test-only settings are refused.
@@ -321,6 +323,13 @@ impl Config {
             false,
         );
         let limits = super::limits::read(&mut p);
+        let llm = crate::platform::llm::RigSettings {
+            provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
+            model: var("LLM_MODEL").unwrap_or_default(),
+            api_key: var("LLM_API_KEY").unwrap_or_default(),
+            base_url: var("LLM_BASE_URL"),
+            timeout: p.span("LLM_TIMEOUT_SECS", 60.0, DAY_SECS, Unit::Seconds),
+        };
         let config = Self {
             limits,
             setup_token,
@@ -370,13 +379,8 @@ impl Config {
             sends_per_second: p.number("SEND_RATE_PER_SECOND", 1.0, 0.001..=100_000.0),
             llm_provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
             webhooks: crate::platform::webhook_config::WebhookSettings::from_env(),
-            llm: crate::platform::llm::RigSettings {
-                provider: var("LLM_PROVIDER").unwrap_or_else(|| "offline".into()),
-                model: var("LLM_MODEL").unwrap_or_default(),
-                api_key: var("LLM_API_KEY").unwrap_or_default(),
-                base_url: var("LLM_BASE_URL"),
-                timeout: p.span("LLM_TIMEOUT_SECS", 60.0, DAY_SECS, Unit::Seconds),
-            },
+            embedding: crate::platform::embedding_config::read(&llm, &mut p),
+            llm,
             production,
             test_clock,
             test_route_delay,
@@ -439,6 +443,7 @@ impl Config {
                 base_url: None,
                 timeout: std::time::Duration::from_secs(60),
             },
+            embedding: None,
             production: false,
             test_clock: None,
             test_route_delay: None,

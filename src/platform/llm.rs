@@ -105,3 +105,37 @@ pub struct RigSettings {
     pub base_url: Option<String>,
     pub timeout: Duration,
 }
+
+/// Whether a transport error was the HTTP timeout: reqwest says so deep in the source chain.
+fn is_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(r) = err.downcast_ref::<rig_reqwest::reqwest::Error>() {
+            if r.is_timeout() {
+                return true;
+            }
+        }
+        let text = err.to_string().to_lowercase();
+        if text.contains("timed out") || text.contains("timeout") {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
+}
+
+/// A hosted provider's error as the seam's: a timeout, a passing outage or a bad answer.
+pub fn from_provider(e: rig_core::ProviderError) -> LlmError {
+    let text = e.to_string();
+    // rig wraps reqwest's error without exposing it as a source; its Debug form still names it.
+    if matches!(e, rig_core::ProviderError::Http(_))
+        && (is_timeout(&e) || format!("{e:?}").contains("TimedOut"))
+    {
+        return LlmError::Timeout;
+    }
+    if e.is_retryable() {
+        LlmError::Unavailable(text)
+    } else {
+        LlmError::BadResponse(text)
+    }
+}

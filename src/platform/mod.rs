@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod email;
+pub mod embedding_config;
 pub mod events;
 pub mod exposure;
 pub mod faults;

@@ -46,6 +46,8 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
         Ok(n) => tracing::info!(sources = n, "reading knowledge sources"),
         Err(e) => tracing::error!(error = %e, "could not look for knowledge to read"),
     }
+    // Knowledge passages waiting for their vector (with an embedding model), in the background.
+    crate::knowledge::embed::sweep::kick(state);
     // Plans whose campaign ended while nobody was there to end them.
     match crate::plans::campaign_outcome::settle(state).await {
         Ok(0) => {}

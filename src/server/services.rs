@@ -58,6 +58,11 @@ impl Services {
         parts.insert(Arc::new(crate::campaign::engines::Running::default()));
         parts.insert(Arc::new(crate::ai_agent::lease::LocalRuns::default()));
         parts.insert(Arc::new(crate::phone_numbers::cache::NumberCache::default()));
+        let embedder: Option<Arc<dyn crate::knowledge::embed::Embedder>> = match &config.embedding {
+            Some(s) => Some(Arc::new(crate::knowledge::embed::rig::RigEmbedder::new(s)?)),
+            None => None,
+        };
+        parts.insert(crate::knowledge::embed::Embedding::new(embedder));
         parts.insert(Arc::new(crate::compliance::wording::PhraseCache::default()));
         parts.insert(Arc::new(
             crate::messaging::inbound_writer::InboundWriter::default(),

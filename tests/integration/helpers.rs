@@ -186,6 +186,8 @@ pub struct Options {
     pub limits: Option<herald::platform::limits::Limits>,
     /// `SMTP_URL` and `SMTP_FROM` (none: no email).
     pub email: Option<herald::platform::email::EmailSettings>,
+    /// `EMBEDDING_MODEL` and its companions (none: knowledge found by words alone).
+    pub embedding: Option<herald::platform::embedding_config::EmbeddingSettings>,
 }
 
 impl Default for Options {
@@ -219,6 +221,7 @@ impl Default for Options {
             request_timeout: None,
             limits: None,
             email: None,
+            embedding: None,
         }
     }
 }
@@ -269,6 +272,7 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     }
     config.metrics_token = opts.metrics_token;
     config.email = opts.email;
+    config.embedding = opts.embedding;
     config.secret_key = opts
         .secret_key
         .map(|k| herald::provider_accounts::crypto::key_from_setting(&k));
@@ -277,6 +281,13 @@ pub async fn spawn_app_with(backend: Backend, opts: Options) -> Option<TestApp> 
     }
     config.plan_risk_max_cost = opts.plan_risk_max_cost;
     let mut services = Services::from_config(&config).expect("services");
+    // A failing embedding model rests 20 ms, then 40 ms… in tests (seconds in production).
+    if let Some(e) = services
+        .parts
+        .get_mut::<herald::knowledge::embed::Embedding>()
+    {
+        e.backoff = std::time::Duration::from_millis(20);
+    }
     if opts.twilio {
         // The transport handed in below is a Twilio one, to a fake.
         config.transport = herald::platform::config::TransportKind::Twilio;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 on_both_databases!(knowledge_answers_from_the_organisations_own_words);
 on_both_databases!(knowledge_lists_page_exactly);
 
-async fn faq(app: &TestApp, who: &Org, q: &str, a: &str, alts: &[&str]) -> Value {
+pub(crate) async fn faq(app: &TestApp, who: &Org, q: &str, a: &str, alts: &[&str]) -> Value {
     let (status, body) = app
         .call_as(
             &who.client,

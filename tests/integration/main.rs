@@ -1,6 +1,7 @@
 //! Herald's integration tests: every test drives a real server over HTTP, once on SQLite and once on PostgreSQL.
 mod api_client;
 mod binary;
+mod fake_embeddings;
 mod fake_llm;
 mod fake_s3;
 mod fake_twilio;
@@ -71,6 +72,7 @@ mod import_crash;
 mod inbound_throughput;
 mod inbox_scale;
 mod knowledge;
+mod knowledge_embeddings;
 mod knowledge_reading;
 mod learning_loop;
 mod load_isolation;

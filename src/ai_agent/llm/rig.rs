@@ -8,7 +8,7 @@ use rig_core::message::{
 };
 use rig_core::operation::Completion as CompletionOp;
 use rig_core::providers::{anthropic::AnthropicConfig, ollama::OllamaConfig, openai::OpenAIConfig};
-use rig_core::{DynModel, ProviderError};
+use rig_core::DynModel;
 
 pub use crate::platform::llm::RigSettings;
 
@@ -131,39 +131,6 @@ fn user_with_images(content: &str, images: &[ChatImage]) -> Result<Message, LlmE
     Ok(Message::User { content: parts })
 }
 
-/// Whether a transport error was the HTTP timeout: reqwest says so deep in the source chain.
-fn is_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(r) = err.downcast_ref::<rig_reqwest::reqwest::Error>() {
-            if r.is_timeout() {
-                return true;
-            }
-        }
-        let text = err.to_string().to_lowercase();
-        if text.contains("timed out") || text.contains("timeout") {
-            return true;
-        }
-        cur = err.source();
-    }
-    false
-}
-
-fn map_error(e: ProviderError) -> LlmError {
-    let text = e.to_string();
-    // rig wraps reqwest's error without exposing it as a source; its Debug form still names it.
-    if matches!(e, ProviderError::Http(_))
-        && (is_timeout(&e) || format!("{e:?}").contains("TimedOut"))
-    {
-        return LlmError::Timeout;
-    }
-    if e.is_retryable() {
-        LlmError::Unavailable(text)
-    } else {
-        LlmError::BadResponse(text)
-    }
-}
-
 #[async_trait::async_trait]
 impl ChatModel for RigModel {
     fn label(&self) -> String {
@@ -191,7 +158,11 @@ impl ChatModel for RigModel {
             .preamble(system)
             .tools(defs)
             .max_tokens(self.max_tokens);
-        let response = self.model.call(request).await.map_err(map_error)?;
+        let response = self
+            .model
+            .call(request)
+            .await
+            .map_err(crate::platform::llm::from_provider)?;
         let mut text = String::new();
         let mut tool_calls = Vec::new();
         for part in &response.choice {

@@ -49,8 +49,8 @@ impl AgentTool for SearchKnowledge {
             ));
         }
         let sources = crate::ai_agent::settings::AgentSettings::of(&ctx.agent).knowledge_sources;
-        let hits = crate::knowledge::retrieve::search(
-            &ctx.state.db,
+        let hits = crate::knowledge::retrieve::find(
+            &ctx.state,
             ctx.organization_id,
             question,
             sources.as_deref(),

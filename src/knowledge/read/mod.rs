@@ -296,5 +296,6 @@ pub async fn finish(
             .await?;
     }
     txn.commit().await?;
+    crate::knowledge::embed::sweep::kick(state);
     Ok(status)
 }

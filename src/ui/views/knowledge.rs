@@ -76,6 +76,7 @@ fn TryQuestion() -> Element {
                                 strong { class: "try-source", "{h.source_title}" } " "
                                 if let Some(l) = &h.locator { span { class: "muted small try-locator", "{l} " } }
                                 span { class: "muted small try-score", "{(h.score * 100.0).round()}% of the question" }
+                                if let Some(near) = h.similarity { span { class: "muted small try-near", " · {(near.max(0.0) * 100.0).round()}% close in meaning" } }
                                 if h.answers() { " " span { class: "badge ok", "Answers it" } }
                                 p { class: "try-text", "{h.answer.clone().unwrap_or(h.text.clone())}" }
                             }
