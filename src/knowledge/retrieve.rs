@@ -185,7 +185,11 @@ pub async fn search_with<C: ConnectionTrait>(
     }
     let mut found = candidates(db, org, &q).await?;
     let near: Vec<(Uuid, f32)> = match vector {
-        Some(v) => embed::store::nearest(db, org, &v.label, &v.vector, CANDIDATES).await?,
+        Some(v) => v
+            .vectors
+            .block(db, org, &v.label)
+            .await?
+            .nearest(&v.vector, CANDIDATES),
         None => vec![],
     };
     let only_near: Vec<Uuid> = near
@@ -273,4 +277,46 @@ fn fuse(ranked: &mut Vec<Ranked>) {
     order.sort_by(|a, b| fused[*b].total_cmp(&fused[*a]).then(a.cmp(b)));
     let mut taken: Vec<Option<Ranked>> = std::mem::take(ranked).into_iter().map(Some).collect();
     ranked.extend(order.into_iter().filter_map(|i| taken[i].take()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranked(title: &str, score: f32, similarity: Option<f32>) -> Ranked {
+        Ranked {
+            hit: Hit {
+                passage_id: Uuid::new_v4(),
+                source_id: Uuid::nil(),
+                source_kind: SourceKind::Faq,
+                source_title: title.into(),
+                locator: None,
+                text: String::new(),
+                answer: None,
+                score,
+                similarity,
+            },
+            titled: 0.0,
+            kind: 1,
+            ordinal: 0,
+        }
+    }
+
+    #[test]
+    fn words_and_meaning_each_vote_by_rank() {
+        // Words: a, b, c (c shares no word). Meaning: c, b (a not near at all).
+        let mut r = vec![
+            ranked("a", 0.9, None),
+            ranked("b", 0.5, Some(0.6)),
+            ranked("c", 0.0, Some(0.9)),
+        ];
+        fuse(&mut r);
+        let order: Vec<&str> = r.iter().map(|x| x.hit.source_title.as_str()).collect();
+        // b is in both lists (2nd and 2nd); a and c are each first in one.
+        assert_eq!(order, ["b", "a", "c"]);
+        // Ties keep the words' order: a before c.
+        let mut r = vec![ranked("a", 0.9, None), ranked("c", 0.0, Some(0.9))];
+        fuse(&mut r);
+        assert_eq!(r[0].hit.source_title, "a");
+    }
 }

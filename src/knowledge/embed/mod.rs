@@ -4,6 +4,7 @@
 //! background in batches (`sweep`), retried with backoff; a question is embedded on the reply's
 //! path only within a short wait, and a passage without its vector yet is still found by its
 //! words. Without a model (the default), knowledge is found by its words alone.
+pub mod cache;
 pub mod rig;
 pub mod store;
 pub mod sweep;
@@ -39,6 +40,8 @@ pub struct Embedding {
     health: Arc<Mutex<Health>>,
     /// The first pause after a failure (tests shorten it).
     pub backoff: Duration,
+    /// The organisations' vectors in memory.
+    pub vectors: Arc<cache::VectorCache>,
     /// Whether this instance is embedding now (`sweep::kick`).
     running: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -56,6 +59,7 @@ impl Embedding {
             health: Default::default(),
             backoff: Duration::from_secs(5),
             running: Default::default(),
+            vectors: Default::default(),
         }
     }
 
@@ -98,10 +102,12 @@ impl AppState {
 }
 
 /// A question's vector, with the label of the model that made it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct QuestionVector {
     pub label: String,
     pub vector: Vec<f32>,
+    /// Where the organisations' vectors are kept in memory.
+    pub vectors: Arc<cache::VectorCache>,
 }
 
 /// The question's vector, or None (no model, the model resting, failing or slow): retrieval
@@ -117,6 +123,7 @@ pub async fn question(state: &AppState, text: &str) -> Option<QuestionVector> {
             Some(QuestionVector {
                 label: model.label(),
                 vector: v.pop()?,
+                vectors: e.vectors.clone(),
             })
         }
         Ok(other) => {

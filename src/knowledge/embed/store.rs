@@ -1,6 +1,6 @@
 //! Passages' vectors in `knowledge_embedding`: which passages still need one for the current
-//! model, saving a batch, and the organisation's passages nearest a question's vector (read
-//! for the organisation and the model in the query itself).
+//! model, saving a batch, and reading an organisation's vectors (scoped to the organisation and
+//! the model in the query itself).
 use crate::error::AppResult;
 use crate::knowledge::entity::{knowledge_embedding as embedding, knowledge_passage as passage};
 use chrono::{DateTime, Utc};
@@ -116,16 +116,13 @@ pub async fn save<C: ConnectionTrait>(
     Ok(n)
 }
 
-/// The organisation's `n` passages nearest `question` among those the model `label` embedded,
-/// nearest first, with their cosine similarity.
-pub async fn nearest<C: ConnectionTrait>(
+/// Every vector the organisation has from the model `label`, as stored.
+pub async fn all<C: ConnectionTrait>(
     db: &C,
     org: Uuid,
     label: &str,
-    question: &[f32],
-    n: usize,
-) -> AppResult<Vec<(Uuid, f32)>> {
-    let rows: Vec<(Uuid, Vec<u8>)> = embedding::Entity::find()
+) -> AppResult<Vec<(Uuid, Vec<u8>)>> {
+    Ok(embedding::Entity::find()
         .select_only()
         .column(embedding::Column::PassageId)
         .column(embedding::Column::Vector)
@@ -133,14 +130,7 @@ pub async fn nearest<C: ConnectionTrait>(
         .filter(embedding::Column::Model.eq(label))
         .into_tuple()
         .all(db)
-        .await?;
-    let mut scored: Vec<(Uuid, f32)> = rows
-        .into_iter()
-        .map(|(id, bytes)| (id, super::cosine(question, &from_bytes(&bytes))))
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    scored.truncate(n);
-    Ok(scored)
+        .await?)
 }
 
 #[cfg(test)]
