@@ -323,7 +323,8 @@ fn page(title: &str, body: &str) -> String {
         "<!doctype html><html><head><title>{title}</title></head><body>\
          <nav><a href=\"/\">Home</a> <a href=\"/hours\">Hours</a> <a href=\"/prices\">Prices</a> \
          <a href=\"/private/staff\">Staff</a> <a href=\"/big\">Big</a> <a href=\"/gone\">Old</a> \
-         <a href=\"https://elsewhere.example/\">Partner</a> <a href=\"/logo.png\">Logo</a></nav>\
+         <a href=\"https://elsewhere.example/\">Partner</a> <a href=\"/logo.png\">Logo</a> \
+         <a href=\"http://127.0.0.1:1/closed\">Old site</a></nav>\
          <main>{body}</main><footer>Copyright Bright Smile Dental</footer></body></html>"
     )
 }
@@ -437,8 +438,9 @@ async fn websites_are_read_within_their_limits(backend: Backend) {
         "{note}"
     );
     assert!(
-        note.contains("2 not read"),
-        "the big page and the missing one: {note}"
+        note.contains("3 not read"),
+        "the big page, the missing one, and one on another port whose robots.txt does not \
+         answer (passed over, the rest still read): {note}"
     );
     let paths = seen.paths();
     assert!(

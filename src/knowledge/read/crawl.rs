@@ -236,7 +236,17 @@ pub async fn crawl(start: &str, limits: Limits) -> Result<Crawl, CrawlError> {
             break;
         }
         let first = out.pages.is_empty() && url == start;
-        let delay = match site.robot(&url).await? {
+        // A page on another origin of the site (http beside https, another port) whose
+        // robots.txt cannot be read is passed over; only the first page's stops the reading.
+        let robot = match site.robot(&url).await {
+            Ok(r) => r,
+            Err(e) if first => return Err(e),
+            Err(_) => {
+                out.skipped_other += 1;
+                continue;
+            }
+        };
+        let delay = match robot {
             Some(r) if !r.allowed(url.as_str()) => {
                 if first {
                     return Err(CrawlError::fail(format!(
