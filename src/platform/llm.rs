@@ -139,3 +139,12 @@ pub fn from_provider(e: rig_core::ProviderError) -> LlmError {
         LlmError::BadResponse(text)
     }
 }
+
+/// The HTTP client a hosted model's requests go through, giving up after `timeout`.
+pub fn http_client(timeout: Duration) -> Result<rig_reqwest::ReqwestClient, String> {
+    let http = rig_reqwest::reqwest::Client::builder()
+        .timeout(timeout)
+        .build()
+        .map_err(|e| format!("HTTP client: {e}"))?;
+    Ok(rig_reqwest::ReqwestClient::from(http))
+}

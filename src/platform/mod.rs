@@ -20,6 +20,7 @@ pub mod limits;
 pub mod live;
 pub mod llm;
 pub mod media_config;
+pub mod memory;
 pub mod metrics;
 pub mod origin;
 pub mod setting;

@@ -31,6 +31,7 @@ pub async fn start(config: Config) -> Result<Running, String> {
 
 /// Like `start`, with the given outside services (tests hand in fakes).
 pub async fn start_with(config: Config, services: Services) -> Result<Running, String> {
+    crate::platform::memory::tune();
     let listener = tokio::net::TcpListener::bind((config.ip, config.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", config.ip, config.port))?;

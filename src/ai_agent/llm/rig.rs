@@ -20,11 +20,7 @@ pub struct RigModel {
 
 impl RigModel {
     pub fn new(s: &RigSettings) -> Result<Self, String> {
-        let http = rig_reqwest::reqwest::Client::builder()
-            .timeout(s.timeout)
-            .build()
-            .map_err(|e| format!("HTTP client: {e}"))?;
-        let http = rig_reqwest::ReqwestClient::from(http);
+        let http = crate::platform::llm::http_client(s.timeout)?;
         if s.model.trim().is_empty() {
             return Err("LLM_MODEL is required for a hosted model".into());
         }

@@ -14,11 +14,7 @@ pub struct RigEmbedder {
 
 impl RigEmbedder {
     pub fn new(s: &EmbeddingSettings) -> Result<Self, String> {
-        let http = rig_reqwest::reqwest::Client::builder()
-            .timeout(s.timeout)
-            .build()
-            .map_err(|e| format!("HTTP client: {e}"))?;
-        let http = rig_reqwest::ReqwestClient::from(http);
+        let http = crate::platform::llm::http_client(s.timeout)?;
         let mut cfg = OpenAIConfig::new(s.api_key.clone());
         if let Some(url) = &s.base_url {
             cfg = cfg.with_base_url(url.clone());
