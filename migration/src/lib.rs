@@ -65,6 +65,7 @@ mod m20261207_000061_knowledge;
 mod m20261207_000062_grounded_replies;
 mod m20261207_000063_knowledge_reading;
 mod m20261207_000064_knowledge_embeddings;
+mod m20261207_000065_scheduled_by;
 mod platform_agent;
 
 pub struct Migrator;
@@ -137,6 +138,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000062_grounded_replies::Migration),
             Box::new(m20261207_000063_knowledge_reading::Migration),
             Box::new(m20261207_000064_knowledge_embeddings::Migration),
+            Box::new(m20261207_000065_scheduled_by::Migration),
         ]
     }
 }

@@ -147,8 +147,44 @@ server_fn! {
 }
 
 server_fn! {
+    #[post("/api/scheduled/add")]
+    /// "Send later": a member's text, set for a time on the contact's clock.
+    pub async fn send_later(
+        request: crate::messaging::model::SendLaterRequest,
+    ) -> Result<crate::messaging::model::ScheduledTextView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::messaging::send_later::add(&state, &m, &request).await
+    }
+}
+
+server_fn! {
+    #[post("/api/scheduled/edit")]
+    /// Changes a waiting text's words and time (on the contact's clock).
+    pub async fn edit_scheduled_text(
+        id: Uuid,
+        body: String,
+        at: chrono::NaiveDateTime,
+    ) -> Result<crate::messaging::model::ScheduledTextView, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::messaging::send_later::edit(&state, &m, id, &body, at).await
+    }
+}
+
+server_fn! {
+    #[post("/api/scheduled/when")]
+    /// The contact's zone and time now, and when a text set for `at` on their clock would go.
+    pub async fn send_later_when(
+        contact_id: Uuid,
+        at: Option<chrono::NaiveDateTime>,
+    ) -> Result<crate::messaging::model::SendLaterWhen, AppError> {
+        let (state, m) = crate::auth::session::require_member().await?;
+        crate::messaging::send_later::when(&state, &m, contact_id, at).await
+    }
+}
+
+server_fn! {
     #[post("/api/scheduled/list")]
-    /// The texts agents scheduled for this contact, newest first.
+    /// The texts scheduled for this contact (by agents, plans and members), newest first.
     pub async fn list_scheduled_texts(
         contact_id: Uuid,
     ) -> Result<Vec<crate::messaging::model::ScheduledTextView>, AppError> {

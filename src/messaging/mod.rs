@@ -29,6 +29,8 @@ pub mod scheduled;
 #[cfg(feature = "server")]
 pub mod search;
 #[cfg(feature = "server")]
+pub mod send_later;
+#[cfg(feature = "server")]
 pub mod service;
 #[cfg(feature = "server")]
 pub mod signature;

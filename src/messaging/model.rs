@@ -34,6 +34,38 @@ pub struct ScheduledTextView {
     /// scheduled, sending, sent, canceled or failed.
     pub status: String,
     pub error: Option<String>,
+    /// Written by a member ("Send later"), not by an agent or a plan.
+    #[serde(default)]
+    pub by_person: bool,
+    /// When it goes on the contact's clock, as `datetime-local` reads it (in a contact's list).
+    #[serde(default)]
+    pub their_time: Option<String>,
+}
+
+/// A member's "Send later": the text, and when it goes in the contact's own time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SendLaterRequest {
+    pub contact_id: Uuid,
+    pub phone_number_id: Uuid,
+    pub body: String,
+    /// The date and time on the contact's clock.
+    pub at: chrono::NaiveDateTime,
+}
+
+/// What the composer says beside "Send later": the contact's zone and time now, and, for a
+/// chosen time, when the text will go (later, if that falls in their quiet hours) or why not.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SendLaterWhen {
+    /// "Pacific time (from the area code)".
+    pub zone: String,
+    /// Their clock now, as `datetime-local` reads it ("2026-12-07T14:05").
+    pub their_now: String,
+    /// "Tue 8 Dec, 08:00 their time".
+    pub goes: Option<String>,
+    /// Why it waits past the chosen time (quiet hours), in words.
+    pub held: Option<String>,
+    /// Why that time cannot be chosen.
+    pub problem: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

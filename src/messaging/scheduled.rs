@@ -3,6 +3,7 @@
 //! run again schedules once. The sweeper sends what is due through the send ledger under the
 //! row's id (a crash mid-send never sends twice), re-checking opt-out, and holds a text that
 //! falls in the recipient's quiet hours until they end. A person can cancel one until it goes.
+//! A member's own "Send later" texts are scheduled here too (`send_later`).
 use crate::auth::session::Member;
 use crate::error::{AppError, AppResult, DbFault};
 use crate::messaging::model::ScheduledTextView;
@@ -36,6 +37,8 @@ pub mod entity {
         pub error: Option<String>,
         pub created_at: DateTimeUtc,
         pub updated_at: DateTimeUtc,
+        /// The member who wrote it ("Send later"); None for an agent's or a plan's.
+        pub scheduled_by: Option<Uuid>,
     }
 
     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -68,10 +71,13 @@ pub fn view(r: scheduled::Model) -> ScheduledTextView {
         send_at: r.send_at,
         status: r.status,
         error: r.error,
+        by_person: r.scheduled_by.is_some(),
+        their_time: None,
     }
 }
 
-/// Schedules `body` for `send_at`, once per `id` (the scheduling call's effect key).
+/// Schedules `body` for `send_at`, once per `id` (the scheduling call's effect key): a plan's
+/// (`plan_id`), an agent's, or a member's own (`scheduled_by`).
 #[allow(clippy::too_many_arguments)]
 pub async fn schedule(
     state: &AppState,
@@ -82,6 +88,7 @@ pub async fn schedule(
     body: &str,
     send_at: DateTime<Utc>,
     plan_id: Option<Uuid>,
+    scheduled_by: Option<Uuid>,
 ) -> AppResult<scheduled::Model> {
     if let Some(existing) = scheduled::Entity::find_by_id(id)
         .filter(scheduled::Column::OrganizationId.eq(org_id))
@@ -112,6 +119,7 @@ pub async fn schedule(
         error: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        scheduled_by: Set(scheduled_by),
     }
     .insert(&state.db)
     .await;
@@ -132,7 +140,9 @@ pub async fn for_contact(
     m: &Member,
     contact_id: Uuid,
 ) -> AppResult<Vec<ScheduledTextView>> {
-    crate::contacts::service::find_in_org(&state.db, m.organization_id, contact_id).await?;
+    let c = crate::contacts::service::find_in_org(&state.db, m.organization_id, contact_id).await?;
+    let org_zone = crate::messaging::quiet::org_zone(&state.db, m.organization_id).await?;
+    let tz = crate::messaging::quiet::zone_of(&c, &org_zone);
     Ok(scheduled::Entity::find()
         .filter(scheduled::Column::OrganizationId.eq(m.organization_id))
         .filter(scheduled::Column::ContactId.eq(contact_id))
@@ -140,7 +150,13 @@ pub async fn for_contact(
         .all(&state.db)
         .await?
         .into_iter()
-        .map(view)
+        .map(|r| {
+            let their = r.send_at.with_timezone(&tz).format("%Y-%m-%dT%H:%M");
+            ScheduledTextView {
+                their_time: Some(their.to_string()),
+                ..view(r)
+            }
+        })
         .collect())
 }
 
@@ -243,9 +259,15 @@ async fn send_one(state: &AppState, r: &scheduled::Model) -> AppResult<()> {
         return set(state, r.id, status::SCHEDULED, Some(until), None, None).await;
     }
     let out = Outgoing::new(r.organization_id, r.contact_id, r.phone_number_id, &r.body)
-        .origin(Some("scheduled by an agent"))
-        .keyed(Some(r.id))
-        .purpose(crate::messaging::model::Purpose::Outreach);
+        .keyed(Some(r.id));
+    // A member's text leaves as theirs (a reply when the contact has texted); an agent's or a
+    // plan's is the business reaching out.
+    let out = match r.scheduled_by {
+        Some(_) => out,
+        None => out
+            .origin(Some("scheduled by an agent"))
+            .purpose(crate::messaging::model::Purpose::Outreach),
+    };
     let sent = crate::messaging::outbound::send(state, out).await;
     match sent {
         Ok(m) => set(state, r.id, status::SENT, None, Some(m.id), None).await,

@@ -22,7 +22,16 @@ async fn sweep(state: &AppState, grace: chrono::Duration, archive: bool) {
         Ok(n) => tracing::info!(texts = n, "reconciled or sent texts left in the ledger"),
         Err(e) => tracing::error!(error = %e, "could not sweep the send ledger"),
     }
-    // Texts agents scheduled for now (and any a dead process left mid-send).
+    // Scheduled texts of contacts who opted out since, cancelled with that reason.
+    match crate::messaging::send_later::cancel_opted_out(state).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(
+            texts = n,
+            "cancelled scheduled texts of contacts who opted out"
+        ),
+        Err(e) => tracing::error!(error = %e, "could not cancel opted-out scheduled texts"),
+    }
+    // Texts scheduled for now (and any a dead process left mid-send).
     match crate::messaging::scheduled::send_due(state).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(texts = n, "sent scheduled texts"),

@@ -73,6 +73,7 @@ impl AgentTool for ScheduleText {
             &body,
             at,
             ctx.plan_id,
+            None,
         )
         .await?;
         Ok(to_json(&TextScheduled {

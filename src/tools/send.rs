@@ -219,6 +219,7 @@ impl AgentTool for SendSms {
                 &body,
                 until,
                 ctx.plan_id,
+                None,
             )
             .await?;
             return Ok(to_json(&TextSent {

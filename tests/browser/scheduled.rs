@@ -1,5 +1,7 @@
 //! In Chromium: a text an agent's plan scheduled for later shows above the composer in the
-//! contact's conversation, with when it goes, and a person cancels it there.
+//! contact's conversation, with when it goes, and a person cancels it there. Then the person
+//! sets a text of their own with "Later" for two days ahead on the contact's clock, sees when it
+//! will go, and changes its words while it waits.
 use crate::harness::*;
 use crate::helpers::Backend;
 use herald::messaging::scheduled::entity as scheduled;
@@ -46,6 +48,7 @@ async fn a_scheduled_text_on(backend: Backend, screen: Screen) {
         error: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        scheduled_by: Set(None),
     }
     .insert(&db)
     .await
@@ -63,6 +66,49 @@ async fn a_scheduled_text_on(backend: Backend, screen: Screen) {
     b.wait_for("#scheduled-texts .scheduled-text[data-status='canceled']")
         .await;
     b.shot(&format!("{tag}-71-scheduled-text-cancelled")).await;
+    // "Send later": two days from now on Katherine's clock.
+    b.fill(
+        "#composer-body",
+        "Your quote is ready: shall we book a time?",
+    )
+    .await;
+    b.click("#composer-later").await;
+    b.wait_for("#composer-when[min]").await;
+    b.wait_for_text("#composer-when-words", "Their clock").await;
+    b.client
+        .execute(
+            "const i = document.querySelector('#composer-when');
+             const d = new Date(i.min + ':00Z'); d.setUTCDate(d.getUTCDate() + 2);
+             i.value = d.toISOString().slice(0, 16);
+             i.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    b.wait_for_text("#composer-when-words", "Goes ").await;
+    b.wait_for_text("#composer-send", "Schedule").await;
+    b.shot(&format!("{tag}-72-send-later")).await;
+    b.assert_fits_width("the send-later picker").await;
+    b.click("#composer-send").await;
+    b.wait_for_text(
+        "#scheduled-texts .scheduled-text[data-status='scheduled']",
+        "by your team",
+    )
+    .await;
+    b.wait_for_text("#scheduled-texts", "Your quote is ready")
+        .await;
+    // Changed while it waits.
+    b.click(".scheduled-text[data-status='scheduled'] .scheduled-edit")
+        .await;
+    b.fill(
+        ".scheduled-change-body",
+        "Your quote is ready: reply YES to book.",
+    )
+    .await;
+    b.click(".scheduled-save").await;
+    b.wait_for_text("#scheduled-texts .scheduled-body", "reply YES to book")
+        .await;
+    b.shot(&format!("{tag}-73-send-later-changed")).await;
     b.client.clone().close().await.unwrap();
 }
 

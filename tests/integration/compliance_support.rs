@@ -110,6 +110,7 @@ pub async fn schedule_due(
         error: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        scheduled_by: Set(None),
     }
     .insert(&app.state.db)
     .await

@@ -73,6 +73,7 @@ pub(crate) async fn schedule(
         error: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        scheduled_by: Set(None),
     }
     .insert(&app.state.db)
     .await

@@ -159,6 +159,7 @@ pub async fn alpha(app: &TestApp, c: &Crm, member: &Org) -> Alpha {
         "Alpha later text",
         chrono::Utc::now() + chrono::Duration::hours(48),
         None,
+        None,
     )
     .await
     .unwrap()

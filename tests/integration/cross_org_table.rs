@@ -55,6 +55,10 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
     use Other::*;
     use Role::*;
     let fresh = || format!("someone-{}@table.test", uuid::Uuid::new_v4().simple());
+    // Two days ahead at 10:00 on the contact's clock ("Send later").
+    let later = (crate::helpers::test_daytime() + chrono::Duration::days(2))
+        .format("%Y-%m-%dT10:00:00")
+        .to_string();
     let contact = |name: &str, phone: &str| json!({"name": name, "phone": phone, "email": "", "tags": ["lead", "quote"]});
     let draft =
         json!({"title": "Renamed", "summary": null, "include": [], "message_concept": null});
@@ -699,6 +703,25 @@ pub fn table(a: &Alpha, c: &Crm) -> Vec<Row> {
         row(
             "/api/plans/revisions",
             json!({"id": a.plan}),
+            NotFound,
+            Member,
+        ),
+        // "Send later": a member's text for a time on the contact's clock, changed until it goes.
+        row(
+            "/api/scheduled/add",
+            json!({"request": {"contact_id": a.alan, "phone_number_id": a.number, "body": "See you soon", "at": later}}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/scheduled/when",
+            json!({"contact_id": a.alan, "at": later}),
+            NotFound,
+            Member,
+        ),
+        row(
+            "/api/scheduled/edit",
+            json!({"id": a.scheduled, "body": "See you later", "at": later}),
             NotFound,
             Member,
         ),

@@ -116,6 +116,7 @@ mod roles;
 mod saved_replies;
 mod scheduled_texts;
 mod segments;
+mod send_later;
 mod sender_profiles;
 mod slow_suggester;
 mod smtp;

@@ -11,7 +11,7 @@ use sea_orm::{sea_query::Expr, ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 
 /// Makes a scheduled text due now (or sets it `sending`, as a process that died left it).
-async fn due(app: &TestApp, id: uuid::Uuid, status: &str) {
+pub(crate) async fn due(app: &TestApp, id: uuid::Uuid, status: &str) {
     let past = app.state.clock.now() - chrono::Duration::minutes(5);
     scheduled::Entity::update_many()
         .col_expr(scheduled::Column::SendAt, Expr::value(past))
@@ -23,7 +23,7 @@ async fn due(app: &TestApp, id: uuid::Uuid, status: &str) {
         .unwrap();
 }
 
-async fn list(app: &TestApp, org: &Org, contact: uuid::Uuid) -> Vec<Value> {
+pub(crate) async fn list(app: &TestApp, org: &Org, contact: uuid::Uuid) -> Vec<Value> {
     app.ok_as(
         &org.client,
         "/api/scheduled/list",
@@ -138,6 +138,7 @@ async fn a_scheduled_text_waits_for_daytime_and_can_be_cancelled(backend: Backen
             number,
             "Good morning!",
             at,
+            None,
             None,
         )
     };

@@ -1,10 +1,12 @@
 //! The composer: pick which of the organisation's numbers to send from, write, send. Typing `/`
 //! opens the saved replies whose name starts with what follows; picking one puts its text, filled
-//! in for this contact, in the composer. Below it: characters, segments and the cost.
+//! in for this contact, in the composer. Below it: characters, segments and the cost. "Later"
+//! sets the text for a date and time on the contact's own clock (`SendLaterPicker`).
 use crate::ai_agent::api::send_message;
 use crate::campaign::segments::{mms_label, segments};
 use crate::media::model::{UploadView, MAX_SEND_BYTES};
-use crate::messaging::model::{SendSmsRequest, MAX_SMS_CHARS};
+use crate::messaging::api::send_later;
+use crate::messaging::model::{SendLaterRequest, SendSmsRequest, MAX_SMS_CHARS};
 use crate::phone_numbers::model::PhoneNumberView;
 use crate::saved_replies::api::{fill_saved_reply, list_saved_replies};
 use crate::ui::components::{upload_picture, use_act, Act, ErrorBanner, Prefill};
@@ -18,6 +20,9 @@ pub fn Composer(
     default_number_id: Option<Uuid>,
     opted_out: bool,
     on_sent: EventHandler<()>,
+    /// A text was set for later.
+    #[props(default)]
+    on_scheduled: EventHandler<()>,
     prefill: Signal<Option<Prefill>>,
 ) -> Element {
     let mut body = use_signal(String::new);
@@ -60,12 +65,37 @@ pub fn Composer(
         |default_number_id| from.set(default_number_id)
     ));
 
+    // "Later": the date and time on the contact's clock, as the picker holds it.
+    let mut later = use_signal(|| None::<String>);
     let send = move |e: FormEvent| async move {
         e.prevent_default();
         let Some(number) = from() else {
             act.fail("Add a phone number to send from first.");
             return;
         };
+        if let Some(at) = later() {
+            let Some(at) = crate::ui::components::send_later::parse_local(&at) else {
+                act.fail("Pick the date and time the text should go.");
+                return;
+            };
+            if !pictures.read().is_empty() {
+                act.fail("A text set for later goes without pictures: remove them, or Send now.");
+                return;
+            }
+            let text = SendLaterRequest {
+                contact_id,
+                phone_number_id: number,
+                body: body(),
+                at,
+            };
+            if act.run(send_later(text)).await.is_some() {
+                body.set(String::new());
+                origin.set(None);
+                later.set(None);
+                on_scheduled.call(());
+            }
+            return;
+        }
         let media_ids: Vec<Uuid> = pictures.read().iter().map(|(p, _)| p.id).collect();
         let text = SendSmsRequest {
             contact_id,
@@ -120,7 +150,24 @@ pub fn Composer(
                 }
                 // Pressing Send leaves the focus where it was: on a phone the tab bar, which
                 // steps aside while writing, does not come back under the finger mid-press.
-                button { id: "composer-send", class: "primary", r#type: "submit", onmousedown: |e| e.prevent_default(), disabled: act.busy() || uploading() || (chars == 0 && pictures.read().is_empty()), "Send" }
+                button {
+                    id: "composer-later",
+                    class: "secondary",
+                    r#type: "button",
+                    "aria-pressed": "{later.read().is_some()}",
+                    title: "Send this text later, at a time on their clock",
+                    onclick: move |_| {
+                        let open = later.read().is_some();
+                        later.set(if open { None } else { Some(String::new()) });
+                    },
+                    "Later"
+                }
+                button { id: "composer-send", class: "primary", r#type: "submit", onmousedown: |e| e.prevent_default(), disabled: act.busy() || uploading() || (chars == 0 && pictures.read().is_empty()),
+                    if later.read().is_some() { "Schedule" } else { "Send" }
+                }
+            }
+            if later.read().is_some() {
+                crate::ui::components::send_later::SendLaterPicker { contact_id, at: later, id: "composer-when" }
             }
             if !pictures.read().is_empty() || uploading() {
                 Attachments { pictures, uploading: uploading() }

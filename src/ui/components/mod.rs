@@ -16,6 +16,7 @@ mod plan_card;
 mod plan_stop;
 mod possible_opt_out;
 mod scheduled_texts;
+pub mod send_later;
 mod step_plan;
 mod suggestions_panel;
 mod triage_bar;

@@ -1,6 +1,9 @@
-//! Texts an agent scheduled for this contact, above the composer: when each goes, and Cancel
-//! until it has gone. Nothing shows when there are none.
-use crate::messaging::api::{cancel_scheduled_text, list_scheduled_texts};
+//! Texts scheduled for this contact, above the composer: an agent's, a plan's or a member's
+//! ("Send later"), when each goes, and Change or Cancel until it has gone. Nothing shows when
+//! there are none.
+use crate::messaging::api::{cancel_scheduled_text, edit_scheduled_text, list_scheduled_texts};
+use crate::messaging::model::ScheduledTextView;
+use crate::ui::components::send_later::{parse_local, SendLaterPicker};
 use crate::ui::components::{short_time, use_act, ErrorBanner};
 use dioxus::prelude::*;
 use uuid::Uuid;
@@ -9,6 +12,8 @@ use uuid::Uuid;
 pub fn ScheduledTexts(contact_id: Uuid) -> Element {
     let mut list = use_resource(move || list_scheduled_texts(contact_id));
     let act = use_act();
+    // The text being changed.
+    let mut editing = use_signal(|| None::<Uuid>);
     let texts = match list.read().clone() {
         Some(Ok(t)) => t,
         _ => Vec::new(),
@@ -22,10 +27,21 @@ pub fn ScheduledTexts(contact_id: Uuid) -> Element {
             ul {
                 for t in texts {
                     li { key: "{t.id}", class: "scheduled-text", "data-status": "{t.status}",
-                        span { class: "muted small", "{short_time(t.send_at)} · {t.status} " }
-                        span { "{t.body}" }
+                        span { class: "muted small", "{short_time(t.send_at)} · {t.status} · "
+                            if t.by_person { "by your team " } else { "by an agent " }
+                        }
+                        if editing() == Some(t.id) {
+                            EditScheduled { text: t.clone(), contact_id, on_done: move |_| { editing.set(None); list.restart(); } }
+                        } else {
+                            span { class: "scheduled-body", "{t.body}" }
+                        }
                         if let Some(e) = t.error.clone() { span { class: "step-error small", " {e}" } }
-                        if t.status == "scheduled" {
+                        if t.status == "scheduled" && editing() != Some(t.id) {
+                            button {
+                                class: "secondary scheduled-edit",
+                                onclick: move |_| editing.set(Some(t.id)),
+                                "Change"
+                            }
                             button {
                                 class: "secondary scheduled-cancel",
                                 onclick: move |_| async move {
@@ -38,6 +54,39 @@ pub fn ScheduledTexts(contact_id: Uuid) -> Element {
                     }
                 }
             }
+            ErrorBanner { message: act.error() }
+        }
+    }
+}
+
+/// A waiting text's words and time, changed in place.
+#[component]
+fn EditScheduled(text: ScheduledTextView, contact_id: Uuid, on_done: EventHandler<()>) -> Element {
+    let mut body = use_signal(|| text.body.clone());
+    let at = use_signal(|| Some(text.their_time.clone().unwrap_or_default()));
+    let act = use_act();
+    let id = text.id;
+    let save = move |e: FormEvent| async move {
+        e.prevent_default();
+        let Some(when) = at.read().as_deref().and_then(parse_local) else {
+            act.fail("Pick the date and time the text should go.");
+            return;
+        };
+        if act
+            .run(edit_scheduled_text(id, body(), when))
+            .await
+            .is_some()
+        {
+            on_done.call(());
+        }
+    };
+    rsx! {
+        form { class: "scheduled-change", onsubmit: save,
+            label { r#for: "scheduled-body-{id}", class: "small", "Text" }
+            textarea { id: "scheduled-body-{id}", class: "scheduled-change-body", rows: "2", value: "{body}", oninput: move |e| body.set(e.value()) }
+            SendLaterPicker { contact_id, at, id: "scheduled-when-{id}" }
+            button { class: "primary scheduled-save", r#type: "submit", disabled: act.busy(), "Save" }
+            button { class: "secondary", r#type: "button", onclick: move |_| on_done.call(()), "Keep as it was" }
             ErrorBanner { message: act.error() }
         }
     }

@@ -58,6 +58,8 @@ pub fn Conversation(contact_id: Uuid) -> Element {
             .map(|m| m.id)
     });
     let mut sent = use_signal(|| false);
+    // Texts set with "Send later": the scheduled list reads again after each.
+    let mut scheduled = use_signal(|| 0u32);
     use_history_scroll(contact_id, newest, sent);
     let data = conversation.read().clone();
     match data {
@@ -196,7 +198,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                             }
                         }
                     }
-                    ScheduledTexts { key: "{conv.messages.len()}", contact_id }
+                    ScheduledTexts { key: "{conv.messages.len()}-{scheduled}", contact_id }
                     crate::ui::components::Notes { contact_id }
                     if conv.contact.phone.as_deref().is_some_and(|p| !can_text(p)) {
                         p { class: "notice cannot-reply", id: "cannot-reply",
@@ -212,6 +214,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                                 sent.set(true);
                                 conversation.restart();
                             },
+                            on_scheduled: move |_| scheduled += 1,
                             prefill,
                         }
                     }
