@@ -9,8 +9,12 @@ use dioxus::prelude::*;
 use uuid::Uuid;
 
 #[component]
-pub fn ScheduledTexts(contact_id: Uuid) -> Element {
-    let mut list = use_resource(move || list_scheduled_texts(contact_id));
+/// `version` changes when a text was set for later here: the list reads again.
+pub fn ScheduledTexts(contact_id: Uuid, #[props(default)] version: u32) -> Element {
+    let mut list = use_resource(use_reactive!(|version| async move {
+        let _ = version;
+        list_scheduled_texts(contact_id).await
+    }));
     let act = use_act();
     // The text being changed.
     let mut editing = use_signal(|| None::<Uuid>);

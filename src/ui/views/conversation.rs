@@ -198,7 +198,7 @@ pub fn Conversation(contact_id: Uuid) -> Element {
                             }
                         }
                     }
-                    ScheduledTexts { key: "{conv.messages.len()}-{scheduled}", contact_id }
+                    ScheduledTexts { key: "{conv.messages.len()}", contact_id, version: scheduled() }
                     crate::ui::components::Notes { contact_id }
                     if conv.contact.phone.as_deref().is_some_and(|p| !can_text(p)) {
                         p { class: "notice cannot-reply", id: "cannot-reply",
