@@ -31,7 +31,12 @@ pub fn ScheduledTexts(contact_id: Uuid, #[props(default)] version: u32) -> Eleme
             ul {
                 for t in texts {
                     li { key: "{t.id}", class: "scheduled-text", "data-status": "{t.status}",
-                        span { class: "muted small", "{short_time(t.send_at)} · {t.status} · "
+                        span { class: "muted small",
+                            // When it goes on the contact's clock, as it was set; else the time here.
+                            match t.their_time.as_deref() {
+                                Some(their) => rsx! { "{their.replace('T', \" \")} their time · {t.status} · " },
+                                None => rsx! { "{short_time(t.send_at)} · {t.status} · " },
+                            }
                             if t.by_person { "by your team " } else { "by an agent " }
                         }
                         if editing() == Some(t.id) {
